@@ -1,0 +1,145 @@
+// The one backend interface (DESIGN.md §2): devices, device buffers, pinned host buffers, queues
+// with asynchronous copies and events, and the per-codec kernel interfaces. The pipelines in
+// host/ are written once against these classes; cpu/, cuda/ and opencl/ implement them.
+#ifndef HETCODEC_BACKENDS_BACKEND_H
+#define HETCODEC_BACKENDS_BACKEND_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace hetcodec {
+
+enum class DeviceKind { Cpu, Cuda, OpenCL };
+const char* to_string(DeviceKind kind);
+
+struct DeviceInfo {
+  std::string spec;      // canonical spec that selects exactly this device: "cpu", "cuda:0", "opencl:2"
+  DeviceKind kind = DeviceKind::Cpu;
+  std::string name;
+  std::string vendor;
+  std::string platform;  // OpenCL platform name; "CUDA" or "host" otherwise
+  std::string driver;    // driver / runtime version string
+  std::uint64_t memory_bytes = 0;
+  int compute_units = 0;
+  bool is_gpu = false;
+  bool is_emulator = false;  // Oclgrind: correct but thousands of times slower; never picked by auto
+};
+
+// Memory on a device. On the CPU reference it is ordinary host memory.
+class DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  std::size_t size() const { return size_; }
+
+ protected:
+  explicit DeviceBuffer(std::size_t size) : size_(size) {}
+
+ private:
+  std::size_t size_;
+};
+
+// Host memory the device's DMA engine reads and writes directly, allocated once and reused:
+// CUDA cudaHostAlloc; OpenCL a CL_MEM_ALLOC_HOST_PTR buffer mapped once (the "AHP" pattern).
+class PinnedBuffer {
+ public:
+  virtual ~PinnedBuffer() = default;
+  std::uint8_t* data() { return data_; }
+  const std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ protected:
+  PinnedBuffer(std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t* data_;
+  std::size_t size_;
+};
+
+// A point in a queue's work. complete() once everything enqueued before it has finished.
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void wait() = 0;
+};
+
+// An in-order stream of copies and kernels.
+// Copies from or to a PinnedBuffer are asynchronous: the pinned bytes must not be touched until
+// an event recorded after the copy has completed (or finish() returned). Copies from or to a
+// plain host pointer (pageable memory) return only when the host memory may be reused.
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  virtual void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes) = 0;
+  virtual void read(void* dst, const DeviceBuffer& src, std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void write(DeviceBuffer& dst, std::size_t dst_offset, const PinnedBuffer& src,
+                     std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void read(PinnedBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
+                    std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void copy(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
+                    std::size_t src_offset, std::size_t bytes) = 0;
+  // Marks the current end of the queue.
+  virtual std::unique_ptr<Event> record() = 0;
+  // Work enqueued after this call starts only once `event` (possibly of another queue of the
+  // same device) has completed.
+  virtual void wait_for(Event& event) = 0;
+  virtual void finish() = 0;
+};
+
+// ---- per-codec kernel interfaces: one virtual method per stage ---------------------------------
+
+class JpegKernels {
+ public:
+  virtual ~JpegKernels() = default;
+  // Planar 8-bit Y, Cb, Cr (three planes of `pixels` samples, back to back in `ycc`) to
+  // interleaved RGB in `rgb`, with libjpeg-turbo's fixed-point arithmetic (jdcolor.c).
+  virtual void ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                          std::uint32_t pixels) = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  const DeviceInfo& info() const { return info_; }
+
+  virtual std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) = 0;
+  virtual std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) = 0;
+  virtual std::unique_ptr<Queue> create_queue() = 0;
+  // Kernels are built on first use (OpenCL: from the embedded sources, through the disk cache).
+  virtual JpegKernels& jpeg() = 0;
+
+ protected:
+  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+
+ private:
+  DeviceInfo info_;
+};
+
+// ---- registry and selection (backends/registry.cpp) --------------------------------------------
+
+// Every device this process can use, in spec order: the CPU reference, CUDA devices, OpenCL
+// devices (platform by platform). Enumerated once per process.
+const std::vector<DeviceInfo>& list_devices();
+
+// Notes gathered while enumerating (a backend left out of the build, a runtime that found no
+// device and why). For `hetcodec devices` and error messages; the library itself never prints.
+const std::vector<std::string>& enumeration_notes();
+
+// The device `auto` picks: CUDA, then an OpenCL GPU, then an OpenCL CPU device (not an
+// emulator), then the CPU reference.
+const DeviceInfo& auto_device();
+
+// Resolves a spec (DESIGN.md §2): auto, cpu, cuda, cuda:N, opencl, opencl:N,
+// opencl:<platform-or-device substring>[:N]. An empty spec means $HETCODEC_DEVICE, or auto.
+// Throws Error(InvalidArgument) listing the devices that exist when nothing matches.
+const DeviceInfo& resolve_device(const std::string& spec);
+
+// Opens (creates contexts and queues for) the device a spec names. Devices are shared: opening
+// the same spec twice gives the same object.
+std::shared_ptr<Device> open_device(const std::string& spec = "");
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_BACKENDS_BACKEND_H

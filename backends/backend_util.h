@@ -1,0 +1,37 @@
+// Helpers the three backends share: checked downcasts of the interface objects, so a buffer of
+// one device handed to another is a clear error rather than undefined behaviour.
+#ifndef HETCODEC_BACKENDS_BACKEND_UTIL_H
+#define HETCODEC_BACKENDS_BACKEND_UTIL_H
+
+#include <string>
+#include <typeinfo>
+
+#include "backends/backend.h"
+
+namespace hetcodec {
+
+template <class Derived, class Base>
+Derived& backend_cast(Base& object, const char* backend) {
+  auto* derived = dynamic_cast<Derived*>(&object);
+  if (!derived) {
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(backend) + ": object belongs to another backend (" +
+                    typeid(object).name() + ")");
+  }
+  return *derived;
+}
+
+// Throws InvalidArgument unless [offset, offset + bytes) lies inside a buffer of `size` bytes.
+void check_range(const char* what, std::size_t offset, std::size_t bytes, std::size_t size);
+
+// Where hetcodec caches files (OpenCL program binaries, the private ICD directory):
+// $HETCODEC_CACHE_DIR, else $XDG_CACHE_HOME/hetcodec, else $HOME/.cache/hetcodec; created on
+// demand. Empty when none of these is set or the directory cannot be created.
+std::string cache_directory();
+
+// HETCODEC_SYNC=1: synchronise after every kernel launch, to localise a fault to its kernel.
+bool sync_each_launch();
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_BACKENDS_BACKEND_UTIL_H

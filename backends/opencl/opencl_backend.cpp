@@ -1,0 +1,230 @@
+// OpenCL devices, buffers, pinned buffers (the AHP pattern) and queues (DESIGN.md §2).
+#include "backends/opencl/opencl_backend.h"
+
+#include <algorithm>
+
+#include "backends/backend_util.h"
+#include "backends/opencl/embedded.h"
+
+namespace hetcodec::opencl {
+namespace {
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  s.erase(0, s.find_first_not_of(' '));
+  return s;
+}
+
+// Pinned host memory the AHP way: a CL_MEM_ALLOC_HOST_PTR buffer, mapped once for its whole
+// life. Transfers write from (or read into) the mapped pointer, which the driver knows is
+// page-locked, so they run at DMA speed without a staging copy.
+class ClPinned : public PinnedBuffer {
+ public:
+  ClPinned(const cl::Context& context, cl::CommandQueue& map_queue, std::size_t size)
+      : PinnedBuffer(nullptr, size), queue_(map_queue) {
+    cl_int err = CL_SUCCESS;
+    buffer_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, std::max<std::size_t>(size, 1),
+                         nullptr, &err);
+    HC_CL_CHECK_ERR(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
+    void* p = queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                      std::max<std::size_t>(size, 1), nullptr, nullptr, &err);
+    HC_CL_CHECK_ERR(err, "clEnqueueMapBuffer(pinned)");
+    data_ = static_cast<std::uint8_t*>(p);
+  }
+  ~ClPinned() override {
+    // Destructors never throw: an unmap failure at teardown has nobody left to report to.
+    if (data_) {
+      queue_.enqueueUnmapMemObject(buffer_, data_);
+      queue_.finish();
+    }
+  }
+
+ private:
+  cl::CommandQueue& queue_;
+  cl::Buffer buffer_;
+};
+
+class ClEvent : public Event {
+ public:
+  explicit ClEvent(cl::Event e) : event_(std::move(e)) {}
+  void wait() override { HC_CL_CHECK(event_.wait()); }
+  cl::Event& handle() { return event_; }
+
+ private:
+  cl::Event event_;
+};
+
+}  // namespace
+
+std::vector<std::pair<DeviceInfo, cl::Device>> enumerate(std::vector<std::string>& notes) {
+  std::vector<std::pair<DeviceInfo, cl::Device>> out;
+  std::vector<cl::Platform> platforms;
+  cl_int err = cl::Platform::get(&platforms);
+  if (err != CL_SUCCESS || platforms.empty()) {
+    notes.push_back(std::string("OpenCL: no platform found (") + error_name(err) + ")");
+    return out;
+  }
+  for (const auto& platform : platforms) {
+    std::string pname = trimmed(platform.getInfo<CL_PLATFORM_NAME>());
+    std::vector<cl::Device> devices;
+    err = platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (err != CL_SUCCESS) {
+      notes.push_back("OpenCL: platform '" + pname + "' lists no device (" + error_name(err) + ")");
+      continue;
+    }
+    for (const auto& device : devices) {
+      DeviceInfo info;
+      info.kind = DeviceKind::OpenCL;
+      info.spec = "opencl:" + std::to_string(out.size());
+      info.name = trimmed(device.getInfo<CL_DEVICE_NAME>());
+      info.vendor = trimmed(device.getInfo<CL_DEVICE_VENDOR>());
+      info.platform = pname;
+      info.driver = trimmed(device.getInfo<CL_DRIVER_VERSION>()) + " (" +
+                    trimmed(device.getInfo<CL_DEVICE_VERSION>()) + ")";
+      info.memory_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+      info.compute_units = static_cast<int>(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+      info.is_gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+      info.is_emulator = pname.find("Oclgrind") != std::string::npos;
+      out.emplace_back(std::move(info), device);
+    }
+  }
+  return out;
+}
+
+ClBuffer::ClBuffer(const cl::Context& context, std::size_t size) : DeviceBuffer(size) {
+  cl_int err = CL_SUCCESS;
+  // OpenCL refuses zero-sized buffers; a one-byte buffer keeps the logical size 0.
+  mem_ = cl::Buffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(size, 1), nullptr, &err);
+  HC_CL_CHECK_ERR(err, "clCreateBuffer");
+}
+
+ClQueue::ClQueue(const cl::Context& context, const cl::Device& device) {
+  cl_int err = CL_SUCCESS;
+  queue_ = cl::CommandQueue(context, device, 0, &err);
+  HC_CL_CHECK_ERR(err, "clCreateCommandQueue");
+}
+
+void ClQueue::write(DeviceBuffer& dst, std::size_t off, const void* src, std::size_t n) {
+  check_range("opencl: write", off, n, dst.size());
+  if (n) HC_CL_CHECK(queue_.enqueueWriteBuffer(mem_of(dst), CL_TRUE, off, n, src));
+}
+
+void ClQueue::read(void* dst, const DeviceBuffer& src, std::size_t off, std::size_t n) {
+  check_range("opencl: read", off, n, src.size());
+  if (n) HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_TRUE, off, n, dst));
+}
+
+void ClQueue::write(DeviceBuffer& dst, std::size_t dst_off, const PinnedBuffer& src,
+                    std::size_t src_off, std::size_t n) {
+  check_range("opencl: write from pinned", src_off, n, src.size());
+  check_range("opencl: write from pinned", dst_off, n, dst.size());
+  backend_cast<const ClPinned>(src, "opencl");
+  if (n) HC_CL_CHECK(queue_.enqueueWriteBuffer(mem_of(dst), CL_FALSE, dst_off, n, src.data() + src_off));
+}
+
+void ClQueue::read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer& src,
+                   std::size_t src_off, std::size_t n) {
+  check_range("opencl: read into pinned", dst_off, n, dst.size());
+  check_range("opencl: read into pinned", src_off, n, src.size());
+  backend_cast<ClPinned>(dst, "opencl");
+  if (n) HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_FALSE, src_off, n, dst.data() + dst_off));
+}
+
+void ClQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src,
+                   std::size_t src_off, std::size_t n) {
+  check_range("opencl: copy source", src_off, n, src.size());
+  check_range("opencl: copy destination", dst_off, n, dst.size());
+  if (n) HC_CL_CHECK(queue_.enqueueCopyBuffer(mem_of(src), mem_of(dst), src_off, dst_off, n));
+}
+
+std::unique_ptr<Event> ClQueue::record() {
+  cl::Event e;
+  HC_CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &e));
+  return std::make_unique<ClEvent>(e);
+}
+
+void ClQueue::wait_for(Event& event) {
+  std::vector<cl::Event> list{backend_cast<ClEvent>(event, "opencl").handle()};
+  HC_CL_CHECK(queue_.enqueueBarrierWithWaitList(&list));
+}
+
+void ClQueue::finish() { HC_CL_CHECK(queue_.finish()); }
+
+void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* name) {
+  if (items == 0) return;
+  std::size_t global = (items + 63) / 64 * 64;
+  cl_int err = queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NullRange);
+  HC_CL_CHECK_ERR(err, name);
+  if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
+}
+
+ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device) : Device(info), device_(device) {
+  cl_int err = CL_SUCCESS;
+  context_ = cl::Context(device_, nullptr, nullptr, nullptr, &err);
+  HC_CL_CHECK_ERR(err, "clCreateContext");
+  map_queue_ = cl::CommandQueue(context_, device_, 0, &err);
+  HC_CL_CHECK_ERR(err, "clCreateCommandQueue");
+}
+
+ClDevice::~ClDevice() = default;
+
+std::unique_ptr<DeviceBuffer> ClDevice::alloc(std::size_t bytes) {
+  return std::make_unique<ClBuffer>(context_, bytes);
+}
+
+std::unique_ptr<PinnedBuffer> ClDevice::alloc_pinned(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::make_unique<ClPinned>(context_, map_queue_, bytes);
+}
+
+std::unique_ptr<Queue> ClDevice::create_queue() { return std::make_unique<ClQueue>(context_, device_); }
+
+JpegKernels& ClDevice::jpeg() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (jpeg_) return *jpeg_;
+  }
+  auto kernels = make_jpeg_kernels(*this);  // builds outside the lock: program() takes it
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!jpeg_) jpeg_ = std::move(kernels);
+  return *jpeg_;
+}
+
+std::string ClDevice::build_options() const {
+  // -cl-std=CL1.2: the kernels are OpenCL C 1.2, the common floor of NVIDIA, PoCL and Oclgrind.
+  // No -cl-fast-relaxed-math or -cl-mad-enable anywhere: every backend must compute the same
+  // bits as the CPU reference (DESIGN.md §4).
+  return "-cl-std=CL1.2";
+}
+
+const cl::Program& ClDevice::program(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = programs_.find(name);
+  if (it != programs_.end()) return it->second;
+  for (const auto& src : embedded_sources()) {
+    if (name == src.name) {
+      auto built = build_cached(context_, device_, name, src.text, build_options());
+      return programs_.emplace(name, std::move(built)).first->second;
+    }
+  }
+  throw Error(ErrorCode::InvalidArgument, "opencl: no embedded program named '" + name + "'");
+}
+
+cl::Program ClDevice::build(const std::string& name, const std::string& source) {
+  return build_cached(context_, device_, name, source, build_options());
+}
+
+ClQueue& queue_cast(Queue& queue) { return backend_cast<ClQueue>(queue, "opencl"); }
+
+const cl::Buffer& mem_of(const DeviceBuffer& buffer) {
+  return backend_cast<const ClBuffer>(buffer, "opencl").mem();
+}
+
+cl::Kernel make_kernel(const cl::Program& program, const char* name) {
+  cl_int err = CL_SUCCESS;
+  cl::Kernel kernel(program, name, &err);
+  HC_CL_CHECK_ERR(err, name);
+  return kernel;
+}
+
+}  // namespace hetcodec::opencl

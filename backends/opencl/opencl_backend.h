@@ -1,0 +1,99 @@
+// The OpenCL backend (DESIGN.md §2): any OpenCL 1.2 device of any platform the ICD loader
+// finds, the Oclgrind simulator included (see icd_setup.cpp).
+#ifndef HETCODEC_BACKENDS_OPENCL_OPENCL_BACKEND_H
+#define HETCODEC_BACKENDS_OPENCL_OPENCL_BACKEND_H
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/opencl/cl.h"
+
+namespace hetcodec::opencl {
+
+// Makes extra ICDs (Oclgrind, $HETCODEC_OPENCL_ICDS) visible to the ICD loader. Must run before
+// the first OpenCL call of the process; registry.cpp calls it.
+void prepare_icd_environment(std::vector<std::string>& notes);
+
+// Device list with each device's handle; infos get specs "opencl:0", "opencl:1", ...
+std::vector<std::pair<DeviceInfo, cl::Device>> enumerate(std::vector<std::string>& notes);
+
+class ClBuffer : public DeviceBuffer {
+ public:
+  ClBuffer(const cl::Context& context, std::size_t size);
+  const cl::Buffer& mem() const { return mem_; }
+
+ private:
+  cl::Buffer mem_;
+};
+
+class ClQueue : public Queue {
+ public:
+  ClQueue(const cl::Context& context, const cl::Device& device);
+  cl::CommandQueue& handle() { return queue_; }
+  void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes) override;
+  void read(void* dst, const DeviceBuffer& src, std::size_t src_offset, std::size_t bytes) override;
+  void write(DeviceBuffer& dst, std::size_t dst_offset, const PinnedBuffer& src,
+             std::size_t src_offset, std::size_t bytes) override;
+  void read(PinnedBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
+            std::size_t src_offset, std::size_t bytes) override;
+  void copy(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
+            std::size_t src_offset, std::size_t bytes) override;
+  std::unique_ptr<Event> record() override;
+  void wait_for(Event& event) override;
+  void finish() override;
+  // Enqueues a 1-D kernel over `items` work-items (rounded up to a multiple of 64; kernels
+  // check their bounds), honouring HETCODEC_SYNC=1.
+  void launch(const cl::Kernel& kernel, std::size_t items, const char* name);
+
+ private:
+  cl::CommandQueue queue_;
+};
+
+class ClDevice : public Device {
+ public:
+  ClDevice(const DeviceInfo& info, const cl::Device& device);
+  ~ClDevice() override;
+  const cl::Context& context() const { return context_; }
+  const cl::Device& device() const { return device_; }
+
+  std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override;
+  std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override;
+  std::unique_ptr<Queue> create_queue() override;
+  JpegKernels& jpeg() override;
+
+  // A program from kernels_cl/ by file name, built once per device (through the disk cache).
+  const cl::Program& program(const std::string& name);
+  // Any OpenCL C source, built through the same cache: tests and tools use it.
+  cl::Program build(const std::string& name, const std::string& source);
+  // The build options for this device (device quirks live here, each with its reason).
+  std::string build_options() const;
+
+ private:
+  cl::Device device_;
+  cl::Context context_;
+  cl::CommandQueue map_queue_;  // maps and unmaps pinned buffers
+  std::mutex mutex_;
+  std::map<std::string, cl::Program> programs_;
+  std::unique_ptr<JpegKernels> jpeg_;
+};
+
+ClQueue& queue_cast(Queue& queue);
+const cl::Buffer& mem_of(const DeviceBuffer& buffer);
+cl::Kernel make_kernel(const cl::Program& program, const char* name);
+
+std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device);
+
+// Program binaries cached on disk, keyed by a hash of source, options, device and driver.
+// Returns a built program; throws Error(DeviceError) with the compiler log if the build fails.
+cl::Program build_cached(const cl::Context& context, const cl::Device& device,
+                         const std::string& name, const std::string& source,
+                         const std::string& options);
+
+}  // namespace hetcodec::opencl
+
+#endif  // HETCODEC_BACKENDS_OPENCL_OPENCL_BACKEND_H

@@ -1,0 +1,17 @@
+// Launchers of the CUDA kernels in kernels_cu/, called by backends/cuda. Each enqueues its
+// kernel on `stream` and returns the launch status; the caller checks it where it is made.
+#ifndef HETCODEC_KERNELS_CU_LAUNCH_H
+#define HETCODEC_KERNELS_CU_LAUNCH_H
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace hetcodec::cuda {
+
+cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const std::uint8_t* d_ycc,
+                                   std::uint8_t* d_rgb, std::uint32_t pixels);
+
+}  // namespace hetcodec::cuda
+
+#endif  // HETCODEC_KERNELS_CU_LAUNCH_H

@@ -1,0 +1,73 @@
+// `hetcodec`: the command-line tool. Commands register themselves from their own files; this
+// file holds the global options and turns hetcodec::Error into a message and an exit code.
+#include <cstdio>
+#include <iostream>
+
+#include "tools/cli.h"
+
+namespace hetcodec::tools {
+
+std::vector<DeviceInfo> selected_devices(const GlobalOptions& options) {
+  std::vector<DeviceInfo> out;
+  if (options.devices.empty()) {
+    out.push_back(resolve_device(""));
+    return out;
+  }
+  for (const auto& spec : options.devices) {
+    if (spec == "all") {
+      for (const auto& d : list_devices()) {
+        if (!d.is_emulator) out.push_back(d);
+      }
+    } else {
+      out.push_back(resolve_device(spec));
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const DeviceInfo& d) {
+  return {{"spec", d.spec},         {"kind", to_string(d.kind)},     {"name", d.name},
+          {"vendor", d.vendor},     {"platform", d.platform},        {"driver", d.driver},
+          {"memory_bytes", d.memory_bytes}, {"compute_units", d.compute_units},
+          {"gpu", d.is_gpu},        {"emulator", d.is_emulator}};
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1ULL << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ULL << 30));
+  else std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / double(1ULL << 20));
+  return buf;
+}
+
+}  // namespace hetcodec::tools
+
+int main(int argc, char** argv) {
+  using namespace hetcodec;
+  CLI::App app{
+      "hetcodec " + std::string(version()) +
+      ": image codecs on a CUDA GPU, any OpenCL device, or the CPU reference.\n\n"
+      "Device specs (--device, or the HETCODEC_DEVICE variable): auto (CUDA, then an OpenCL GPU,\n"
+      "then an OpenCL CPU device, then the CPU reference), cpu, cuda, cuda:N, opencl, opencl:N,\n"
+      "opencl:<platform or device name substring>[:N] (e.g. opencl:nvidia, opencl:pocl,\n"
+      "opencl:oclgrind). `hetcodec devices` lists what this machine has."};
+  app.require_subcommand(1);
+  tools::GlobalOptions options;
+  app.add_option("-d,--device", options.devices,
+                 "device spec; repeat it (or say `all`) where a command runs on several")
+      ->type_name("SPEC");
+  app.set_version_flag("--version", std::string(version()));
+  tools::add_devices_command(app, options);
+  tools::add_bench_command(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const Error& e) {
+    std::cerr << "hetcodec: " << to_string(e.code()) << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "hetcodec: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
