@@ -137,7 +137,7 @@ const DeviceInfo& auto_device();
 const DeviceInfo& resolve_device(const std::string& spec);
 
 // Opens (creates contexts and queues for) the device a spec names. Devices are shared: opening
-// the same spec twice gives the same object.
+// the same spec twice gives the same object, and an opened device lives until the process exits.
 std::shared_ptr<Device> open_device(const std::string& spec = "");
 
 }  // namespace hetcodec

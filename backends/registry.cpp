@@ -56,9 +56,12 @@ struct Registry {
   }
 };
 
+// Never destroyed: opened devices hold OpenCL contexts and CUDA streams, and releasing those from
+// a static destructor at exit runs after the runtimes' own thread-local state is gone (Oclgrind
+// corrupts its heap that way). The OS reclaims everything at exit.
 Registry& registry() {
-  static Registry r;
-  return r;
+  static Registry* r = new Registry;
+  return *r;
 }
 
 std::string lower(std::string s) {

@@ -203,6 +203,15 @@ void CudaQueue::after_launch(cudaError_t status, const char* name) {
   }
 }
 
+bool is_pinned_host(const void* p) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
 CudaQueue& queue_cast(Queue& queue) { return backend_cast<CudaQueue>(queue, "cuda"); }
 
 std::uint8_t* ptr_of(const DeviceBuffer& buffer) {

@@ -54,6 +54,10 @@ class CudaQueue : public Queue {
   cudaStream_t stream_ = nullptr;
 };
 
+// True when `p` points into page-locked host memory the CUDA driver knows (cudaHostAlloc or
+// registered); pipelines use it to choose the asynchronous path for caller memory.
+bool is_pinned_host(const void* p);
+
 CudaQueue& queue_cast(Queue& queue);
 std::uint8_t* ptr_of(const DeviceBuffer& buffer);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();

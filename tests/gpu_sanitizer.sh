@@ -1,0 +1,10 @@
+#!/bin/sh
+# Runs the backend suite on the first CUDA device under one compute-sanitizer tool; any report
+# fails. Exits 77 (CTest: skipped) where there is no CUDA device.
+# usage: gpu_sanitizer.sh COMPUTE_SANITIZER TOOL HETCODEC_CLI TEST_BINARY
+sanitizer=$1 tool=$2 cli=$3 suite=$4
+if ! "$cli" --device cuda devices >/dev/null 2>&1; then
+  echo "no CUDA device on this machine: compute-sanitizer $tool skipped"
+  exit 77
+fi
+HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" --error-exitcode 1 "$suite"

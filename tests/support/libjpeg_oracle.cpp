@@ -1,0 +1,115 @@
+// libjpeg oracle (see the header). Errors longjmp out of libjpeg and become exceptions here, on
+// our side of the C boundary.
+#include "tests/support/libjpeg_oracle.h"
+
+#include <algorithm>
+#include <csetjmp>
+#include <cstdlib>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <jpeglib.h>
+
+#include "tests/support/test_support.h"
+
+namespace hetcodec::test {
+namespace {
+
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+void on_error(j_common_ptr cinfo) {
+  auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, err->message);
+  std::longjmp(err->jump, 1);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality) {
+  jpeg_compress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    std::free(out);
+    throw std::runtime_error(std::string("libjpeg encode: ") + err.message);
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_mem_dest(&cinfo, &out, &out_size);
+  cinfo.image_width = static_cast<JDIMENSION>(rgb.width);
+  cinfo.image_height = static_cast<JDIMENSION>(rgb.height);
+  cinfo.input_components = 3;
+  cinfo.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  cinfo.dct_method = JDCT_ISLOW;
+  cinfo.comp_info[0].h_samp_factor = cinfo.comp_info[0].v_samp_factor = 1;
+  jpeg_start_compress(&cinfo, TRUE);
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(rgb.samples.data() + std::size_t(cinfo.next_scanline) * rgb.width * 3);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  std::vector<std::uint8_t> bytes(out, out + out_size);
+  jpeg_destroy_compress(&cinfo);
+  std::free(out);
+  return bytes;
+}
+
+Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw std::runtime_error(std::string("libjpeg decode: ") + err.message);
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.dct_method = JDCT_ISLOW;
+  cinfo.out_color_space = rgb ? JCS_RGB : JCS_YCbCr;
+  jpeg_start_decompress(&cinfo);
+  Raster r;
+  r.width = static_cast<int>(cinfo.output_width);
+  r.height = static_cast<int>(cinfo.output_height);
+  r.components = cinfo.output_components;
+  r.samples.resize(std::size_t(r.width) * r.height * r.components);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = r.samples.data() + std::size_t(cinfo.output_scanline) * r.width * r.components;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return r;
+}
+
+Raster synthetic_rgb(int width, int height, unsigned seed) {
+  Raster r{width, height, 3, {}};
+  auto noise = random_bytes(std::size_t(width) * height * 3, seed);
+  r.samples.resize(noise.size());
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      std::size_t i = (std::size_t(y) * width + x) * 3;
+      bool edge = ((x / 7) + (y / 5)) % 3 == 0;
+      int base[3] = {x * 255 / std::max(1, width - 1), y * 255 / std::max(1, height - 1),
+                     edge ? 255 - (x + y) % 256 : (x * y) % 256};
+      for (int c = 0; c < 3; ++c) {
+        int v = base[c] + (noise[i + c] % 64) - 32;
+        r.samples[i + c] = static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace hetcodec::test

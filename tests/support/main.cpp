@@ -1,0 +1,60 @@
+// The doctest main of every suite, compiled into each test binary so that its
+// HETCODEC_TEST_REQUIRES_* definition takes effect. Before anything touches OpenCL it turns on
+// Oclgrind's checks (API misuse, data races, uninitialised values) and sends Oclgrind's kernel
+// reports to a log file that for_each_device() reads, so a suite run on `opencl:oclgrind` fails
+// on any report. A suite that needs a CUDA GPU or the emulator exits 77 (CTest: skipped) on a
+// machine without one.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_support.h"
+
+int main(int argc, char** argv) {
+  using namespace hetcodec;
+  std::string tmpl = (std::filesystem::temp_directory_path() / "hetcodec-oclgrind-XXXXXX").string();
+  std::vector<char> path(tmpl.begin(), tmpl.end());
+  path.push_back('\0');
+  int fd = mkstemp(path.data());
+  if (fd >= 0) {
+    close(fd);
+    hetcodec::test::log_path() = path.data();
+    setenv("OCLGRIND_LOG", path.data(), 1);
+    setenv("OCLGRIND_CHECK_API", "1", 0);
+    setenv("OCLGRIND_DATA_RACES", "1", 0);
+    setenv("OCLGRIND_UNINITIALIZED", "1", 0);
+  }
+  int rc = 0;
+  try {
+#if defined(HETCODEC_TEST_REQUIRES_CUDA)
+    bool have = false;
+    for (const auto& d : list_devices()) have = have || d.kind == DeviceKind::Cuda;
+    if (!have) {
+      std::printf("no CUDA device on this machine: gpu tests skipped\n");
+      rc = 77;
+    }
+#elif defined(HETCODEC_TEST_REQUIRES_EMULATOR)
+    bool have = false;
+    for (const auto& d : list_devices()) have = have || d.is_emulator;
+    if (!have) {
+      std::printf("Oclgrind is not installed: emulator tests skipped\n");
+      rc = 77;
+    }
+#endif
+    if (rc == 0) {
+      doctest::Context context(argc, argv);
+      rc = context.run();
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test main: %s\n", e.what());
+    rc = 1;
+  }
+  if (!hetcodec::test::log_path().empty()) std::remove(hetcodec::test::log_path().c_str());
+  return rc;
+}

@@ -1,0 +1,88 @@
+// Test support shared by every suite (see the header).
+#include "tests/support/test_support.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hetcodec::test {
+
+std::string& log_path() {
+  static std::string path;
+  return path;
+}
+
+namespace {
+
+std::streamoff& log_offset() {
+  static std::streamoff offset = 0;
+  return offset;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> test_devices() {
+  std::vector<DeviceInfo> out;
+  const char* env = std::getenv("HETCODEC_TEST_DEVICES");
+  if (env && *env) {
+    std::stringstream list(env);
+    for (std::string spec; std::getline(list, spec, ',');) {
+      if (!spec.empty()) out.push_back(resolve_device(spec));
+    }
+    return out;
+  }
+  for (const auto& d : list_devices()) {
+    if (!d.is_emulator) out.push_back(d);
+  }
+  return out;
+}
+
+std::string take_emulator_log() {
+  if (log_path().empty()) return {};
+  std::ifstream in(log_path(), std::ios::binary);
+  in.seekg(0, std::ios::end);
+  std::streamoff end = in.tellg();
+  if (end <= log_offset()) return {};
+  in.seekg(log_offset());
+  std::string text(static_cast<std::size_t>(end - log_offset()), '\0');
+  in.read(&text[0], std::streamsize(text.size()));
+  log_offset() = end;
+  return text;
+}
+
+void for_each_device(const std::function<void(Device&)>& body) {
+  for (const auto& info : test_devices()) {
+    INFO("device " << info.spec << " (" << info.name << ")");
+    auto device = open_device(info.spec);
+    take_emulator_log();
+    try {
+      body(*device);
+    } catch (const std::exception& e) {
+      FAIL_CHECK("exception: " << e.what());
+    }
+    if (info.is_emulator) {
+      std::string report = take_emulator_log();
+      CHECK_MESSAGE(report.empty(), "Oclgrind reported:\n" << report);
+    }
+  }
+}
+
+std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
+  std::vector<unsigned char> v(n);
+  std::uint32_t x = seed * 2654435761u + 1;
+  for (auto& b : v) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    b = static_cast<unsigned char>(x >> 24);
+  }
+  return v;
+}
+
+}  // namespace hetcodec::test
+

@@ -1,0 +1,33 @@
+// Test support: the devices a suite runs on, and the Oclgrind report check that makes any
+// emulator-detected error a test failure (DESIGN.md §6).
+#ifndef HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H
+#define HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace hetcodec::test {
+
+// Devices a backend-parameterised test runs on: $HETCODEC_TEST_DEVICES (comma-separated specs)
+// or every device found except emulators.
+std::vector<DeviceInfo> test_devices();
+
+// Runs `body` once per test device, naming the device in any failure. On an emulator device,
+// anything Oclgrind reports while `body` runs fails the test, with the report.
+void for_each_device(const std::function<void(Device&)>& body);
+
+// Oclgrind's report log since the last call (the test main points OCLGRIND_LOG at a file).
+std::string take_emulator_log();
+
+// Where Oclgrind writes its kernel reports (set by the test main; empty when unset).
+std::string& log_path();
+
+// Deterministic bytes for test data (xorshift), never zeros.
+std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed);
+
+}  // namespace hetcodec::test
+
+#endif  // HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H

@@ -1,0 +1,127 @@
+// Unit tests: errors, hashing, the shared portable arithmetic, device specs and selection.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/backend.h"
+#include "core/hash.h"
+#include "core/portable/jpeg_color.h"
+#include "hetcodec/hetcodec.h"
+
+using namespace hetcodec;
+
+TEST_CASE("Error carries its code and message") {
+  try {
+    throw Error(ErrorCode::InvalidData, "jpeg: DHT at byte 1234: code lengths overflow 16 bits");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::InvalidData);
+    CHECK(std::string(e.what()) == "jpeg: DHT at byte 1234: code lengths overflow 16 bits");
+    CHECK(std::string(to_string(e.code())) == "invalid data");
+  }
+  CHECK(std::string(to_string(ErrorCode::DeviceError)) == "device error");
+}
+
+TEST_CASE("FNV-1a 64 matches the published test vectors") {
+  CHECK(Fnv1a64().value() == 0xcbf29ce484222325ULL);
+  CHECK(Fnv1a64().add("a", 1).value() == 0xaf63dc4c8601ec8cULL);
+  CHECK(Fnv1a64().add("foobar", 6).value() == 0x85944171f73967e8ULL);
+  // Field separation: ("ab","c") and ("a","bc") must not collide.
+  CHECK(Fnv1a64().add(std::string_view("ab")).add(std::string_view("c")).value() !=
+        Fnv1a64().add(std::string_view("a")).add(std::string_view("bc")).value());
+  CHECK(Fnv1a64().hex() == "cbf29ce484222325");
+}
+
+TEST_CASE("portable YCbCr->RGB: hand-computed golden pixels") {
+  struct P { int y, cb, cr, r, g, b; };
+  // Worked by hand from jdcolor.c's table formulas (FIX(1.402)=91881, FIX(1.772)=116130,
+  // FIX(0.71414)=46802, FIX(0.34414)=22554, ONE_HALF=32768, arithmetic >> 16).
+  const P golden[] = {{128, 128, 128, 128, 128, 128}, {0, 128, 255, 178, 0, 0},
+                      {100, 50, 200, 201, 75, 0},     {255, 0, 0, 76, 255, 28},
+                      {30, 255, 20, 0, 63, 255}};
+  for (const auto& p : golden) {
+    INFO("Y=" << p.y << " Cb=" << p.cb << " Cr=" << p.cr);
+    CHECK(hc_ycc_red(p.y, p.cr) == p.r);
+    CHECK(hc_ycc_green(p.y, p.cb, p.cr) == p.g);
+    CHECK(hc_ycc_blue(p.y, p.cb) == p.b);
+  }
+}
+
+TEST_CASE("registry: the CPU reference is always there and first") {
+  const auto& devices = list_devices();
+  REQUIRE(!devices.empty());
+  CHECK(devices.front().spec == "cpu");
+  CHECK(devices.front().kind == DeviceKind::Cpu);
+  CHECK(resolve_device("cpu").spec == "cpu");
+  CHECK(resolve_device("CPU").spec == "cpu");
+  for (const auto& d : devices) CHECK(resolve_device(d.spec).spec == d.spec);
+}
+
+TEST_CASE("registry: auto prefers CUDA, then an OpenCL GPU, then an OpenCL CPU, never an emulator") {
+  const DeviceInfo& a = resolve_device("auto");
+  CHECK(!a.is_emulator);
+  bool cuda = false, ocl_gpu = false, ocl_cpu = false;
+  for (const auto& d : list_devices()) {
+    cuda |= d.kind == DeviceKind::Cuda;
+    ocl_gpu |= d.kind == DeviceKind::OpenCL && d.is_gpu && !d.is_emulator;
+    ocl_cpu |= d.kind == DeviceKind::OpenCL && !d.is_gpu && !d.is_emulator;
+  }
+  if (cuda) CHECK(a.spec == "cuda:0");
+  else if (ocl_gpu) CHECK((a.kind == DeviceKind::OpenCL && a.is_gpu));
+  else if (ocl_cpu) CHECK((a.kind == DeviceKind::OpenCL && !a.is_gpu));
+  else CHECK(a.spec == "cpu");
+  CHECK(auto_device().spec == a.spec);
+}
+
+TEST_CASE("registry: OpenCL specs by index and by substring") {
+  std::vector<DeviceInfo> ocl;
+  for (const auto& d : list_devices()) if (d.kind == DeviceKind::OpenCL) ocl.push_back(d);
+  for (std::size_t i = 0; i < ocl.size(); ++i) {
+    CHECK(resolve_device("opencl:" + std::to_string(i)).spec == ocl[i].spec);
+    // The platform name selects the first device of that platform.
+    const DeviceInfo& by_name = resolve_device("opencl:" + ocl[i].platform);
+    CHECK(by_name.platform == ocl[i].platform);
+  }
+  for (const auto& d : ocl) {
+    if (d.driver.find("PoCL") != std::string::npos) CHECK(resolve_device("opencl:pocl").spec.rfind("opencl:", 0) == 0);
+    if (d.is_emulator) {
+      CHECK(resolve_device("opencl:oclgrind").is_emulator);
+      CHECK(resolve_device("opencl:oclgrind:0").is_emulator);
+    }
+  }
+  if (!ocl.empty()) CHECK(resolve_device("opencl").kind == DeviceKind::OpenCL);
+}
+
+TEST_CASE("registry: an unknown spec is an error that lists the devices") {
+  for (const char* bad : {"vulkan", "cuda:99", "opencl:99", "opencl:no-such-vendor", "cuda:x", ""}) {
+    if (!*bad) continue;
+    INFO("spec " << bad);
+    try {
+      resolve_device(bad);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidArgument);
+      std::string msg = e.what();
+      CHECK(msg.find(bad) != std::string::npos);
+      CHECK(msg.find("devices here:") != std::string::npos);
+      CHECK(msg.find("cpu") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("registry: HETCODEC_DEVICE sets the default") {
+  setenv("HETCODEC_DEVICE", "cpu", 1);
+  CHECK(resolve_device("").spec == "cpu");
+  setenv("HETCODEC_DEVICE", "no-such-backend", 1);
+  CHECK_THROWS_AS(resolve_device(""), Error);
+  unsetenv("HETCODEC_DEVICE");
+  CHECK(resolve_device("").spec == auto_device().spec);
+}
+
+TEST_CASE("open_device shares one object per device") {
+  auto a = open_device("cpu");
+  auto b = open_device("cpu");
+  CHECK(a.get() == b.get());
+  CHECK(a->info().spec == "cpu");
+  CHECK(std::string(version()) == HETCODEC_TEST_VERSION);
+}
