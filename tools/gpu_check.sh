@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds hetcodec on a machine with an NVIDIA GPU, runs the whole test suite (CUDA, NVIDIA
+# OpenCL and PoCL side by side; compute-sanitizer over the gpu label), then `hetcodec devices`
+# and the transfer benchmark. Logs and JSON go to LOGDIR.
+# usage: tools/gpu_check.sh [LOGDIR] [CUDA_ARCHS]      (defaults: build-gpu/logs, 90)
+# Some drivers install libnvidia-opencl.so.1 without an .icd file; HETCODEC_OPENCL_ICDS makes
+# the ICD loader see it anyway (backends/opencl/icd_setup.cpp).
+set -uo pipefail
+logs=${1:-build-gpu/logs}
+archs=${2:-90}
+mkdir -p "$logs"
+export HETCODEC_OPENCL_ICDS=${HETCODEC_OPENCL_ICDS:-libnvidia-opencl.so.1}
+export HETCODEC_TEST_EXPECT=${HETCODEC_TEST_EXPECT:-cuda:0,opencl:nvidia,opencl:pocl}
+nvidia-smi -L > "$logs/nvidia-smi.txt" 2>&1
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETCODEC_CUDA_ARCHITECTURES="$archs" \
+  > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+grep -A14 'configuration:' "$logs/configure.log"
+cmake --build build-gpu -j"$(nproc)" > "$logs/build.log" 2>&1 || { grep -E 'error' -A5 "$logs/build.log" | head -60; exit 1; }
+rc=0
+(cd build-gpu && ctest --output-on-failure -j4 -LE gpu) > "$logs/ctest.log" 2>&1 || rc=1
+(cd build-gpu && ctest --output-on-failure -L gpu) > "$logs/ctest-gpu.log" 2>&1 || rc=1
+grep -E 'Test +#|tests passed' "$logs/ctest.log" "$logs/ctest-gpu.log"
+./build-gpu/tools/hetcodec devices | tee "$logs/devices.txt"
+./build-gpu/tools/hetcodec devices --json > "$logs/devices.json"
+./build-gpu/tools/hetcodec -d all bench transfer --json "$logs/transfer.json" 2>/dev/null | tee "$logs/transfer.txt"
+exit $rc
