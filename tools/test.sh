@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds, and runs the whole test suite: unit, backend (every device
+# found), emulator (Oclgrind) and gpu (skipped without an NVIDIA GPU). HETCODEC_TEST_STRICT=1
+# makes a missing emulator a failure rather than a skip, since the dependencies include it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh
+cmake -S . -B build -G Ninja
+cmake --build build -j"$(nproc)"
+cd build
+HETCODEC_TEST_STRICT=1 ctest --output-on-failure -j"$(nproc)"
