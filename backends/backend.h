@@ -18,7 +18,7 @@ enum class DeviceKind { Cpu, Cuda, OpenCL };
 const char* to_string(DeviceKind kind);
 
 struct DeviceInfo {
-  std::string spec;      // canonical spec that selects exactly this device: "cpu", "cuda:0", "opencl:2"
+  std::string spec;  // canonical spec that selects exactly this device: "cpu", "cuda:0", "opencl:2"
   DeviceKind kind = DeviceKind::Cpu;
   std::string name;
   std::string vendor;
@@ -27,7 +27,8 @@ struct DeviceInfo {
   std::uint64_t memory_bytes = 0;
   int compute_units = 0;
   bool is_gpu = false;
-  bool is_emulator = false;  // Oclgrind: correct but thousands of times slower; never picked by auto
+  bool is_emulator =
+      false;  // Oclgrind: correct but thousands of times slower; never picked by auto
 };
 
 // Memory on a device. On the CPU reference it is ordinary host memory.
@@ -72,8 +73,10 @@ class Event {
 class Queue {
  public:
   virtual ~Queue() = default;
-  virtual void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes) = 0;
-  virtual void read(void* dst, const DeviceBuffer& src, std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+                     std::size_t bytes) = 0;
+  virtual void read(void* dst, const DeviceBuffer& src, std::size_t src_offset,
+                    std::size_t bytes) = 0;
   virtual void write(DeviceBuffer& dst, std::size_t dst_offset, const PinnedBuffer& src,
                      std::size_t src_offset, std::size_t bytes) = 0;
   virtual void read(PinnedBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,

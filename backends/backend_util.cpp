@@ -8,10 +8,10 @@ namespace hetcodec {
 
 void check_range(const char* what, std::size_t offset, std::size_t bytes, std::size_t size) {
   if (offset > size || bytes > size - offset) {
-    throw Error(ErrorCode::InvalidArgument,
-                std::string(what) + ": range [" + std::to_string(offset) + ", +" +
-                    std::to_string(bytes) + ") outside a buffer of " + std::to_string(size) +
-                    " bytes");
+    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": range [" +
+                                                std::to_string(offset) + ", +" +
+                                                std::to_string(bytes) + ") outside a buffer of " +
+                                                std::to_string(size) + " bytes");
   }
 }
 

@@ -14,9 +14,9 @@ template <class Derived, class Base>
 Derived& backend_cast(Base& object, const char* backend) {
   auto* derived = dynamic_cast<Derived*>(&object);
   if (!derived) {
-    throw Error(ErrorCode::InvalidArgument,
-                std::string(backend) + ": object belongs to another backend (" +
-                    typeid(object).name() + ")");
+    throw Error(ErrorCode::InvalidArgument, std::string(backend) +
+                                                ": object belongs to another backend (" +
+                                                typeid(object).name() + ")");
   }
   return *derived;
 }

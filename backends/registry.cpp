@@ -77,7 +77,8 @@ bool parse_index(const std::string& s, std::size_t& out) {
 
 std::string device_list() {
   std::string text;
-  for (const auto& d : registry().infos) text += "\n  " + d.spec + "  " + d.name + " [" + d.platform + "]";
+  for (const auto& d : registry().infos)
+    text += "\n  " + d.spec + "  " + d.name + " [" + d.platform + "]";
   for (const auto& n : registry().notes) text += "\n  (" + n + ")";
   return text;
 }
@@ -93,15 +94,18 @@ const Entry* find(const std::string& spec_in) {
   if (spec == "cpu") return &entries.front();
   auto of_kind = [&](DeviceKind kind) {
     std::vector<const Entry*> v;
-    for (const auto& e : entries) if (e.info.kind == kind) v.push_back(&e);
+    for (const auto& e : entries)
+      if (e.info.kind == kind) v.push_back(&e);
     return v;
   };
   if (spec == "auto") {
     auto cuda = of_kind(DeviceKind::Cuda);
     if (!cuda.empty()) return cuda.front();
     auto ocl = of_kind(DeviceKind::OpenCL);
-    for (auto* e : ocl) if (e->info.is_gpu && !e->info.is_emulator) return e;
-    for (auto* e : ocl) if (!e->info.is_emulator) return e;
+    for (auto* e : ocl)
+      if (e->info.is_gpu && !e->info.is_emulator) return e;
+    for (auto* e : ocl)
+      if (!e->info.is_emulator) return e;
     return &entries.front();
   }
   std::string head = spec.substr(0, spec.find(':'));
@@ -110,27 +114,33 @@ const Entry* find(const std::string& spec_in) {
     auto cuda = of_kind(DeviceKind::Cuda);
     std::size_t n = 0;
     if (!rest.empty() && !parse_index(rest, n)) no_match(spec_in, "expected cuda or cuda:N");
-    if (n >= cuda.size()) no_match(spec_in, "there are " + std::to_string(cuda.size()) + " CUDA devices");
+    if (n >= cuda.size())
+      no_match(spec_in, "there are " + std::to_string(cuda.size()) + " CUDA devices");
     return cuda[n];
   }
   if (head == "opencl") {
     auto ocl = of_kind(DeviceKind::OpenCL);
     std::size_t n = 0;
     if (rest.empty()) {  // the OpenCL device auto would pick among OpenCL devices
-      for (auto* e : ocl) if (e->info.is_gpu && !e->info.is_emulator) return e;
-      for (auto* e : ocl) if (!e->info.is_emulator) return e;
+      for (auto* e : ocl)
+        if (e->info.is_gpu && !e->info.is_emulator) return e;
+      for (auto* e : ocl)
+        if (!e->info.is_emulator) return e;
       if (!ocl.empty()) return ocl.front();
       no_match(spec_in, "there is no OpenCL device");
     }
     if (parse_index(rest, n)) {
-      if (n >= ocl.size()) no_match(spec_in, "there are " + std::to_string(ocl.size()) + " OpenCL devices");
+      if (n >= ocl.size())
+        no_match(spec_in, "there are " + std::to_string(ocl.size()) + " OpenCL devices");
       return ocl[n];
     }
     // opencl:<substring>[:N] matching platform, device, vendor or driver name.
     std::string needle = rest;
     auto colon = rest.rfind(':');
-    if (colon != std::string::npos && parse_index(rest.substr(colon + 1), n)) needle = rest.substr(0, colon);
-    else n = 0;
+    if (colon != std::string::npos && parse_index(rest.substr(colon + 1), n))
+      needle = rest.substr(0, colon);
+    else
+      n = 0;
     std::vector<const Entry*> hits;
     for (auto* e : ocl) {
       const auto& i = e->info;
@@ -152,9 +162,12 @@ const Entry* find(const std::string& spec_in) {
 
 const char* to_string(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::Cuda: return "cuda";
-    case DeviceKind::OpenCL: return "opencl";
+    case DeviceKind::Cpu:
+      return "cpu";
+    case DeviceKind::Cuda:
+      return "cuda";
+    case DeviceKind::OpenCL:
+      return "opencl";
   }
   return "?";
 }

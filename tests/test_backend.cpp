@@ -115,7 +115,8 @@ TEST_CASE("a buffer of one backend handed to another is refused") {
   });
 }
 
-TEST_CASE("jpeg_ycc_to_rgb equals libjpeg-turbo's colour conversion, identically on every backend") {
+TEST_CASE(
+    "jpeg_ycc_to_rgb equals libjpeg-turbo's colour conversion, identically on every backend") {
   // Oracle: libjpeg decodes one 4:4:4 JPEG twice, to YCbCr and to RGB; with no upsampling its
   // RGB output is exactly its colour conversion of that YCbCr. Our kernel must turn the first
   // into the second, byte for byte.

@@ -50,8 +50,10 @@ TEST_CASE("OpenCL programs are cached on disk, reused, and rebuilt when the cach
     auto& cl = dynamic_cast<opencl::ClDevice&>(device);
     const std::string src =
         "__kernel void add_one(__global uint* a, uint n) {\n"
-        "  uint i = get_global_id(0);\n  if (i < n) a[i] += 1u;\n}\n/* " + device.info().spec + " */\n";
-    const std::string name = "probe" + std::to_string(std::hash<std::string>()(device.info().spec) % 100000);
+        "  uint i = get_global_id(0);\n  if (i < n) a[i] += 1u;\n}\n/* " +
+        device.info().spec + " */\n";
+    const std::string name =
+        "probe" + std::to_string(std::hash<std::string>()(device.info().spec) % 100000);
     run_add_one(cl, cl.build(name, src));
     auto files = cache_files(dir, name + "-");
     REQUIRE(files.size() == 1);

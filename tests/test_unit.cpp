@@ -33,11 +33,15 @@ TEST_CASE("FNV-1a 64 matches the published test vectors") {
 }
 
 TEST_CASE("portable YCbCr->RGB: hand-computed golden pixels") {
-  struct P { int y, cb, cr, r, g, b; };
+  struct P {
+    int y, cb, cr, r, g, b;
+  };
   // Worked by hand from jdcolor.c's table formulas (FIX(1.402)=91881, FIX(1.772)=116130,
   // FIX(0.71414)=46802, FIX(0.34414)=22554, ONE_HALF=32768, arithmetic >> 16).
-  const P golden[] = {{128, 128, 128, 128, 128, 128}, {0, 128, 255, 178, 0, 0},
-                      {100, 50, 200, 201, 75, 0},     {255, 0, 0, 76, 255, 28},
+  const P golden[] = {{128, 128, 128, 128, 128, 128},
+                      {0, 128, 255, 178, 0, 0},
+                      {100, 50, 200, 201, 75, 0},
+                      {255, 0, 0, 76, 255, 28},
                       {30, 255, 20, 0, 63, 255}};
   for (const auto& p : golden) {
     INFO("Y=" << p.y << " Cb=" << p.cb << " Cr=" << p.cr);
@@ -57,7 +61,8 @@ TEST_CASE("registry: the CPU reference is always there and first") {
   for (const auto& d : devices) CHECK(resolve_device(d.spec).spec == d.spec);
 }
 
-TEST_CASE("registry: auto prefers CUDA, then an OpenCL GPU, then an OpenCL CPU, never an emulator") {
+TEST_CASE(
+    "registry: auto prefers CUDA, then an OpenCL GPU, then an OpenCL CPU, never an emulator") {
   const DeviceInfo& a = resolve_device("auto");
   CHECK(!a.is_emulator);
   bool cuda = false, ocl_gpu = false, ocl_cpu = false;
@@ -66,16 +71,21 @@ TEST_CASE("registry: auto prefers CUDA, then an OpenCL GPU, then an OpenCL CPU, 
     ocl_gpu |= d.kind == DeviceKind::OpenCL && d.is_gpu && !d.is_emulator;
     ocl_cpu |= d.kind == DeviceKind::OpenCL && !d.is_gpu && !d.is_emulator;
   }
-  if (cuda) CHECK(a.spec == "cuda:0");
-  else if (ocl_gpu) CHECK((a.kind == DeviceKind::OpenCL && a.is_gpu));
-  else if (ocl_cpu) CHECK((a.kind == DeviceKind::OpenCL && !a.is_gpu));
-  else CHECK(a.spec == "cpu");
+  if (cuda)
+    CHECK(a.spec == "cuda:0");
+  else if (ocl_gpu)
+    CHECK((a.kind == DeviceKind::OpenCL && a.is_gpu));
+  else if (ocl_cpu)
+    CHECK((a.kind == DeviceKind::OpenCL && !a.is_gpu));
+  else
+    CHECK(a.spec == "cpu");
   CHECK(auto_device().spec == a.spec);
 }
 
 TEST_CASE("registry: OpenCL specs by index and by substring") {
   std::vector<DeviceInfo> ocl;
-  for (const auto& d : list_devices()) if (d.kind == DeviceKind::OpenCL) ocl.push_back(d);
+  for (const auto& d : list_devices())
+    if (d.kind == DeviceKind::OpenCL) ocl.push_back(d);
   for (std::size_t i = 0; i < ocl.size(); ++i) {
     CHECK(resolve_device("opencl:" + std::to_string(i)).spec == ocl[i].spec);
     // The platform name selects the first device of that platform.
@@ -83,7 +93,8 @@ TEST_CASE("registry: OpenCL specs by index and by substring") {
     CHECK(by_name.platform == ocl[i].platform);
   }
   for (const auto& d : ocl) {
-    if (d.driver.find("PoCL") != std::string::npos) CHECK(resolve_device("opencl:pocl").spec.rfind("opencl:", 0) == 0);
+    if (d.driver.find("PoCL") != std::string::npos)
+      CHECK(resolve_device("opencl:pocl").spec.rfind("opencl:", 0) == 0);
     if (d.is_emulator) {
       CHECK(resolve_device("opencl:oclgrind").is_emulator);
       CHECK(resolve_device("opencl:oclgrind:0").is_emulator);
@@ -93,7 +104,8 @@ TEST_CASE("registry: OpenCL specs by index and by substring") {
 }
 
 TEST_CASE("registry: an unknown spec is an error that lists the devices") {
-  for (const char* bad : {"vulkan", "cuda:99", "opencl:99", "opencl:no-such-vendor", "cuda:x", ""}) {
+  for (const char* bad :
+       {"vulkan", "cuda:99", "opencl:99", "opencl:no-such-vendor", "cuda:x", ""}) {
     if (!*bad) continue;
     INFO("spec " << bad);
     try {

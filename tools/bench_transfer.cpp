@@ -26,8 +26,10 @@ double median_seconds(const std::function<void()>& run, double min_seconds) {
   run();  // warm-up: first-touch, mapping, lazy driver work
   std::vector<double> times;
   auto start = std::chrono::steady_clock::now();
-  while (times.size() < 5 || (times.size() < 200 &&
-                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < min_seconds)) {
+  while (times.size() < 5 ||
+         (times.size() < 200 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+              min_seconds)) {
     auto t0 = std::chrono::steady_clock::now();
     run();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -59,13 +61,29 @@ nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) 
     }
 
     auto gbs = [n](double s) { return double(n) / s / 1e9; };
-    double h2d_pageable = gbs(median_seconds([&] { queue->write(*dbuf, 0, pageable.data(), n); }, opt.min_seconds));
-    double h2d_pinned = gbs(median_seconds([&] { queue->write(*dbuf, 0, *pinned, 0, n); queue->finish(); }, opt.min_seconds));
-    double d2h_pageable = gbs(median_seconds([&] { queue->read(pageable.data(), *dbuf, 0, n); }, opt.min_seconds));
-    double d2h_pinned = gbs(median_seconds([&] { queue->read(*pinned, 0, *dbuf, 0, n); queue->finish(); }, opt.min_seconds));
-    rows.push_back({{"device", info.spec}, {"name", info.name}, {"platform", info.platform},
-                    {"size_mib", mib}, {"h2d_pageable_gbs", h2d_pageable},
-                    {"h2d_pinned_gbs", h2d_pinned}, {"d2h_pageable_gbs", d2h_pageable},
+    double h2d_pageable =
+        gbs(median_seconds([&] { queue->write(*dbuf, 0, pageable.data(), n); }, opt.min_seconds));
+    double h2d_pinned = gbs(median_seconds(
+        [&] {
+          queue->write(*dbuf, 0, *pinned, 0, n);
+          queue->finish();
+        },
+        opt.min_seconds));
+    double d2h_pageable =
+        gbs(median_seconds([&] { queue->read(pageable.data(), *dbuf, 0, n); }, opt.min_seconds));
+    double d2h_pinned = gbs(median_seconds(
+        [&] {
+          queue->read(*pinned, 0, *dbuf, 0, n);
+          queue->finish();
+        },
+        opt.min_seconds));
+    rows.push_back({{"device", info.spec},
+                    {"name", info.name},
+                    {"platform", info.platform},
+                    {"size_mib", mib},
+                    {"h2d_pageable_gbs", h2d_pageable},
+                    {"h2d_pinned_gbs", h2d_pinned},
+                    {"d2h_pageable_gbs", d2h_pageable},
                     {"d2h_pinned_gbs", d2h_pinned}});
   }
   return rows;
@@ -74,34 +92,43 @@ nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) 
 void print_table(const nlohmann::json& results) {
   double best_h2d = 0;
   for (const auto& r : results) {
-    best_h2d = std::max({best_h2d, r["h2d_pinned_gbs"].get<double>(), r["h2d_pageable_gbs"].get<double>()});
+    best_h2d = std::max(
+        {best_h2d, r["h2d_pinned_gbs"].get<double>(), r["h2d_pageable_gbs"].get<double>()});
   }
   std::printf("\n%-10s %-36s %8s | %9s %9s %7s %8s | %9s %9s %7s\n", "device", "name", "size",
               "H2D page", "H2D pin", "pin/pg", "of best", "D2H page", "D2H pin", "pin/pg");
   for (const auto& r : results) {
     double hp = r["h2d_pageable_gbs"], hn = r["h2d_pinned_gbs"];
     double dp = r["d2h_pageable_gbs"], dn = r["d2h_pinned_gbs"];
-    std::printf("%-10s %-36s %4zu MiB | %9.2f %9.2f %6.2fx %7.1f%% | %9.2f %9.2f %6.2fx\n",
-                r["device"].get<std::string>().c_str(), r["name"].get<std::string>().substr(0, 36).c_str(),
-                r["size_mib"].get<std::size_t>(), hp, hn, hn / hp, 100.0 * hn / best_h2d, dp, dn, dn / dp);
+    std::printf(
+        "%-10s %-36s %4zu MiB | %9.2f %9.2f %6.2fx %7.1f%% | %9.2f %9.2f %6.2fx\n",
+        r["device"].get<std::string>().c_str(), r["name"].get<std::string>().substr(0, 36).c_str(),
+        r["size_mib"].get<std::size_t>(), hp, hn, hn / hp, 100.0 * hn / best_h2d, dp, dn, dn / dp);
   }
-  std::printf("GB/s = 1e9 bytes/s, median of repeated complete transfers. \"of best\": pinned H2D as a "
-              "share of the best H2D rate measured in this run (%.2f GB/s).\n", best_h2d);
+  std::printf(
+      "GB/s = 1e9 bytes/s, median of repeated complete transfers. \"of best\": pinned H2D as a "
+      "share of the best H2D rate measured in this run (%.2f GB/s).\n",
+      best_h2d);
 }
 
 }  // namespace
 
 void add_bench_command(CLI::App& app, GlobalOptions& options) {
-  auto* bench = app.add_subcommand("bench", "measure pipelines and transfers on the selected devices");
+  auto* bench =
+      app.add_subcommand("bench", "measure pipelines and transfers on the selected devices");
   bench->require_subcommand(1);
   auto opt = std::make_shared<TransferOptions>();
   auto* transfer = bench->add_subcommand(
       "transfer", "host<->device bandwidth, pageable and pinned, per selected device");
-  transfer->add_option("--sizes", opt->sizes_mib, "transfer sizes in MiB")->delimiter(',')
-      ->capture_default_str()->check(CLI::Range(1, 4096));
+  transfer->add_option("--sizes", opt->sizes_mib, "transfer sizes in MiB")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   transfer->add_option("--min-time", opt->min_seconds, "seconds to repeat each measurement")
-      ->capture_default_str()->check(CLI::Range(0.0, 60.0));
-  transfer->add_option("--json", opt->json_path, "also write the results as JSON to FILE ('-': stdout)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60.0));
+  transfer
+      ->add_option("--json", opt->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   transfer->callback([&options, opt] {
     nlohmann::json results = nlohmann::json::array();
@@ -109,8 +136,10 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
     for (const auto& info : devices) {
       for (auto& row : bench_device(info, *opt)) results.push_back(row);
     }
-    nlohmann::json doc = {{"benchmark", "transfer"}, {"version", version()},
-                          {"devices", nlohmann::json::array()}, {"results", results}};
+    nlohmann::json doc = {{"benchmark", "transfer"},
+                          {"version", version()},
+                          {"devices", nlohmann::json::array()},
+                          {"results", results}};
     for (const auto& d : devices) doc["devices"].push_back(to_json(d));
     if (opt->json_path == "-") {
       std::cout << doc.dump(2) << "\n";

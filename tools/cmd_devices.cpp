@@ -11,10 +11,12 @@ void add_devices_command(CLI::App& app, GlobalOptions& options) {
   auto* json = cmd->add_flag("--json", "print JSON instead of a table");
   cmd->callback([json, &options] {
     // With --device, list only the devices the specs select (a quick way to check a spec).
-    std::vector<DeviceInfo> devices = options.devices.empty() ? list_devices() : selected_devices(options);
+    std::vector<DeviceInfo> devices =
+        options.devices.empty() ? list_devices() : selected_devices(options);
     const std::string auto_spec = auto_device().spec;
     if (*json) {
-      nlohmann::json out = {{"auto", auto_spec}, {"devices", nlohmann::json::array()},
+      nlohmann::json out = {{"auto", auto_spec},
+                            {"devices", nlohmann::json::array()},
                             {"notes", enumeration_notes()}};
       for (const auto& d : devices) out["devices"].push_back(to_json(d));
       std::cout << out.dump(2) << "\n";

@@ -26,16 +26,24 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options) {
 }
 
 nlohmann::json to_json(const DeviceInfo& d) {
-  return {{"spec", d.spec},         {"kind", to_string(d.kind)},     {"name", d.name},
-          {"vendor", d.vendor},     {"platform", d.platform},        {"driver", d.driver},
-          {"memory_bytes", d.memory_bytes}, {"compute_units", d.compute_units},
-          {"gpu", d.is_gpu},        {"emulator", d.is_emulator}};
+  return {{"spec", d.spec},
+          {"kind", to_string(d.kind)},
+          {"name", d.name},
+          {"vendor", d.vendor},
+          {"platform", d.platform},
+          {"driver", d.driver},
+          {"memory_bytes", d.memory_bytes},
+          {"compute_units", d.compute_units},
+          {"gpu", d.is_gpu},
+          {"emulator", d.is_emulator}};
 }
 
 std::string human_bytes(std::uint64_t bytes) {
   char buf[32];
-  if (bytes >= (1ULL << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ULL << 30));
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / double(1ULL << 20));
+  if (bytes >= (1ULL << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ULL << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / double(1ULL << 20));
   return buf;
 }
 

@@ -1,8 +1,9 @@
 // JPEG colour conversion on the CPU reference: the same core/portable arithmetic the CUDA and
 // OpenCL kernels of the same name use (kernels_cu/jpeg_color.cu, kernels_cl/jpeg_color.cl).
+#include "core/portable/jpeg_color.h"
+
 #include "backends/backend_util.h"
 #include "backends/cpu/cpu_backend.h"
-#include "core/portable/jpeg_color.h"
 
 namespace hetcodec::cpu {
 namespace {

@@ -64,7 +64,9 @@ class CudaDevice : public Device {
   std::unique_ptr<JpegKernels> jpeg_;
 };
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 }  // namespace
 
@@ -183,7 +185,9 @@ void CudaQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer&
                                 cudaMemcpyDeviceToDevice, stream_));
 }
 
-std::unique_ptr<Event> CudaQueue::record() { return std::make_unique<CudaEvent>(ordinal_, stream_); }
+std::unique_ptr<Event> CudaQueue::record() {
+  return std::make_unique<CudaEvent>(ordinal_, stream_);
+}
 
 void CudaQueue::wait_for(Event& event) {
   use(ordinal_);

@@ -35,7 +35,8 @@ class CudaQueue : public Queue {
   ~CudaQueue() override;
   cudaStream_t stream() const { return stream_; }
   int ordinal() const { return ordinal_; }
-  void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes) override;
+  void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+             std::size_t bytes) override;
   void read(void* dst, const DeviceBuffer& src, std::size_t src_offset, std::size_t bytes) override;
   void write(DeviceBuffer& dst, std::size_t dst_offset, const PinnedBuffer& src,
              std::size_t src_offset, std::size_t bytes) override;

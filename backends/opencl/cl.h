@@ -7,7 +7,6 @@
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120
 #include <CL/opencl.hpp>
-
 #include <string>
 
 namespace hetcodec::opencl {
@@ -19,13 +18,13 @@ const char* error_name(cl_int err);
 
 // HC_CL_CHECK(clFoo(...)) for calls returning cl_int; HC_CL_CHECK_ERR(err, "clFoo") for calls
 // that report through an out-parameter (the bindings' constructors).
-#define HC_CL_CHECK(call)                                                                       \
-  do {                                                                                          \
-    cl_int hc_cl_err_ = (call);                                                                 \
+#define HC_CL_CHECK(call)                                                                          \
+  do {                                                                                             \
+    cl_int hc_cl_err_ = (call);                                                                    \
     if (hc_cl_err_ != CL_SUCCESS) ::hetcodec::opencl::fail(hc_cl_err_, #call, __FILE__, __LINE__); \
   } while (0)
-#define HC_CL_CHECK_ERR(err, what)                                                       \
-  do {                                                                                   \
+#define HC_CL_CHECK_ERR(err, what)                                                        \
+  do {                                                                                    \
     if ((err) != CL_SUCCESS) ::hetcodec::opencl::fail((err), (what), __FILE__, __LINE__); \
   } while (0)
 

@@ -85,7 +85,8 @@ void prepare_icd_environment(std::vector<std::string>& notes) {
   for (const auto& [file, lib] : icds) h.add(file).add(lib);
   std::string cache = cache_directory();
   if (cache.empty()) {
-    notes.push_back("OpenCL: no cache directory to register extra ICDs in (set HETCODEC_CACHE_DIR)");
+    notes.push_back(
+        "OpenCL: no cache directory to register extra ICDs in (set HETCODEC_CACHE_DIR)");
     return;
   }
   fs::path dir = fs::path(cache) / ("icd-" + h.hex());

@@ -23,8 +23,8 @@ class ClPinned : public PinnedBuffer {
   ClPinned(const cl::Context& context, cl::CommandQueue& map_queue, std::size_t size)
       : PinnedBuffer(nullptr, size), queue_(map_queue) {
     cl_int err = CL_SUCCESS;
-    buffer_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, std::max<std::size_t>(size, 1),
-                         nullptr, &err);
+    buffer_ = cl::Buffer(context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                         std::max<std::size_t>(size, 1), nullptr, &err);
     HC_CL_CHECK_ERR(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
     void* p = queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                       std::max<std::size_t>(size, 1), nullptr, nullptr, &err);
@@ -119,7 +119,8 @@ void ClQueue::write(DeviceBuffer& dst, std::size_t dst_off, const PinnedBuffer& 
   check_range("opencl: write from pinned", src_off, n, src.size());
   check_range("opencl: write from pinned", dst_off, n, dst.size());
   backend_cast<const ClPinned>(src, "opencl");
-  if (n) HC_CL_CHECK(queue_.enqueueWriteBuffer(mem_of(dst), CL_FALSE, dst_off, n, src.data() + src_off));
+  if (n)
+    HC_CL_CHECK(queue_.enqueueWriteBuffer(mem_of(dst), CL_FALSE, dst_off, n, src.data() + src_off));
 }
 
 void ClQueue::read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer& src,
@@ -127,7 +128,8 @@ void ClQueue::read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer& s
   check_range("opencl: read into pinned", dst_off, n, dst.size());
   check_range("opencl: read into pinned", src_off, n, src.size());
   backend_cast<ClPinned>(dst, "opencl");
-  if (n) HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_FALSE, src_off, n, dst.data() + dst_off));
+  if (n)
+    HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_FALSE, src_off, n, dst.data() + dst_off));
 }
 
 void ClQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src,
@@ -153,12 +155,14 @@ void ClQueue::finish() { HC_CL_CHECK(queue_.finish()); }
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* name) {
   if (items == 0) return;
   std::size_t global = (items + 63) / 64 * 64;
-  cl_int err = queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NullRange);
+  cl_int err =
+      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NullRange);
   HC_CL_CHECK_ERR(err, name);
   if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
 }
 
-ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device) : Device(info), device_(device) {
+ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device)
+    : Device(info), device_(device) {
   cl_int err = CL_SUCCESS;
   context_ = cl::Context(device_, nullptr, nullptr, nullptr, &err);
   HC_CL_CHECK_ERR(err, "clCreateContext");
@@ -177,7 +181,9 @@ std::unique_ptr<PinnedBuffer> ClDevice::alloc_pinned(std::size_t bytes) {
   return std::make_unique<ClPinned>(context_, map_queue_, bytes);
 }
 
-std::unique_ptr<Queue> ClDevice::create_queue() { return std::make_unique<ClQueue>(context_, device_); }
+std::unique_ptr<Queue> ClDevice::create_queue() {
+  return std::make_unique<ClQueue>(context_, device_);
+}
 
 JpegKernels& ClDevice::jpeg() {
   {

@@ -35,7 +35,8 @@ class ClQueue : public Queue {
  public:
   ClQueue(const cl::Context& context, const cl::Device& device);
   cl::CommandQueue& handle() { return queue_; }
-  void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src, std::size_t bytes) override;
+  void write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+             std::size_t bytes) override;
   void read(void* dst, const DeviceBuffer& src, std::size_t src_offset, std::size_t bytes) override;
   void write(DeviceBuffer& dst, std::size_t dst_offset, const PinnedBuffer& src,
              std::size_t src_offset, std::size_t bytes) override;

@@ -16,12 +16,17 @@ namespace hetcodec::opencl {
 namespace fs = std::filesystem;
 namespace {
 
-std::string cache_key(const cl::Device& device, const std::string& source, const std::string& options) {
+std::string cache_key(const cl::Device& device, const std::string& source,
+                      const std::string& options) {
   cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
   Fnv1a64 h;
-  h.add(source).add(options).add(device.getInfo<CL_DEVICE_NAME>())
-      .add(device.getInfo<CL_DRIVER_VERSION>()).add(device.getInfo<CL_DEVICE_VERSION>())
-      .add(platform.getInfo<CL_PLATFORM_NAME>()).add(platform.getInfo<CL_PLATFORM_VERSION>());
+  h.add(source)
+      .add(options)
+      .add(device.getInfo<CL_DEVICE_NAME>())
+      .add(device.getInfo<CL_DRIVER_VERSION>())
+      .add(device.getInfo<CL_DEVICE_VERSION>())
+      .add(platform.getInfo<CL_PLATFORM_NAME>())
+      .add(platform.getInfo<CL_PLATFORM_VERSION>());
   return h.hex();
 }
 
@@ -35,7 +40,8 @@ bool try_binary(const cl::Context& context, const cl::Device& device, const fs::
                 const std::string& options, cl::Program& out) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
   if (bytes.empty()) return false;
   cl_int err = CL_SUCCESS;
   std::vector<cl_int> status;
@@ -55,7 +61,8 @@ void store_binary(const cl::Program& program, const fs::path& file) {
   tmp += ".tmp" + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(binaries[0].data()), std::streamsize(binaries[0].size()));
+    out.write(reinterpret_cast<const char*>(binaries[0].data()),
+              std::streamsize(binaries[0].size()));
     if (!out) return;
   }
   std::error_code ec;
@@ -65,8 +72,9 @@ void store_binary(const cl::Program& program, const fs::path& file) {
 
 }  // namespace
 
-cl::Program build_cached(const cl::Context& context, const cl::Device& device, const std::string& name,
-                         const std::string& source, const std::string& options) {
+cl::Program build_cached(const cl::Context& context, const cl::Device& device,
+                         const std::string& name, const std::string& source,
+                         const std::string& options) {
   fs::path file;
   std::string dir = cache_directory();
   std::error_code ec;

@@ -4,14 +4,19 @@
 
 #include <algorithm>
 #include <csetjmp>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
-#include <jpeglib.h>
-
 #include "tests/support/test_support.h"
+
+// jpeglib.h uses size_t and FILE without including their headers: it must come after them.
+// clang-format off
+#include <cstddef>
+#include <cstdio>
+#include <jpeglib.h>
+// clang-format on
 
 namespace hetcodec::test {
 namespace {
@@ -54,7 +59,8 @@ std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality) 
   cinfo.comp_info[0].h_samp_factor = cinfo.comp_info[0].v_samp_factor = 1;
   jpeg_start_compress(&cinfo, TRUE);
   while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row = const_cast<JSAMPROW>(rgb.samples.data() + std::size_t(cinfo.next_scanline) * rgb.width * 3);
+    JSAMPROW row =
+        const_cast<JSAMPROW>(rgb.samples.data() + std::size_t(cinfo.next_scanline) * rgb.width * 3);
     jpeg_write_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_compress(&cinfo);

@@ -85,4 +85,3 @@ std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
 }
 
 }  // namespace hetcodec::test
-

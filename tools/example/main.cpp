@@ -7,7 +7,8 @@
 
 int main(int argc, char** argv) {
   try {
-    for (const auto& d : hetcodec::list_devices()) std::printf("%s\t%s\n", d.spec.c_str(), d.name.c_str());
+    for (const auto& d : hetcodec::list_devices())
+      std::printf("%s\t%s\n", d.spec.c_str(), d.name.c_str());
     auto device = hetcodec::open_device(argc > 1 ? argv[1] : "auto");
     auto queue = device->create_queue();
     const std::uint8_t ycc[3] = {128, 128, 255};  // one pixel: Y, Cb, Cr
