@@ -98,8 +98,13 @@ class JpegKernels {
   virtual ~JpegKernels() = default;
   // Planar 8-bit Y, Cb, Cr (three planes of `pixels` samples, back to back in `ycc`) to
   // interleaved RGB in `rgb`, with libjpeg-turbo's fixed-point arithmetic (jdcolor.c).
-  virtual void ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
-                          std::uint32_t pixels) = 0;
+  // Checks the buffer sizes (InvalidArgument), then runs the backend's stage.
+  void ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb, std::uint32_t pixels);
+
+ protected:
+  // Backend stages: called with arguments already validated.
+  virtual void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                              std::uint32_t pixels) = 0;
 };
 
 class Device {

@@ -15,6 +15,13 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
   }
 }
 
+void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                             std::uint32_t pixels) {
+  check_range("ycc_to_rgb input", 0, 3 * std::size_t(pixels), ycc.size());
+  check_range("ycc_to_rgb output", 0, 3 * std::size_t(pixels), rgb.size());
+  run_ycc_to_rgb(queue, ycc, rgb, pixels);
+}
+
 std::string cache_directory() {
   namespace fs = std::filesystem;
   fs::path dir;

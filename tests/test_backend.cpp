@@ -147,3 +147,15 @@ TEST_CASE(
     CHECK(out == outputs.begin()->second);
   }
 }
+
+TEST_CASE("kernel stages refuse buffers too small for their arguments") {
+  for_each_device([](Device& device) {
+    auto queue = device.create_queue();
+    auto small = device.alloc(3 * 10 - 1);
+    auto ok = device.alloc(3 * 10);
+    CHECK_THROWS_AS(device.jpeg().ycc_to_rgb(*queue, *small, *ok, 10), Error);
+    CHECK_THROWS_AS(device.jpeg().ycc_to_rgb(*queue, *ok, *small, 10), Error);
+    device.jpeg().ycc_to_rgb(*queue, *ok, *ok, 0);  // nothing to do is not an error
+    queue->finish();
+  });
+}

@@ -1,6 +1,7 @@
 // JPEG colour conversion on CUDA: host side of kernels_cu/jpeg_color.cu.
 #include "backends/backend_util.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_check.h"
 #include "kernels_cu/launch.h"
 
 namespace hetcodec::cuda {
@@ -8,12 +9,10 @@ namespace {
 
 class CudaJpegKernels : public JpegKernels {
  public:
-  void ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
-                  std::uint32_t pixels) override {
-    check_range("cuda: ycc_to_rgb input", 0, 3 * std::size_t(pixels), ycc.size());
-    check_range("cuda: ycc_to_rgb output", 0, 3 * std::size_t(pixels), rgb.size());
+  void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                      std::uint32_t pixels) override {
     CudaQueue& q = queue_cast(queue);
-    cudaSetDevice(q.ordinal());
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
     q.after_launch(launch_jpeg_ycc_to_rgb(q.stream(), ptr_of(ycc), ptr_of(rgb), pixels),
                    "jpeg_ycc_to_rgb");
   }
