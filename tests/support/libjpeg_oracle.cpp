@@ -36,6 +36,11 @@ void on_error(j_common_ptr cinfo) {
 }  // namespace
 
 std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality) {
+  return libjpeg_encode(rgb, quality, 1, 1, 0, false);
+}
+
+std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, int v,
+                                         int restart_rows, bool optimize) {
   jpeg_compress_struct cinfo{};
   ErrorManager err{};
   cinfo.err = jpeg_std_error(&err.pub);
@@ -56,7 +61,10 @@ std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality) 
   jpeg_set_defaults(&cinfo);
   jpeg_set_quality(&cinfo, quality, TRUE);
   cinfo.dct_method = JDCT_ISLOW;
-  cinfo.comp_info[0].h_samp_factor = cinfo.comp_info[0].v_samp_factor = 1;
+  cinfo.comp_info[0].h_samp_factor = h;
+  cinfo.comp_info[0].v_samp_factor = v;
+  cinfo.restart_in_rows = restart_rows;
+  cinfo.optimize_coding = optimize ? TRUE : FALSE;
   jpeg_start_compress(&cinfo, TRUE);
   while (cinfo.next_scanline < cinfo.image_height) {
     JSAMPROW row =
@@ -97,6 +105,56 @@ Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
   return r;
+}
+
+LibjpegHeader libjpeg_read_header(const std::vector<std::uint8_t>& jpeg) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw std::runtime_error(std::string("libjpeg read_header: ") + err.message);
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  LibjpegHeader h;
+  h.width = int(cinfo.image_width);
+  h.height = int(cinfo.image_height);
+  h.precision = cinfo.data_precision;
+  h.components = cinfo.num_components;
+  h.restart_interval = int(cinfo.restart_interval);
+  h.progressive = cinfo.progressive_mode;
+  h.arithmetic = cinfo.arith_code;
+  h.jfif = cinfo.saw_JFIF_marker;
+  h.adobe = cinfo.saw_Adobe_marker;
+  h.adobe_transform = cinfo.Adobe_transform;
+  for (int c = 0; c < cinfo.num_components; ++c) {
+    h.ids.push_back(cinfo.comp_info[c].component_id);
+    h.h.push_back(cinfo.comp_info[c].h_samp_factor);
+    h.v.push_back(cinfo.comp_info[c].v_samp_factor);
+    h.quant_table.push_back(cinfo.comp_info[c].quant_tbl_no);
+  }
+  for (int t = 0; t < 4; ++t) {
+    std::vector<int> q;
+    if (cinfo.quant_tbl_ptrs[t])
+      q.assign(cinfo.quant_tbl_ptrs[t]->quantval, cinfo.quant_tbl_ptrs[t]->quantval + 64);
+    h.quant_natural.push_back(q);
+    for (int ac = 0; ac < 2; ++ac) {
+      JHUFF_TBL* tbl = ac ? cinfo.ac_huff_tbl_ptrs[t] : cinfo.dc_huff_tbl_ptrs[t];
+      std::vector<int> bits, vals;
+      if (tbl) {
+        int total = 0;
+        for (int l = 1; l <= 16; ++l) bits.push_back(tbl->bits[l]), total += tbl->bits[l];
+        vals.assign(tbl->huffval, tbl->huffval + total);
+      }
+      (ac ? h.ac_bits : h.dc_bits).push_back(bits);
+      (ac ? h.ac_vals : h.dc_vals).push_back(vals);
+    }
+  }
+  jpeg_destroy_decompress(&cinfo);
+  return h;
 }
 
 Raster synthetic_rgb(int width, int height, unsigned seed) {

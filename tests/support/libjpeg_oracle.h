@@ -20,6 +20,22 @@ std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality);
 // false: the YCbCr samples libjpeg converts from (out_color_space = JCS_YCbCr).
 Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb);
 
+// What libjpeg's jpeg_read_header() reports, for comparison with our parser.
+struct LibjpegHeader {
+  int width = 0, height = 0, precision = 0, components = 0, restart_interval = 0;
+  bool progressive = false, arithmetic = false, jfif = false, adobe = false;
+  int adobe_transform = 0;
+  std::vector<int> ids, h, v, quant_table;
+  std::vector<std::vector<int>> quant_natural;  // [table][natural index], empty if undefined
+  std::vector<std::vector<int>> dc_bits, ac_bits, dc_vals, ac_vals;  // bits[1..16], symbols
+};
+LibjpegHeader libjpeg_read_header(const std::vector<std::uint8_t>& jpeg);
+
+// Compresses interleaved RGB with libjpeg: the given quality, luma sampling factors (h, v) and
+// restart interval in MCU rows (0: none), optionally with optimised Huffman tables.
+std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, int v,
+                                         int restart_rows, bool optimize);
+
 // A photo-like test image: gradients, edges and noise, so every colour path is exercised.
 Raster synthetic_rgb(int width, int height, unsigned seed);
 

@@ -1,0 +1,303 @@
+// JPEG marker parsing, ITU-T T.81 Annex B (B.1 marker codes, B.2 frame and scan headers, B.2.4
+// table specifications, B.1.1.5 entropy-coded segments with byte stuffing and RSTn).
+#include "core/jpeg/parser.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace hetcodec::jpeg {
+namespace {
+
+[[noreturn]] void invalid(std::size_t at, const std::string& what) {
+  throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
+}
+
+std::string hex(int marker) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02X", marker);
+  return buf;
+}
+
+// Bounds-checked reading inside one marker segment's payload.
+class Reader {
+ public:
+  Reader(const std::uint8_t* data, std::size_t begin, std::size_t end, const char* segment)
+      : data_(data), pos_(begin), end_(end), segment_(segment) {}
+  int u8() {
+    need(1);
+    return data_[pos_++];
+  }
+  int u16() {
+    need(2);
+    int v = data_[pos_] << 8 | data_[pos_ + 1];
+    pos_ += 2;
+    return v;
+  }
+  std::size_t pos() const { return pos_; }
+  std::size_t left() const { return end_ - pos_; }
+
+ private:
+  void need(std::size_t n) {
+    if (end_ - pos_ < n) invalid(pos_, std::string(segment_) + " segment ends early");
+  }
+  const std::uint8_t* data_;
+  std::size_t pos_, end_;
+  const char* segment_;
+};
+
+struct Tables {
+  std::array<QuantTable, 4> quant;
+  std::array<HuffmanTable, 4> dc, ac;
+  int restart_interval = 0;
+};
+
+void parse_dqt(Reader& r, Tables& t) {
+  while (r.left() > 0) {
+    std::size_t at = r.pos();
+    int pq_tq = r.u8();
+    int pq = pq_tq >> 4, tq = pq_tq & 15;
+    if (pq > 1) invalid(at, "DQT: precision " + std::to_string(pq) + " (expected 0 or 1)");
+    if (tq > 3) invalid(at, "DQT: table " + std::to_string(tq) + " (expected 0..3)");
+    QuantTable& q = t.quant[tq];
+    q.defined = true;
+    q.precision = pq;
+    for (auto& v : q.values) v = static_cast<std::uint16_t>(pq ? r.u16() : r.u8());
+  }
+}
+
+void parse_dht(Reader& r, Tables& t) {
+  while (r.left() > 0) {
+    std::size_t at = r.pos();
+    int tc_th = r.u8();
+    int tc = tc_th >> 4, th = tc_th & 15;
+    if (tc > 1 || th > 3)
+      invalid(at, "DHT: table class/id " + hex(tc_th) + " (expected 0..1 / 0..3)");
+    HuffmanTable h;
+    h.defined = true;
+    int total = 0;
+    for (int len = 1; len <= 16; ++len) total += h.counts[len] = static_cast<std::uint8_t>(r.u8());
+    if (total > 256) invalid(at, "DHT: " + std::to_string(total) + " symbols (at most 256)");
+    // Canonical codes must fit their lengths (T.81 C.2): otherwise the table is bogus.
+    std::uint32_t code = 0;
+    for (int len = 1; len <= 16; ++len) {
+      code += h.counts[len];
+      if (code > (1u << len)) invalid(at, "DHT: code lengths overflow 16 bits");
+      code <<= 1;
+    }
+    h.symbols.resize(total);
+    for (auto& s : h.symbols) s = static_cast<std::uint8_t>(r.u8());
+    (tc == 0 ? t.dc : t.ac)[th] = std::move(h);
+  }
+}
+
+Process process_of(int marker) {
+  switch (marker) {
+    case 0xC0:
+      return Process::Baseline;
+    case 0xC1:
+      return Process::ExtendedHuffman;
+    case 0xC2:
+      return Process::ProgressiveHuffman;
+    case 0xC3:
+      return Process::LosslessHuffman;
+    default:
+      return Process::Arithmetic;  // C5..C7 differential and C9..CF are refused later
+  }
+}
+
+void parse_sof(Reader& r, int marker, std::size_t at, Header& h, const Limits& limits) {
+  if (h.sof_marker) invalid(at, "second frame header (SOF" + hex(marker) + ")");
+  h.sof_marker = marker;
+  h.process = process_of(marker);
+  h.precision = r.u8();
+  h.height = r.u16();
+  h.width = r.u16();
+  int n = r.u8();
+  if (h.width == 0) invalid(at, "frame width 0");
+  if (h.height == 0) invalid(at, "frame height 0 (DNL-defined height is not supported)");
+  if (n < 1 || n > 4) invalid(at, "frame has " + std::to_string(n) + " components (expected 1..4)");
+  if (std::uint64_t(h.width) * std::uint64_t(h.height) > limits.max_pixels) {
+    throw Error(ErrorCode::LimitExceeded,
+                "jpeg: byte " + std::to_string(at) + ": " + std::to_string(h.width) + "x" +
+                    std::to_string(h.height) + " exceeds the pixel limit of " +
+                    std::to_string(limits.max_pixels));
+  }
+  for (int i = 0; i < n; ++i) {
+    std::size_t cat = r.pos();
+    Component c;
+    c.id = r.u8();
+    int hv = r.u8();
+    c.h = hv >> 4;
+    c.v = hv & 15;
+    c.quant_table = r.u8();
+    if (c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4)
+      invalid(cat, "sampling factors " + hex(hv) + " (expected 1..4 each)");
+    if (c.quant_table > 3) invalid(cat, "quantisation table " + std::to_string(c.quant_table));
+    for (const auto& o : h.components) {
+      if (o.id == c.id) invalid(cat, "component id " + std::to_string(c.id) + " repeated");
+    }
+    h.max_h = std::max(h.max_h, c.h);
+    h.max_v = std::max(h.max_v, c.v);
+    h.components.push_back(c);
+  }
+}
+
+// Finds the end of the entropy-coded data that starts at `pos`: the first marker other than
+// RSTn. Stuffed 0xFF00 pairs and fill bytes are data. Records each RSTn.
+std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, Scan& scan) {
+  while (pos < size) {
+    const void* ff = std::memchr(d + pos, 0xFF, size - pos);
+    if (!ff) return size;
+    pos = static_cast<const std::uint8_t*>(ff) - d;
+    std::size_t next = pos + 1;
+    while (next < size && d[next] == 0xFF) ++next;  // fill bytes
+    if (next >= size) return size;
+    int m = d[next];
+    if (m == 0x00) {
+      pos = next + 1;
+    } else if (m >= 0xD0 && m <= 0xD7) {
+      scan.restarts.push_back(pos);
+      pos = next + 1;
+    } else {
+      return pos;
+    }
+  }
+  return size;
+}
+
+void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t size, const Tables& t,
+               Header& h) {
+  if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
+  Scan s;
+  int n = r.u8();
+  if (n < 1 || n > 4 || n > int(h.components.size()))
+    invalid(at, "scan has " + std::to_string(n) + " components");
+  for (int i = 0; i < n; ++i) {
+    std::size_t cat = r.pos();
+    int id = r.u8();
+    int tables = r.u8();
+    int index = -1;
+    for (std::size_t c = 0; c < h.components.size(); ++c) {
+      if (h.components[c].id == id) index = int(c);
+    }
+    if (index < 0)
+      invalid(cat, "scan names component id " + std::to_string(id) + ", not in the frame");
+    for (int prev : s.components) {
+      if (prev == index) invalid(cat, "scan names component id " + std::to_string(id) + " twice");
+    }
+    if ((tables >> 4) > 3 || (tables & 15) > 3)
+      invalid(cat, "scan Huffman table ids " + hex(tables));
+    s.components.push_back(index);
+    s.dc_table.push_back(tables >> 4);
+    s.ac_table.push_back(tables & 15);
+  }
+  s.ss = r.u8();
+  s.se = r.u8();
+  int a = r.u8();
+  s.ah = a >> 4;
+  s.al = a & 15;
+  s.dc_tables = t.dc;
+  s.ac_tables = t.ac;
+  s.quant_tables = t.quant;
+  s.restart_interval = t.restart_interval;
+  s.data_offset = r.pos() + r.left();
+  s.data_end = scan_data(d, s.data_offset, size, s);
+  h.scans.push_back(std::move(s));
+}
+
+void parse_app(const std::uint8_t* d, int marker, std::size_t payload, std::size_t length,
+               Header& h) {
+  h.segments.push_back({marker, payload, length});
+  if (marker == 0xE0 && length >= 5 && std::memcmp(d + payload, "JFIF\0", 5) == 0) h.jfif = true;
+  if (marker == 0xEE && length >= 12 && std::memcmp(d + payload, "Adobe", 5) == 0) {
+    h.adobe = true;
+    h.adobe_transform = d[payload + 11];
+  }
+}
+
+}  // namespace
+
+const char* to_string(Process p) {
+  switch (p) {
+    case Process::Baseline:
+      return "baseline Huffman (SOF0)";
+    case Process::ExtendedHuffman:
+      return "extended sequential Huffman (SOF1)";
+    case Process::ProgressiveHuffman:
+      return "progressive Huffman (SOF2)";
+    case Process::LosslessHuffman:
+      return "lossless Huffman (SOF3)";
+    case Process::Arithmetic:
+      return "arithmetic-coded or hierarchical (SOF5..SOF15)";
+  }
+  return "?";
+}
+
+Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  if (size == 0) invalid(0, "empty input");
+  if (size < 2 || d[0] != 0xFF || d[1] != 0xD8) invalid(0, "not a JPEG file (no SOI marker)");
+  Header h;
+  Tables t;
+  std::size_t pos = 2;
+  bool eoi = false;
+  while (!eoi) {
+    if (pos >= size) {
+      if (h.scans.empty()) invalid(size, "file ends before any scan");
+      h.warnings.push_back("premature end of JPEG file (no EOI marker)");
+      break;
+    }
+    if (d[pos] != 0xFF) {  // garbage between segments: skip to the next marker, as libjpeg does
+      std::size_t start = pos;
+      while (pos < size && d[pos] != 0xFF) ++pos;
+      h.warnings.push_back("corrupt JPEG data: " + std::to_string(pos - start) +
+                           " extraneous bytes before marker at byte " + std::to_string(pos));
+      continue;
+    }
+    while (pos < size && d[pos] == 0xFF) ++pos;  // fill bytes
+    if (pos >= size) continue;
+    std::size_t at = pos - 1;
+    int m = d[pos++];
+    if (m == 0xD9) {
+      eoi = true;
+      break;
+    }
+    if (m == 0xD8) invalid(at, "second SOI marker");
+    if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) continue;  // stray RSTn, TEM: no payload
+    if (m == 0x00) invalid(at, "stuffed zero outside entropy-coded data");
+    if (size - pos < 2) invalid(at, "marker " + hex(m) + " without a length");
+    std::size_t len = std::size_t(d[pos]) << 8 | d[pos + 1];
+    if (len < 2 || len > size - pos) {
+      invalid(at, "segment " + hex(m) + " declares " + std::to_string(len) + " bytes, " +
+                      std::to_string(size - pos) + " remain");
+    }
+    std::size_t next = pos + len;
+    if (m == 0xDB) {
+      Reader q(d, pos + 2, pos + len, "DQT");
+      parse_dqt(q, t);
+    } else if (m == 0xC4) {
+      Reader q(d, pos + 2, pos + len, "DHT");
+      parse_dht(q, t);
+    } else if (m == 0xDD) {
+      Reader q(d, pos + 2, pos + len, "DRI");
+      t.restart_interval = q.u16();
+    } else if (m == 0xDA) {
+      Reader q(d, pos + 2, pos + len, "SOS");
+      parse_sos(q, at, d, size, t, h);
+      next = h.scans.back().data_end;
+    } else if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+      Reader q(d, pos + 2, pos + len, "SOF");
+      parse_sof(q, m, at, h, limits);
+    } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
+      parse_app(d, m, pos + 2, len - 2, h);
+    }  // DAC, DNL, DHP, EXP, JPGn: skipped by their length
+    pos = next;
+  }
+  if (!h.sof_marker) invalid(0, "no frame header (SOFn)");
+  if (h.scans.empty()) invalid(0, "no scan (SOS)");
+  return h;
+}
+
+}  // namespace hetcodec::jpeg

@@ -1,0 +1,81 @@
+// JPEG marker parsing (ITU-T T.81 Annex B): SOI..EOI, DQT (8- and 16-bit), DHT, SOF0..SOF15,
+// DRI, SOS, RSTn, APPn/COM. Produces the frame header, the tables each scan uses, and for each
+// scan its entropy-coded bytes and restart-marker positions (the restart index). Decoding the
+// entropy-coded data is not done here. Every error names the byte offset and what was expected.
+#ifndef HETCODEC_CORE_JPEG_PARSER_H
+#define HETCODEC_CORE_JPEG_PARSER_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hetcodec::jpeg {
+
+struct Limits {
+  std::uint64_t max_pixels = 1ull << 28;  // 268 MP: 16384 x 16384
+};
+
+struct QuantTable {
+  bool defined = false;
+  int precision = 0;                     // 0: 8-bit entries, 1: 16-bit entries
+  std::array<std::uint16_t, 64> values;  // in zigzag order, as stored
+};
+
+struct HuffmanTable {
+  bool defined = false;
+  std::array<std::uint8_t, 17> counts{};  // counts[1..16]: number of codes of each length
+  std::vector<std::uint8_t> symbols;
+};
+
+struct Component {
+  int id = 0;
+  int h = 1, v = 1;     // sampling factors, 1..4
+  int quant_table = 0;  // Tq
+};
+
+struct Segment {
+  int marker = 0;          // 0xE0..0xEF for APPn, 0xFE for COM
+  std::size_t offset = 0;  // of the payload (after the length field)
+  std::size_t length = 0;  // payload bytes
+};
+
+struct Scan {
+  std::vector<int> components;  // indices into Header::components
+  std::vector<int> dc_table, ac_table;
+  int ss = 0, se = 63, ah = 0, al = 0;
+  std::array<HuffmanTable, 4> dc_tables, ac_tables;  // as defined when the scan starts
+  std::array<QuantTable, 4> quant_tables;
+  int restart_interval = 0;
+  std::size_t data_offset = 0, data_end = 0;  // entropy-coded bytes [offset, end)
+  std::vector<std::size_t> restarts;          // offsets of each RSTn marker inside the data
+};
+
+enum class Process { Baseline, ExtendedHuffman, ProgressiveHuffman, LosslessHuffman, Arithmetic };
+
+struct Header {
+  Process process = Process::Baseline;
+  int sof_marker = 0;
+  int precision = 8;
+  int width = 0, height = 0;
+  std::vector<Component> components;
+  int max_h = 1, max_v = 1;
+  std::vector<Scan> scans;
+  std::vector<Segment> segments;  // APPn and COM, kept for the caller (EXIF, ICC, Adobe)
+  bool jfif = false;
+  bool adobe = false;
+  int adobe_transform = -1;           // -1: no Adobe segment
+  std::vector<std::string> warnings;  // corrupt but decodable (libjpeg-turbo's JWRN cases)
+};
+
+// Parses a whole JPEG file. Throws Error(InvalidData) for malformed input, Error(LimitExceeded)
+// past `limits`. Coding processes this build does not decode are still parsed; the decoder
+// refuses them with Unsupported, naming the feature.
+Header parse(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
+
+const char* to_string(Process process);
+
+}  // namespace hetcodec::jpeg
+
+#endif  // HETCODEC_CORE_JPEG_PARSER_H
