@@ -8,7 +8,6 @@
 // directory under the cache directory holding the system's .icd files plus the extra ones and
 // point $OCL_ICD_VENDORS at it before the first OpenCL call. A caller who set OCL_ICD_VENDORS
 // to a single file or library has chosen exactly one ICD, and is left alone.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>

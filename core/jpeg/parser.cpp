@@ -48,6 +48,22 @@ class Reader {
   const char* segment_;
 };
 
+// Names the segment a Reader error is about ("DQT segment ends early").
+const char* segment_name(int marker) {
+  switch (marker) {
+    case 0xDB:
+      return "DQT";
+    case 0xC4:
+      return "DHT";
+    case 0xDD:
+      return "DRI";
+    case 0xDA:
+      return "SOS";
+    default:
+      return "marker";
+  }
+}
+
 struct Tables {
   std::array<QuantTable, 4> quant;
   std::array<HuffmanTable, 4> dc, ac;
@@ -274,21 +290,18 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
                       std::to_string(size - pos) + " remain");
     }
     std::size_t next = pos + len;
+    const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
+    Reader q(d, pos + 2, pos + len, sof ? "SOF" : segment_name(m));
     if (m == 0xDB) {
-      Reader q(d, pos + 2, pos + len, "DQT");
       parse_dqt(q, t);
     } else if (m == 0xC4) {
-      Reader q(d, pos + 2, pos + len, "DHT");
       parse_dht(q, t);
     } else if (m == 0xDD) {
-      Reader q(d, pos + 2, pos + len, "DRI");
       t.restart_interval = q.u16();
     } else if (m == 0xDA) {
-      Reader q(d, pos + 2, pos + len, "SOS");
       parse_sos(q, at, d, size, t, h);
       next = h.scans.back().data_end;
-    } else if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-      Reader q(d, pos + 2, pos + len, "SOF");
+    } else if (sof) {
       parse_sof(q, m, at, h, limits);
     } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
       parse_app(d, m, pos + 2, len - 2, h);
