@@ -93,6 +93,17 @@ class Queue {
 
 // ---- per-codec kernel interfaces: one virtual method per stage ---------------------------------
 
+// Sizes of one JPEG decode job (core/portable/jpeg_job.h) that the host knows and the backends
+// need for launch geometry and bounds checks. The job buffer itself carries everything else.
+struct JpegJobInfo {
+  std::size_t job_bytes = 0;     // header + quantisation tables + token stream
+  std::uint32_t groups = 0;      // 64-block groups of all components
+  std::uint32_t blocks = 0;      // blocks of all components (groups * 64 at most)
+  std::size_t plane_bytes = 0;   // component planes (the IDCT output)
+  std::uint32_t width = 0, height = 0, channels = 0;
+  std::size_t output_bytes() const { return std::size_t(width) * height * channels; }
+};
+
 class JpegKernels {
  public:
   virtual ~JpegKernels() = default;
@@ -101,10 +112,34 @@ class JpegKernels {
   // Checks the buffer sizes (InvalidArgument), then runs the backend's stage.
   void ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb, std::uint32_t pixels);
 
+  // The fused stage (the default): token decode into zero-filled 8x8 tiles, dequantisation and
+  // the accurate integer IDCT, one work-group per 64-block group; writes the component planes.
+  void decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
+                   const JpegJobInfo& info);
+  // The same work in two stages, kept for verification: tokens -> dense quantised coefficients
+  // (blocks x 64 int16, natural order), then dequantisation + IDCT -> component planes.
+  void decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
+                     const JpegJobInfo& info);
+  void idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
+            DeviceBuffer& planes, const JpegJobInfo& info);
+  // Upsampling (libjpeg-turbo's fancy filters) and colour conversion: component planes ->
+  // interleaved output pixels (gray, RGB or CMYK) at `out` + `out_offset`.
+  void upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                      DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info);
+
  protected:
   // Backend stages: called with arguments already validated.
   virtual void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
                               std::uint32_t pixels) = 0;
+  virtual void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
+                               const JpegJobInfo& info) = 0;
+  virtual void run_decode_tokens(Queue& queue, const DeviceBuffer& job,
+                                 DeviceBuffer& coefficients, const JpegJobInfo& info) = 0;
+  virtual void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
+                        DeviceBuffer& planes, const JpegJobInfo& info) = 0;
+  virtual void run_upsample_color(Queue& queue, const DeviceBuffer& job,
+                                  const DeviceBuffer& planes, DeviceBuffer& out,
+                                  std::size_t out_offset, const JpegJobInfo& info) = 0;
 };
 
 class Device {

@@ -22,6 +22,40 @@ void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer
   run_ycc_to_rgb(queue, ycc, rgb, pixels);
 }
 
+// The job's contents are written by host/ (core/jpeg/job.h) and trusted; its size and the
+// sizes of the buffers the kernels write are checked here, once for every backend.
+void JpegKernels::decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
+                              const JpegJobInfo& info) {
+  check_range("decode_idct job", 0, info.job_bytes, job.size());
+  check_range("decode_idct planes", 0, info.plane_bytes, planes.size());
+  if (info.groups) run_decode_idct(queue, job, planes, info);
+}
+
+void JpegKernels::decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
+                                const JpegJobInfo& info) {
+  check_range("decode_tokens job", 0, info.job_bytes, job.size());
+  check_range("decode_tokens coefficients", 0, std::size_t(info.groups) * 64 * 128,
+              coefficients.size());
+  if (info.groups) run_decode_tokens(queue, job, coefficients, info);
+}
+
+void JpegKernels::idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
+                       DeviceBuffer& planes, const JpegJobInfo& info) {
+  check_range("idct job", 0, info.job_bytes, job.size());
+  check_range("idct coefficients", 0, std::size_t(info.groups) * 64 * 128, coefficients.size());
+  check_range("idct planes", 0, info.plane_bytes, planes.size());
+  if (info.groups) run_idct(queue, job, coefficients, planes, info);
+}
+
+void JpegKernels::upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                                 DeviceBuffer& out, std::size_t out_offset,
+                                 const JpegJobInfo& info) {
+  check_range("upsample_color job", 0, info.job_bytes, job.size());
+  check_range("upsample_color planes", 0, info.plane_bytes, planes.size());
+  check_range("upsample_color output", out_offset, info.output_bytes(), out.size());
+  if (info.output_bytes()) run_upsample_color(queue, job, planes, out, out_offset, info);
+}
+
 std::string cache_directory() {
   namespace fs = std::filesystem;
   fs::path dir;

@@ -11,6 +11,17 @@ namespace hetcodec::cuda {
 
 cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const std::uint8_t* d_ycc,
                                    std::uint8_t* d_rgb, std::uint32_t pixels);
+// The JPEG decode stages of kernels_cu/jpeg_decode.cu; `groups` > 0, `pixels` > 0.
+cudaError_t launch_jpeg_decode_idct(cudaStream_t stream, const std::uint8_t* job,
+                                    std::uint8_t* planes, std::uint32_t groups);
+cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const std::uint8_t* job,
+                                      std::uint8_t* coefficients, std::uint32_t groups);
+cudaError_t launch_jpeg_idct(cudaStream_t stream, const std::uint8_t* job,
+                             const std::uint8_t* coefficients, std::uint8_t* planes,
+                             std::uint32_t groups);
+cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const std::uint8_t* job,
+                                       const std::uint8_t* planes, std::uint8_t* out,
+                                       std::uint32_t pixels);
 
 }  // namespace hetcodec::cuda
 

@@ -161,6 +161,15 @@ void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* na
   if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
 }
 
+void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, std::size_t local,
+                     const char* name) {
+  if (items == 0) return;
+  cl_int err = queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items),
+                                           cl::NDRange(local));
+  HC_CL_CHECK_ERR(err, name);
+  if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
+}
+
 ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device)
     : Device(info), device_(device) {
   cl_int err = CL_SUCCESS;

@@ -50,6 +50,8 @@ class ClQueue : public Queue {
   // Enqueues a 1-D kernel over `items` work-items (rounded up to a multiple of 64; kernels
   // check their bounds), honouring HETCODEC_SYNC=1.
   void launch(const cl::Kernel& kernel, std::size_t items, const char* name);
+  // The same with work-groups of `local` work-items (`items` a multiple of it).
+  void launch(const cl::Kernel& kernel, std::size_t items, std::size_t local, const char* name);
 
  private:
   cl::CommandQueue queue_;

@@ -227,7 +227,8 @@ void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t siz
 void parse_app(const std::uint8_t* d, int marker, std::size_t payload, std::size_t length,
                Header& h) {
   h.segments.push_back({marker, payload, length});
-  if (marker == 0xE0 && length >= 5 && std::memcmp(d + payload, "JFIF\0", 5) == 0) h.jfif = true;
+  // libjpeg counts a JFIF APP0 only when it holds the whole 14-byte JFIF header.
+  if (marker == 0xE0 && length >= 14 && std::memcmp(d + payload, "JFIF\0", 5) == 0) h.jfif = true;
   if (marker == 0xEE && length >= 12 && std::memcmp(d + payload, "Adobe", 5) == 0) {
     h.adobe = true;
     h.adobe_transform = d[payload + 11];

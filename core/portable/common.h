@@ -12,6 +12,9 @@ typedef ushort hc_u16;
 typedef int hc_i32;
 typedef uint hc_u32;
 #define HC_FN static inline
+#define HC_GLOBAL __global
+#define HC_LOCAL __local
+#define HC_CONSTANT __constant
 #else
 #include <stdint.h>
 typedef int8_t hc_i8;
@@ -25,6 +28,11 @@ typedef uint32_t hc_u32;
 #else
 #define HC_FN static inline
 #endif
+/* Address-space qualifiers: OpenCL C needs them on pointers; C++ and CUDA use plain pointers
+ * (CUDA's generic addressing reaches shared and global memory alike). */
+#define HC_GLOBAL
+#define HC_LOCAL
+#define HC_CONSTANT const
 #endif
 
 /* Arithmetic right shift of a signed value. C, C++17 and OpenCL C leave >> on negative values

@@ -12,14 +12,16 @@
 
 #include "backends/backend.h"
 #include "core/error.h"
+#include "core/image.h"
+#include "hetcodec/jpeg.h"
 
 namespace hetcodec {
 
 // The library version, "MAJOR.MINOR.PATCH".
 const char* version();
 
-// Pipelines (JpegDecoder, JpegEncoder, PngDecoder, PngEncoder, LjpegDecoder, Filters) are
-// declared here as they land.
+// Pipelines: JpegDecoder (hetcodec/jpeg.h). JpegEncoder, PngDecoder, PngEncoder, LjpegDecoder
+// and Filters are declared here as they land.
 
 }  // namespace hetcodec
 

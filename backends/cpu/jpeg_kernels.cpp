@@ -1,0 +1,111 @@
+// JPEG stages on the CPU reference: the same core/portable arithmetic the CUDA and OpenCL
+// kernels use (kernels_cu/jpeg_*.cu, kernels_cl/jpeg_*.cl), in plain loops.
+#include <cstring>
+
+#include "backends/backend_util.h"
+#include "backends/cpu/cpu_backend.h"
+#include "core/portable/jpeg_color.h"
+#include "core/portable/jpeg_decode.h"
+
+namespace hetcodec::cpu {
+namespace {
+
+const hc_u32* words(const DeviceBuffer& b) {
+  return reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(b, "cpu").data());
+}
+std::uint8_t* bytes(DeviceBuffer& b) { return backend_cast<Buffer>(b, "cpu").data(); }
+const std::uint8_t* bytes(const DeviceBuffer& b) {
+  return backend_cast<const Buffer>(b, "cpu").data();
+}
+
+// Scatters the tokens of group g into `tile` (64 blocks x 64 coefficients, zeroed by the caller).
+void scatter_group(const hc_u32* job, std::uint32_t g, std::int16_t* tile, std::size_t stride) {
+  const hc_u32* dir = job + job[HC_JOB_W_DIRECTORY] + 2 * std::size_t(g);
+  const hc_u32* tok = job + job[HC_JOB_W_TOKENS] + 3 * std::size_t(dir[0]);
+  for (hc_u32 t = 0; t < dir[1]; ++t, tok += 3) {
+    const hc_u32 w = tok[2];
+    std::int16_t* b = tile + (w >> 24 & 63) * stride;
+    b[w & 63] = std::int16_t(tok[0] & 0xFFFF);
+    b[w >> 6 & 63] = std::int16_t(tok[0] >> 16);
+    b[w >> 12 & 63] = std::int16_t(tok[1] & 0xFFFF);
+    b[w >> 18 & 63] = std::int16_t(tok[1] >> 16);
+  }
+}
+
+class CpuJpegKernels : public JpegKernels {
+ public:
+  void run_ycc_to_rgb(Queue&, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                      std::uint32_t pixels) override {
+    const std::uint8_t* y = bytes(ycc);
+    const std::uint8_t* cb = y + pixels;
+    const std::uint8_t* cr = cb + pixels;
+    std::uint8_t* out = bytes(rgb);
+    for (std::uint32_t i = 0; i < pixels; ++i) {
+      out[3 * i + 0] = static_cast<std::uint8_t>(hc_ycc_red(y[i], cr[i]));
+      out[3 * i + 1] = static_cast<std::uint8_t>(hc_ycc_green(y[i], cb[i], cr[i]));
+      out[3 * i + 2] = static_cast<std::uint8_t>(hc_ycc_blue(y[i], cb[i]));
+    }
+  }
+
+  void run_decode_idct(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& planes,
+                       const JpegJobInfo& info) override {
+    const hc_u32* job = words(job_buffer);
+    std::int16_t tile[64 * 64];
+    hc_i32 in[64];
+    for (std::uint32_t g = 0; g < info.groups; ++g) {
+      std::memset(tile, 0, sizeof tile);
+      scatter_group(job, g, tile, 64);
+      const int c = hc_job_component_of_group(job, g);
+      const hc_u32* rec = hc_job_component(job, c);
+      const hc_i32* q = hc_job_quant(job, rec);
+      const hc_u32 blocks = rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
+      for (hc_u32 b = 0; b < 64; ++b) {
+        const hc_u32 blk = (g - rec[HC_JOB_C_FIRST_GROUP]) * 64 + b;
+        if (blk >= blocks) break;
+        for (int k = 0; k < 64; ++k) in[k] = hc_i32(tile[64 * b + k]) * q[k];
+        hc_jpeg_idct_store(in, rec, blk, bytes(planes));
+      }
+    }
+  }
+
+  void run_decode_tokens(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& coefficients,
+                         const JpegJobInfo& info) override {
+    const hc_u32* job = words(job_buffer);
+    auto* coef = reinterpret_cast<std::int16_t*>(bytes(coefficients));
+    std::memset(coef, 0, std::size_t(info.groups) * 64 * 128);
+    for (std::uint32_t g = 0; g < info.groups; ++g)
+      scatter_group(job, g, coef + std::size_t(g) * 64 * 64, 64);
+  }
+
+  void run_idct(Queue&, const DeviceBuffer& job_buffer, const DeviceBuffer& coefficients,
+                DeviceBuffer& planes, const JpegJobInfo&) override {
+    const hc_u32* job = words(job_buffer);
+    const auto* coef = reinterpret_cast<const std::int16_t*>(bytes(coefficients));
+    hc_i32 in[64];
+    for (hc_u32 c = 0; c < job[HC_JOB_W_COMPONENTS]; ++c) {
+      const hc_u32* rec = hc_job_component(job, int(c));
+      const hc_i32* q = hc_job_quant(job, rec);
+      const hc_u32 blocks = rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
+      const std::int16_t* base = coef + std::size_t(rec[HC_JOB_C_FIRST_GROUP]) * 64 * 64;
+      for (hc_u32 blk = 0; blk < blocks; ++blk) {
+        for (int k = 0; k < 64; ++k) in[k] = hc_i32(base[std::size_t(blk) * 64 + k]) * q[k];
+        hc_jpeg_idct_store(in, rec, blk, bytes(planes));
+      }
+    }
+  }
+
+  void run_upsample_color(Queue&, const DeviceBuffer& job_buffer, const DeviceBuffer& planes,
+                          DeviceBuffer& out, std::size_t out_offset,
+                          const JpegJobInfo& info) override {
+    const hc_u32* job = words(job_buffer);
+    const std::uint32_t pixels = info.width * info.height;
+    std::uint8_t* dst = bytes(out) + out_offset;
+    for (std::uint32_t i = 0; i < pixels; ++i) hc_jpeg_pixel(job, bytes(planes), i, dst);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<JpegKernels> make_jpeg_kernels() { return std::make_unique<CpuJpegKernels>(); }
+
+}  // namespace hetcodec::cpu

@@ -1,0 +1,63 @@
+// JPEG stages on CUDA: host side of kernels_cu/jpeg_color.cu and kernels_cu/jpeg_decode.cu.
+#include "backends/backend_util.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_check.h"
+#include "kernels_cu/launch.h"
+
+namespace hetcodec::cuda {
+namespace {
+
+class CudaJpegKernels : public JpegKernels {
+ public:
+  void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                      std::uint32_t pixels) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_ycc_to_rgb(q.stream(), ptr_of(ycc), ptr_of(rgb), pixels),
+                   "jpeg_ycc_to_rgb");
+  }
+
+  void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
+                       const JpegJobInfo& info) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_decode_idct(q.stream(), ptr_of(job), ptr_of(planes), info.groups),
+                   "jpeg_decode_idct");
+  }
+
+  void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
+                         const JpegJobInfo& info) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(
+        launch_jpeg_decode_tokens(q.stream(), ptr_of(job), ptr_of(coefficients), info.groups),
+        "jpeg_decode_tokens");
+  }
+
+  void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
+                DeviceBuffer& planes, const JpegJobInfo& info) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job), ptr_of(coefficients),
+                                    ptr_of(planes), info.groups),
+                   "jpeg_idct");
+  }
+
+  void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                          DeviceBuffer& out, std::size_t out_offset,
+                          const JpegJobInfo& info) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_upsample_color(q.stream(), ptr_of(job), ptr_of(planes),
+                                              ptr_of(out) + out_offset, info.width * info.height),
+                   "jpeg_upsample_color");
+  }
+
+ private:
+  static CudaQueue& current(Queue& queue) {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    return q;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<JpegKernels> make_jpeg_kernels() { return std::make_unique<CudaJpegKernels>(); }
+
+}  // namespace hetcodec::cuda

@@ -1,0 +1,85 @@
+// JPEG stages on OpenCL: host side of kernels_cl/jpeg_color.cl and kernels_cl/jpeg_decode.cl.
+#include "backends/backend_util.h"
+#include "backends/opencl/opencl_backend.h"
+
+namespace hetcodec::opencl {
+namespace {
+
+class ClJpegKernels : public JpegKernels {
+ public:
+  explicit ClJpegKernels(ClDevice& device)
+      : color_(device.program("jpeg_color")), decode_(device.program("jpeg_decode")) {}
+
+  void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
+                      std::uint32_t pixels) override {
+    cl::Kernel k = make_kernel(color_, "jpeg_ycc_to_rgb");
+    HC_CL_CHECK(k.setArg(0, mem_of(ycc)));
+    HC_CL_CHECK(k.setArg(1, mem_of(rgb)));
+    HC_CL_CHECK(k.setArg(2, cl_uint(pixels)));
+    queue_cast(queue).launch(k, pixels, "jpeg_ycc_to_rgb");
+  }
+
+  void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
+                       const JpegJobInfo& info) override {
+    cl::Kernel k = make_kernel(decode_, "jpeg_decode_idct");
+    HC_CL_CHECK(k.setArg(0, mem_of(job)));
+    HC_CL_CHECK(k.setArg(1, mem_of(planes)));
+    queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_idct");
+  }
+
+  void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
+                         const JpegJobInfo& info) override {
+    cl::Kernel k = make_kernel(decode_, "jpeg_decode_tokens");
+    HC_CL_CHECK(k.setArg(0, mem_of(job)));
+    HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
+    queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_tokens");
+  }
+
+  void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
+                DeviceBuffer& planes, const JpegJobInfo& info) override {
+    cl::Kernel k = make_kernel(decode_, "jpeg_idct");
+    const cl_uint blocks = cl_uint(info.groups) * 64;
+    HC_CL_CHECK(k.setArg(0, mem_of(job)));
+    HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
+    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
+    HC_CL_CHECK(k.setArg(3, blocks));
+    queue_cast(queue).launch(k, blocks, "jpeg_idct");
+  }
+
+  void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                          DeviceBuffer& out, std::size_t out_offset,
+                          const JpegJobInfo& info) override {
+    cl::Kernel k = make_kernel(decode_, "jpeg_upsample_color");
+    const cl_uint pixels = cl_uint(info.width * info.height);
+    HC_CL_CHECK(k.setArg(0, mem_of(job)));
+    HC_CL_CHECK(k.setArg(1, mem_of(planes)));
+    HC_CL_CHECK(k.setArg(2, sub_buffer(out, out_offset, info.output_bytes())));
+    HC_CL_CHECK(k.setArg(3, pixels));
+    queue_cast(queue).launch(k, pixels, "jpeg_upsample_color");
+  }
+
+ private:
+  // A kernel argument for `out` at `offset`: the buffer itself when offset is 0, otherwise a
+  // sub-buffer (the offset must meet the device's base-address alignment, which callers that
+  // place several images in one buffer respect by aligning to 4096 bytes).
+  static cl::Buffer sub_buffer(const DeviceBuffer& out, std::size_t offset, std::size_t bytes) {
+    cl::Buffer mem = mem_of(out);
+    if (offset == 0) return mem;
+    cl_buffer_region region{offset, bytes};
+    cl_int err = CL_SUCCESS;
+    cl::Buffer sub = mem.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region,
+                                         &err);
+    HC_CL_CHECK_ERR(err, "clCreateSubBuffer(jpeg output)");
+    return sub;
+  }
+
+  cl::Program color_, decode_;
+};
+
+}  // namespace
+
+std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device) {
+  return std::make_unique<ClJpegKernels>(device);
+}
+
+}  // namespace hetcodec::opencl
