@@ -157,6 +157,122 @@ LibjpegHeader libjpeg_read_header(const std::vector<std::uint8_t>& jpeg) {
   return h;
 }
 
+std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams& p) {
+  jpeg_compress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    std::free(out);
+    throw std::runtime_error(std::string("libjpeg encode: ") + err.message);
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_mem_dest(&cinfo, &out, &out_size);
+  cinfo.image_width = static_cast<JDIMENSION>(in.width);
+  cinfo.image_height = static_cast<JDIMENSION>(in.height);
+  cinfo.input_components = in.components;
+  cinfo.in_color_space = in.components == 1 ? JCS_GRAYSCALE : in.components == 3 ? JCS_RGB : JCS_CMYK;
+  jpeg_set_defaults(&cinfo);
+  if (in.components == 3 && p.keep_rgb) jpeg_set_colorspace(&cinfo, JCS_RGB);
+  if (in.components == 4) jpeg_set_colorspace(&cinfo, p.keep_rgb ? JCS_CMYK : JCS_YCCK);
+  jpeg_set_quality(&cinfo, p.quality, TRUE);
+  cinfo.dct_method = JDCT_ISLOW;
+  cinfo.write_JFIF_header = p.jfif ? cinfo.write_JFIF_header : FALSE;
+  for (int c = 0; c < cinfo.num_components; ++c) {
+    cinfo.comp_info[c].h_samp_factor = p.h[c];
+    cinfo.comp_info[c].v_samp_factor = p.v[c];
+  }
+  cinfo.restart_in_rows = p.restart_rows;
+  cinfo.restart_interval = static_cast<unsigned>(p.restart_blocks);
+  cinfo.optimize_coding = p.optimize ? TRUE : FALSE;
+  jpeg_start_compress(&cinfo, TRUE);
+  const std::size_t row_bytes = std::size_t(in.width) * in.components;
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(in.samples.data() + cinfo.next_scanline * row_bytes);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  std::vector<std::uint8_t> bytes(out, out + out_size);
+  jpeg_destroy_compress(&cinfo);
+  std::free(out);
+  return bytes;
+}
+
+namespace {
+void count_warnings(j_common_ptr cinfo, int level) {
+  if (level < 0) ++*static_cast<int*>(cinfo->client_data);
+}
+}  // namespace
+
+Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnings) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager err{};
+  int count = 0;
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  err.pub.emit_message = count_warnings;
+  cinfo.client_data = &count;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw std::runtime_error(std::string("libjpeg decode: ") + err.message);
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&cinfo);
+  Raster r;
+  r.width = static_cast<int>(cinfo.output_width);
+  r.height = static_cast<int>(cinfo.output_height);
+  r.components = cinfo.output_components;
+  r.samples.resize(std::size_t(r.width) * r.height * r.components);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = r.samples.data() + std::size_t(cinfo.output_scanline) * r.width * r.components;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  if (warnings) *warnings = count;
+  return r;
+}
+
+Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg) {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw std::runtime_error(std::string("libjpeg read_coefficients: ") + err.message);
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  jvirt_barray_ptr* arrays = jpeg_read_coefficients(&cinfo);
+  Coefficients out;
+  for (int c = 0; c < cinfo.num_components; ++c) {
+    const jpeg_component_info& comp = cinfo.comp_info[c];
+    const int w = int(comp.width_in_blocks), h = int(comp.height_in_blocks);
+    out.width_in_blocks.push_back(w);
+    out.height_in_blocks.push_back(h);
+    std::vector<std::int16_t> blocks(std::size_t(w) * h * 64);
+    for (int by = 0; by < h; ++by) {
+      JBLOCKARRAY row = (*cinfo.mem->access_virt_barray)(reinterpret_cast<j_common_ptr>(&cinfo),
+                                                         arrays[c], JDIMENSION(by), 1, FALSE);
+      for (int bx = 0; bx < w; ++bx)
+        for (int k = 0; k < 64; ++k)
+          blocks[(std::size_t(by) * w + bx) * 64 + k] = row[0][bx][k];
+    }
+    out.blocks.push_back(std::move(blocks));
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return out;
+}
+
 Raster synthetic_rgb(int width, int height, unsigned seed) {
   Raster r{width, height, 3, {}};
   auto noise = random_bytes(std::size_t(width) * height * 3, seed);

@@ -36,6 +36,34 @@ LibjpegHeader libjpeg_read_header(const std::vector<std::uint8_t>& jpeg);
 std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, int v,
                                          int restart_rows, bool optimize);
 
+// Everything the corpus varies, for libjpeg_encode_ex.
+struct EncodeParams {
+  int quality = 75;
+  // Sampling factors per component; the component count follows `input` (1: grayscale,
+  // 3: RGB -> YCbCr, or RGB kept when `keep_rgb`; 4: CMYK written as YCCK or, with keep_rgb,
+  // as plain CMYK).
+  int h[4] = {1, 1, 1, 1}, v[4] = {1, 1, 1, 1};
+  int restart_rows = 0, restart_blocks = 0;  // restart interval in MCU rows or in MCUs
+  bool optimize = false;
+  bool keep_rgb = false;
+  bool jfif = true;  // write the JFIF APP0 marker (libjpeg's default)
+};
+std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodeParams& params);
+
+// Decompresses as djpeg does by default: JDCT_ISLOW, fancy upsampling, the default output
+// colour space (grayscale for 1 component, RGB for YCbCr and RGB, CMYK for CMYK and YCCK).
+// Warnings libjpeg emitted are returned in `warnings` when not null.
+Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg,
+                              int* warnings = nullptr);
+
+// The quantised DCT coefficients libjpeg's jpeg_read_coefficients() gives: per component,
+// width_in_blocks x height_in_blocks blocks of 64 values in natural order, row-major.
+struct Coefficients {
+  std::vector<int> width_in_blocks, height_in_blocks;
+  std::vector<std::vector<std::int16_t>> blocks;
+};
+Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg);
+
 // A photo-like test image: gradients, edges and noise, so every colour path is exercised.
 Raster synthetic_rgb(int width, int height, unsigned seed);
 

@@ -1,0 +1,407 @@
+// Huffman decoding of sequential JPEG scans (ITU-T T.81 F.2.2) into the token stream. The
+// decoding tables follow T.81 Annex C and F.2.2.3 (MAXCODE, VALPTR) with a lookahead table, as
+// libjpeg's jdhuff.c builds them; the corrupt-data behaviour is libjpeg-turbo's (see entropy.h).
+#include "core/jpeg/entropy.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/portable/jpeg_zigzag.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the token stream is written with the host's byte order; a big-endian port must swap"
+#endif
+
+namespace hetcodec::jpeg {
+namespace {
+
+[[noreturn]] void invalid(std::size_t at, const std::string& what) {
+  throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
+}
+
+// Zigzag index -> natural index, with 16 extra entries for the corrupt case where a run takes k
+// past 63: libjpeg-turbo's jpeg_natural_order has the same guard, sending them to 63.
+struct NaturalOrder {
+  int at[80];
+  NaturalOrder() {
+    static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+    for (int i = 0; i < 64; ++i) at[i] = zz[i];
+    for (int i = 64; i < 80; ++i) at[i] = 63;
+  }
+};
+const NaturalOrder kNatural;
+
+HuffmanLookup derive(const HuffmanTable& t) {
+  HuffmanLookup d;
+  constexpr int kBits = HuffmanLookup::kBits;
+  std::uint8_t size[257];
+  std::uint32_t code_of[257];
+  int p = 0;
+  for (int l = 1; l <= 16; ++l)
+    for (int i = 0; i < t.counts[l]; ++i) size[p++] = std::uint8_t(l);
+  size[p] = 0;
+  const int n = p;
+  std::uint32_t code = 0;
+  int si = n ? size[0] : 0;
+  p = 0;
+  while (p < n) {
+    while (p < n && size[p] == si) code_of[p++] = code++;
+    code <<= 1;
+    ++si;
+  }
+  p = 0;
+  for (int l = 1; l <= 16; ++l) {
+    if (t.counts[l]) {
+      d.valoffset[l] = p - std::int32_t(code_of[p]);
+      p += t.counts[l];
+      d.maxcode[l] = std::int32_t(code_of[p - 1]);
+    } else {
+      d.maxcode[l] = -1;
+    }
+  }
+  d.maxcode[17] = 0xFFFFF;
+  for (std::size_t i = 0; i < t.symbols.size() && i < 256; ++i) d.symbols[i] = t.symbols[i];
+  p = 0;
+  for (int l = 1; l <= kBits; ++l) {
+    for (int i = 0; i < t.counts[l]; ++i, ++p) {
+      const int sym = d.symbols[p];
+      const std::uint32_t first = code_of[p] << (kBits - l);
+      for (std::uint32_t j = 0; j < (1u << (kBits - l)); ++j) {
+        const std::uint32_t idx = first | j;
+        d.lookup[idx] = std::uint16_t(l << 8 | sym);
+        const int r = sym >> 4, s = sym & 15;
+        if (s && l + s <= kBits) {
+          const int bits = int(idx >> (kBits - l - s)) & ((1 << s) - 1);
+          const int v = bits < (1 << (s - 1)) ? bits - (1 << s) + 1 : bits;
+          d.fast_ac[idx] = v * 65536 + (r << 8) + (l + s);
+        }
+      }
+    }
+  }
+  return d;
+}
+
+// MSB-first bit reader over one entropy-coded segment [p, end), unstuffing 0xFF00. Past the end
+// (or a marker) it supplies zero bits and counts them as padding.
+struct BitReader {
+  const std::uint8_t* p;
+  const std::uint8_t* end;
+  std::uint64_t buf = 0;
+  int nbits = 0;  // valid bits at the top of buf
+  int pad = 0;    // of which this many, at the bottom, are padding
+
+  void refill() {
+    if (pad == 0 && end - p >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      const std::uint64_t x = ~w;  // a 0xFF byte of w is a zero byte of x
+      if (((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) == 0) {
+        const int take = (64 - nbits) >> 3;
+        w = __builtin_bswap64(w);
+        if (take < 8) w &= ~0ull << (64 - 8 * take);
+        buf |= w >> nbits;
+        p += take;
+        nbits += 8 * take;
+        return;
+      }
+    }
+    while (nbits <= 56) {
+      std::uint64_t c = 0;
+      if (pad == 0 && p < end) {
+        c = *p++;
+        if (c == 0xFF) {
+          while (p < end && *p == 0xFF) ++p;
+          if (p < end && *p == 0) {
+            ++p;
+          } else {
+            p = end;  // a marker: no more data in this segment
+            c = 0;
+            pad += 8;
+          }
+        }
+      } else {
+        pad += 8;
+      }
+      buf |= c << (56 - nbits);
+      nbits += 8;
+    }
+  }
+  std::uint32_t peek(int n) const { return std::uint32_t(buf >> (64 - n)); }
+  void consume(int n) {
+    buf <<= n;
+    nbits -= n;
+  }
+  // n in 1..16
+  std::uint32_t bits(int n) {
+    std::uint32_t v = peek(n);
+    consume(n);
+    return v;
+  }
+  bool exhausted() const { return nbits < pad; }  // padding bits have been consumed
+};
+
+inline int extend(std::uint32_t v, int s) {
+  return v < (1u << (s - 1)) ? int(v) - (1 << s) + 1 : int(v);
+}
+
+// One symbol. The buffer holds at least 32 bits.
+inline int decode_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_code) {
+  const std::uint32_t e = t.lookup[br.peek(HuffmanLookup::kBits)];
+  if (e) {
+    br.consume(int(e >> 8));
+    return int(e & 0xFF);
+  }
+  for (int l = HuffmanLookup::kBits + 1; l <= 16; ++l) {
+    const std::int32_t code = std::int32_t(br.peek(l));
+    if (code <= t.maxcode[l]) {
+      br.consume(l);
+      return t.symbols[(code + t.valoffset[l]) & 0xFF];
+    }
+  }
+  br.consume(17);  // libjpeg reads 17 bits, warns, and fakes a zero
+  bad_code = true;
+  return 0;
+}
+
+}  // namespace
+
+EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const Header& header,
+                               const Layout& layout)
+    : data_(data), size_(size), header_(header), layout_(layout) {
+  const std::size_t nc = header.components.size();
+  quant_.assign(nc, {});
+  std::vector<int> coded_in(nc, -1);
+  for (std::size_t si = 0; si < header.scans.size(); ++si) {
+    const Scan& scan = header.scans[si];
+    ScanPlan plan;
+    const bool interleaved = scan.components.size() > 1;
+    for (std::size_t k = 0; k < scan.components.size(); ++k) {
+      const int c = scan.components[k];
+      if (coded_in[c] >= 0)
+        invalid(scan.data_offset, "component " + std::to_string(header.components[c].id) +
+                                      " is coded by a second scan (a sequential file codes each "
+                                      "component once)");
+      coded_in[c] = int(si);
+      const QuantTable& q = scan.quant_tables[header.components[c].quant_table];
+      if (!q.defined)
+        invalid(scan.data_offset, "quantisation table " +
+                                      std::to_string(header.components[c].quant_table) +
+                                      " is not defined before the scan that uses it");
+      static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+      for (int i = 0; i < 64; ++i) quant_[c][zz[i]] = std::int16_t(q.values[i]);
+      const HuffmanTable& dc = scan.dc_tables[scan.dc_table[k]];
+      const HuffmanTable& ac = scan.ac_tables[scan.ac_table[k]];
+      if (!dc.defined)
+        invalid(scan.data_offset,
+                "DC Huffman table " + std::to_string(scan.dc_table[k]) + " is not defined");
+      if (!ac.defined)
+        invalid(scan.data_offset,
+                "AC Huffman table " + std::to_string(scan.ac_table[k]) + " is not defined");
+      for (std::size_t i = 0; i < dc.symbols.size(); ++i) {
+        if (dc.symbols[i] > 15)
+          invalid(scan.data_offset, "DC Huffman table " + std::to_string(scan.dc_table[k]) +
+                                        " has symbol " + std::to_string(dc.symbols[i]) +
+                                        " (at most 15)");
+      }
+      plan.lookup_dc.push_back(int(tables_.size()));
+      tables_.push_back(derive(dc));
+      plan.lookup_ac.push_back(int(tables_.size()));
+      tables_.push_back(derive(ac));
+      const Component& comp = header.components[c];
+      const int h = interleaved ? comp.h : 1, v = interleaved ? comp.v : 1;
+      for (int dy = 0; dy < v; ++dy)
+        for (int dx = 0; dx < h; ++dx)
+          plan.mcu.push_back({c, plan.lookup_dc.back(), plan.lookup_ac.back(), h, v, dx, dy});
+    }
+    if (plan.mcu.size() > 10)
+      invalid(scan.data_offset, "an MCU of " + std::to_string(plan.mcu.size()) +
+                                    " blocks (T.81 allows at most 10)");
+    if (interleaved) {
+      plan.mcus_x = layout.mcus_x;
+      plan.mcus = layout.mcus_x * layout.mcus_y;
+    } else {
+      const ComponentLayout& cl = layout.components[scan.components[0]];
+      plan.mcus_x = (cl.width + 7) / 8;
+      plan.mcus = plan.mcus_x * ((cl.height + 7) / 8);
+    }
+    plan.restart = scan.restart_interval;
+    plan.intervals = plan.restart ? (plan.mcus + plan.restart - 1) / plan.restart : 1;
+    plans_.push_back(std::move(plan));
+  }
+}
+
+std::vector<EntropyTask> EntropyDecoder::tasks(int max_tasks) const {
+  std::vector<EntropyTask> out;
+  max_tasks = std::max(1, max_tasks);
+  for (std::size_t s = 0; s < plans_.size(); ++s) {
+    const std::uint32_t intervals = std::uint32_t(plans_[s].intervals);
+    const std::uint32_t n = std::min<std::uint32_t>(intervals, std::uint32_t(max_tasks));
+    const std::uint32_t chunk = (intervals + n - 1) / n;
+    for (std::uint32_t first = 0; first < intervals; first += chunk)
+      out.push_back({int(s), first, std::min(chunk, intervals - first)});
+  }
+  return out;
+}
+
+void EntropyDecoder::run(const EntropyTask& task, EntropyResult& out) const {
+  const ScanPlan& plan = plans_.at(std::size_t(task.scan));
+  const Scan& scan = header_.scans[std::size_t(task.scan)];
+  for (std::uint32_t i = 0; i < task.intervals; ++i)
+    decode_interval(plan, scan, task.first_interval + i, out);
+}
+
+void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
+                                     std::uint32_t interval, EntropyResult& out) const {
+  // The interval's bytes: from the scan start or the byte after the RSTn before it, to the next
+  // marker. An interval whose restart marker is missing has no data (decoded as all zero).
+  std::size_t begin = scan.data_offset, end = scan.data_end;
+  if (interval > 0) {
+    if (interval - 1 >= scan.restarts.size()) {
+      if (interval - 1 == scan.restarts.size())
+        out.warnings.push_back("corrupt JPEG data: restart marker " +
+                               std::to_string(interval - 1) + " missing; the rest of the scan " +
+                               "is left grey");
+      return;
+    }
+    std::size_t m = scan.restarts[interval - 1];
+    while (m < size_ && data_[m] == 0xFF) ++m;
+    if (m < size_ && (data_[m] & 7) != int((interval - 1) & 7))
+      out.warnings.push_back("corrupt JPEG data: restart marker RST" +
+                             std::to_string(data_[m] & 7) + " where RST" +
+                             std::to_string((interval - 1) & 7) + " was expected");
+    begin = m + 1;
+  }
+  if (interval < scan.restarts.size()) end = scan.restarts[interval];
+  begin = std::min(begin, end);
+
+  BitReader br{data_ + begin, data_ + end};
+  const int first_mcu = plan.restart ? int(interval) * plan.restart : 0;
+  const int last_mcu = plan.restart ? std::min(plan.mcus, first_mcu + plan.restart) : plan.mcus;
+  int pred[4] = {0, 0, 0, 0};
+  bool bad_code = false;
+  int pos[64];
+  std::int16_t val[64];
+  for (int m = first_mcu; m < last_mcu; ++m) {
+    const int mx = m % plan.mcus_x, my = m / plan.mcus_x;
+    for (const auto& b : plan.mcu) {
+      const HuffmanLookup& dc = tables_[std::size_t(b.dc)];
+      const HuffmanLookup& ac = tables_[std::size_t(b.ac)];
+      const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
+      const int gx = mx * b.h + b.dx, gy = my * b.v + b.dy;
+      int n = 0;
+      if (br.nbits < 32) br.refill();
+      int s = decode_symbol(br, dc, bad_code);
+      int diff = 0;
+      if (s) {
+        if (br.nbits < 32) br.refill();
+        diff = extend(br.bits(s), s);
+      }
+      pred[b.component] += diff;
+      const std::int16_t dcv = std::int16_t(pred[b.component]);
+      if (dcv) {
+        pos[0] = 0;
+        val[0] = dcv;
+        n = 1;
+      }
+      for (int k = 1; k < 64;) {
+        if (br.nbits < 32) br.refill();
+        const std::int32_t e = ac.fast_ac[br.peek(HuffmanLookup::kBits)];
+        if (e) {
+          br.consume(e & 0xFF);
+          k += (e >> 8) & 0xFF;
+          pos[n] = kNatural.at[k];
+          val[n] = std::int16_t(e >> 16);
+          ++n;
+          ++k;
+          continue;
+        }
+        const int rs = decode_symbol(br, ac, bad_code);
+        const int r = rs >> 4;
+        s = rs & 15;
+        if (s) {
+          k += r;
+          if (br.nbits < 32) br.refill();
+          pos[n] = kNatural.at[k];
+          val[n] = std::int16_t(extend(br.bits(s), s));
+          ++n;
+          ++k;
+        } else if (r == 15) {
+          k += 16;
+        } else {
+          break;
+        }
+      }
+      if (n) {
+        const std::uint32_t raster = std::uint32_t(gy) * std::uint32_t(cl.grid_w) + std::uint32_t(gx);
+        const int ntok = (n + 3) / 4;
+        for (int i = n; i < ntok * 4; ++i) {
+          pos[i] = pos[n - 1];
+          val[i] = val[n - 1];
+        }
+        for (int t = 0; t < ntok; ++t) {
+          Token tok;
+          for (int i = 0; i < 4; ++i) tok.coef[i] = val[4 * t + i];
+          tok.word = token_word(&pos[4 * t], int(raster & 63));
+          out.tokens.push_back(tok);
+        }
+        out.block_ids.push_back(cl.first_block + raster);
+        out.block_tokens.push_back(std::uint8_t(ntok));
+      }
+    }
+    if (br.exhausted()) {
+      out.warnings.push_back("corrupt JPEG data: premature end of data segment (scan at byte " +
+                             std::to_string(scan.data_offset) + ", restart interval " +
+                             std::to_string(interval) + "); the rest of it is left grey");
+      break;
+    }
+  }
+  if (bad_code)
+    out.warnings.push_back("corrupt JPEG data: bad Huffman code (restart interval " +
+                           std::to_string(interval) + ")");
+}
+
+std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& results) const {
+  std::size_t tokens = 0;
+  for (const auto& r : results) tokens += r.tokens.size();
+  std::vector<std::uint32_t> blocks;
+  for (const auto& c : layout_.components) blocks.push_back(c.blocks);
+  return token_stream_bytes(blocks, tokens);
+}
+
+void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
+                                  std::uint8_t* out) const {
+  const std::size_t nc = layout_.components.size();
+  std::vector<std::uint32_t> count(layout_.groups, 0);
+  for (const auto& r : results)
+    for (std::size_t i = 0; i < r.block_ids.size(); ++i) count[r.block_ids[i] >> 6] += r.block_tokens[i];
+  auto* w = reinterpret_cast<std::uint32_t*>(out);
+  w[0] = kTokenMagic;
+  w[1] = kTokenVersion | std::uint32_t(nc) << 16;
+  for (std::size_t c = 0; c < nc; ++c) {
+    w[2 + 2 * c] = layout_.components[c].blocks;
+    w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
+  }
+  std::uint32_t* dir = w + 2 + 2 * nc;
+  std::vector<std::uint32_t> cursor(layout_.groups);
+  std::uint32_t offset = 0;
+  for (std::uint32_t g = 0; g < layout_.groups; ++g) {
+    dir[2 * g] = offset;
+    dir[2 * g + 1] = count[g];
+    cursor[g] = offset;
+    offset += count[g];
+  }
+  auto* tokens = reinterpret_cast<Token*>(dir + 2 * std::size_t(layout_.groups));
+  for (const auto& r : results) {
+    std::size_t t = 0;
+    for (std::size_t i = 0; i < r.block_ids.size(); ++i) {
+      const std::uint32_t g = r.block_ids[i] >> 6;
+      const std::size_t n = r.block_tokens[i];
+      std::memcpy(tokens + cursor[g], r.tokens.data() + t, n * sizeof(Token));
+      cursor[g] += std::uint32_t(n);
+      t += n;
+    }
+  }
+}
+
+}  // namespace hetcodec::jpeg

@@ -1,0 +1,100 @@
+// The CPU stage of JPEG decoding: Huffman decoding of sequential (baseline and extended) scans
+// into the token stream (core/jpeg/token_stream.h). Table-driven: a 9-bit lookahead table gives
+// most codes in one lookup, and AC codes whose magnitude bits also fit are decoded to their
+// run, value and length at once; bits come from a 64-bit buffer refilled several bytes at a time.
+//
+// The work is split into tasks that can run on different threads: one per scan, or, when the
+// scan has restart markers, runs of whole restart intervals. Each task fills its own
+// EntropyResult; write_stream() then lays the tokens out by group.
+//
+// Corrupt data is decoded as libjpeg-turbo decodes it: bits past the end of a segment (or of
+// the file) read as zeros, a code longer than 16 bits yields symbol 0, and once a segment has run
+// out the remaining MCUs up to the next restart marker are left all zero (uniform grey); each
+// case adds a warning.
+#ifndef HETCODEC_CORE_JPEG_ENTROPY_H
+#define HETCODEC_CORE_JPEG_ENTROPY_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/jpeg/layout.h"
+#include "core/jpeg/parser.h"
+#include "core/jpeg/token_stream.h"
+
+namespace hetcodec::jpeg {
+
+struct EntropyTask {
+  int scan = 0;
+  std::uint32_t first_interval = 0, intervals = 1;  // restart intervals of the scan
+};
+
+struct EntropyResult {
+  std::vector<Token> tokens;                // in decode order
+  std::vector<std::uint32_t> block_ids;     // global block index of each non-zero block
+  std::vector<std::uint8_t> block_tokens;   // and its token count (1..16)
+  std::vector<std::string> warnings;
+  void clear() {
+    tokens.clear();
+    block_ids.clear();
+    block_tokens.clear();
+    warnings.clear();
+  }
+};
+
+// Derived decoding tables of one Huffman table (libjpeg's d_derived_tbl, plus the AC fast table).
+struct HuffmanLookup {
+  static constexpr int kBits = 9;
+  std::array<std::uint16_t, 1 << kBits> lookup{};   // (code length << 8) | symbol; 0: longer
+  std::array<std::int32_t, 1 << kBits> fast_ac{};   // value << 16 | run << 8 | total bits; 0: no
+  std::array<std::int32_t, 18> maxcode{};           // largest code of each length, -1 if none
+  std::array<std::int32_t, 17> valoffset{};
+  std::array<std::uint8_t, 256> symbols{};
+};
+
+class EntropyDecoder {
+ public:
+  // Prepares the tables of every scan. Throws Error(InvalidData) for a scan that uses an
+  // undefined table or a DC symbol above 15, codes a component a second time, or has an MCU of
+  // more than 10 blocks.
+  EntropyDecoder(const std::uint8_t* data, std::size_t size, const Header& header,
+                 const Layout& layout);
+
+  // At most `max_tasks` tasks (at least one per scan), covering every MCU once.
+  std::vector<EntropyTask> tasks(int max_tasks) const;
+  void run(const EntropyTask& task, EntropyResult& out) const;
+
+  std::size_t stream_bytes(const std::vector<EntropyResult>& results) const;
+  // Writes the token stream (stream_bytes() bytes) to `out`, which must be 4-byte aligned.
+  void write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out) const;
+
+  // Quantisation table of a component as the decoder uses it: 64 values in natural order, as
+  // libjpeg latches them when the component's first scan starts.
+  const std::array<std::int32_t, 64>& quant(int component) const { return quant_[component]; }
+
+ private:
+  struct ScanPlan {
+    int mcus_x = 0, mcus = 0, intervals = 1, restart = 0;
+    struct Block {
+      int component, dc, ac, h, v, dx, dy;  // h, v: 1 in a non-interleaved scan
+    };
+    std::vector<Block> mcu;  // blocks of one MCU in coding order
+    std::vector<int> lookup_dc, lookup_ac;
+  };
+  void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
+                       EntropyResult& out) const;
+
+  const std::uint8_t* data_;
+  std::size_t size_;
+  const Header& header_;
+  const Layout& layout_;
+  std::vector<ScanPlan> plans_;
+  std::vector<HuffmanLookup> tables_;
+  std::vector<std::array<std::int32_t, 64>> quant_;
+};
+
+}  // namespace hetcodec::jpeg
+
+#endif  // HETCODEC_CORE_JPEG_ENTROPY_H

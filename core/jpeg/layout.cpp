@@ -1,0 +1,99 @@
+#include "core/jpeg/layout.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "core/portable/jpeg_job.h"
+#include "core/portable/jpeg_upsample.h"
+
+namespace hetcodec::jpeg {
+namespace {
+
+int div_up(int a, int b) { return (a + b - 1) / b; }
+
+[[noreturn]] void unsupported(const std::string& what) {
+  throw Error(ErrorCode::Unsupported, "jpeg: " + what);
+}
+
+// libjpeg-turbo's default_decompress_parms (jdapimin.c): which colour space the file is in.
+int color_transform(const Header& h) {
+  switch (h.components.size()) {
+    case 1:
+      return HC_COLOR_GRAY;
+    case 3: {
+      if (h.jfif) return HC_COLOR_YCC_RGB;
+      if (h.adobe) return h.adobe_transform == 0 ? HC_COLOR_RGB : HC_COLOR_YCC_RGB;
+      const auto& c = h.components;
+      if (c[0].id == 1 && c[1].id == 2 && c[2].id == 3) return HC_COLOR_YCC_RGB;
+      if (c[0].id == 'R' && c[1].id == 'G' && c[2].id == 'B') return HC_COLOR_RGB;
+      return HC_COLOR_YCC_RGB;
+    }
+    case 4:
+      return h.adobe && h.adobe_transform != 0 ? HC_COLOR_YCCK_CMYK : HC_COLOR_CMYK;
+    default:
+      unsupported(std::to_string(h.components.size()) +
+                  " components (1, 3 and 4 are decoded; libjpeg-turbo also refuses others "
+                  "without an explicit colour space)");
+  }
+}
+
+}  // namespace
+
+Layout make_layout(const Header& h) {
+  switch (h.process) {
+    case Process::Baseline:
+    case Process::ExtendedHuffman:
+      break;
+    case Process::ProgressiveHuffman:
+      unsupported("progressive JPEG (SOF2) is not decoded yet");
+    case Process::LosslessHuffman:
+      unsupported("lossless JPEG (SOF3) is decoded by the lossless pipeline, not this one");
+    case Process::Arithmetic:
+      unsupported("arithmetic coding or hierarchical mode (SOF" +
+                  std::to_string(h.sof_marker - 0xC0) + ") is not supported");
+  }
+  if (h.precision != 8)
+    unsupported(std::to_string(h.precision) + "-bit samples (only 8-bit is decoded)");
+  Layout l;
+  l.width = h.width;
+  l.height = h.height;
+  l.color = color_transform(h);
+  l.format = l.color == HC_COLOR_GRAY                                     ? PixelFormat::Gray
+             : (l.color == HC_COLOR_YCC_RGB || l.color == HC_COLOR_RGB) ? PixelFormat::RGB
+                                                                          : PixelFormat::CMYK;
+  l.mcus_x = div_up(h.width, 8 * h.max_h);
+  l.mcus_y = div_up(h.height, 8 * h.max_v);
+  std::uint32_t first_group = 0;
+  std::size_t plane = 0;
+  for (const auto& c : h.components) {
+    if (h.max_h % c.h || h.max_v % c.v)
+      unsupported("sampling factors " + std::to_string(c.h) + "x" + std::to_string(c.v) +
+                  " against " + std::to_string(h.max_h) + "x" + std::to_string(h.max_v) +
+                  " (non-integral upsampling ratio; libjpeg-turbo refuses it too)");
+    ComponentLayout cl;
+    cl.grid_w = l.mcus_x * c.h;
+    cl.grid_h = l.mcus_y * c.v;
+    cl.width = div_up(h.width * c.h, h.max_h);
+    cl.height = div_up(h.height * c.v, h.max_v);
+    cl.hr = h.max_h / c.h;
+    cl.vr = h.max_v / c.v;
+    cl.method = hc_upsample_method(cl.hr, cl.vr, cl.width);
+    cl.quant = c.quant_table;
+    cl.blocks = std::uint32_t(cl.grid_w) * std::uint32_t(cl.grid_h);
+    cl.groups = (cl.blocks + 63) / 64;
+    cl.first_group = first_group;
+    cl.first_block = first_group * 64;
+    cl.stride = std::size_t(cl.grid_w) * 8;
+    cl.plane_offset = plane;
+    plane += cl.stride * std::size_t(cl.grid_h) * 8;
+    plane = (plane + 255) / 256 * 256;
+    first_group += cl.groups;
+    l.blocks += cl.blocks;
+    l.components.push_back(cl);
+  }
+  l.groups = first_group;
+  l.plane_bytes = plane;
+  return l;
+}
+
+}  // namespace hetcodec::jpeg

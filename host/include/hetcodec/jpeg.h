@@ -1,0 +1,125 @@
+// JPEG decoding (DESIGN.md §3 "JPEG decode"): Huffman decoding on CPU threads into a token
+// stream, pinned asynchronous transfers, then token decode + dequantisation + IDCT, upsampling
+// and colour conversion on the device. The output equals libjpeg-turbo's (JDCT_ISLOW, fancy
+// upsampling) byte for byte on every backend.
+//
+//   hetcodec::JpegDecoder decoder("auto");               // or "cpu", "cuda:0", "opencl:pocl"
+//   hetcodec::Image image = decoder.decode(bytes.data(), bytes.size());
+//
+// Baseline and extended sequential Huffman files with 8-bit samples and 1, 3 or 4 components
+// are decoded; progressive, arithmetic-coded, lossless and 12-bit files raise
+// Error(Unsupported) naming the feature.
+#ifndef HETCODEC_JPEG_H
+#define HETCODEC_JPEG_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/error.h"
+#include "core/image.h"
+
+namespace hetcodec {
+
+struct JpegDecodeOptions {
+  // Images larger than this many pixels are refused with Error(LimitExceeded) before any
+  // memory is allocated for them. 2^28 = 16384 x 16384.
+  std::uint64_t max_pixels = 1ull << 28;
+  // CPU threads for the Huffman stage: images of a batch in parallel, and restart intervals of
+  // one large image. 0: one per hardware thread.
+  int threads = 0;
+  // Token decode, dequantisation and IDCT in one kernel (true) or in two (false; the same
+  // output, kept for verification).
+  bool fused = true;
+};
+
+// An image in device memory, for later stages on the same device.
+struct DeviceImage {
+  int width = 0, height = 0;
+  PixelFormat format = PixelFormat::RGB;
+  std::shared_ptr<DeviceBuffer> buffer;  // interleaved samples start at `offset`
+  std::size_t offset = 0;
+  std::vector<std::string> warnings;
+  std::size_t bytes() const {
+    return std::size_t(width) * std::size_t(height) * std::size_t(channels(format));
+  }
+};
+
+// One input of a batch: bytes the caller keeps alive until the call returns.
+struct JpegInput {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+};
+
+// Seconds spent in each stage by the calls of a decoder so far (wall time on the calling
+// thread, except `huffman`, which is the CPU time of all Huffman threads together).
+struct JpegStageTimes {
+  double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
+  double transfer = 0;  // staging copies and waiting for transfers
+  double device = 0;    // waiting for kernels and transfers to finish
+  std::uint64_t images = 0;
+};
+
+class JpegDecoder {
+ public:
+  // Opens the device a spec names (DESIGN.md §2; empty: $HETCODEC_DEVICE or auto).
+  explicit JpegDecoder(const std::string& device_spec = "", JpegDecodeOptions options = {});
+  explicit JpegDecoder(std::shared_ptr<Device> device, JpegDecodeOptions options = {});
+  ~JpegDecoder();
+  JpegDecoder(const JpegDecoder&) = delete;
+  JpegDecoder& operator=(const JpegDecoder&) = delete;
+
+  Device& device();
+
+  Image decode(const std::uint8_t* data, std::size_t size);
+  Image decode(const std::vector<std::uint8_t>& bytes) { return decode(bytes.data(), bytes.size()); }
+  DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size);
+
+  // Decodes many images, overlapping the Huffman stage of later images (on CPU threads) with
+  // the transfers and kernels of earlier ones. With `errors` null the first failure throws
+  // Error naming the image's index; otherwise a failed image comes back empty (width 0) and
+  // errors[i] holds its message ("" for the others).
+  std::vector<Image> decode_batch(const std::vector<JpegInput>& inputs,
+                                  std::vector<std::string>* errors = nullptr);
+  // The same, leaving every image on the device: one buffer holds them all, each image at an
+  // offset aligned to 4096 bytes.
+  std::vector<DeviceImage> decode_batch_to_device(const std::vector<JpegInput>& inputs,
+                                                  std::vector<std::string>* errors = nullptr);
+
+  const JpegStageTimes& stage_times() const;
+  void reset_stage_times();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// What `hetcodec info` prints: the header, and the token stream the CPU stage makes.
+struct JpegFileInfo {
+  int width = 0, height = 0, precision = 0, components = 0;
+  std::string process;  // "baseline Huffman (SOF0)", ...
+  std::vector<std::string> sampling;  // "2x2", "1x1", ... per component
+  std::string subsampling;            // "4:2:0", "4:4:4", "gray", ... or "" when unnamed
+  std::string color;                  // colour space the file is read as
+  int restart_interval = 0;           // of the first scan, in MCUs; 0: none
+  int scans = 0;
+  bool decodable = false;             // false: `unsupported` says why
+  std::string unsupported;
+  std::uint64_t blocks = 0, nonzero_blocks = 0, coefficients = 0;  // non-zero coefficients
+  std::uint64_t token_stream_bytes = 0, dense_bytes = 0;  // dense: blocks x 64 x int16
+  std::vector<std::string> warnings;
+  std::vector<std::string> segments;  // APPn / COM markers present ("APP0 JFIF", "APP1 Exif", ...)
+};
+JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size,
+                            std::uint64_t max_pixels = 1ull << 28);
+
+// The token stream of a file, as the CPU stage hands it to the device (docs/token-stream.md).
+std::vector<std::uint8_t> jpeg_token_stream(const std::uint8_t* data, std::size_t size,
+                                            std::uint64_t max_pixels = 1ull << 28);
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_JPEG_H

@@ -1,0 +1,515 @@
+// The JPEG decode pipeline (DESIGN.md §3), written once against backends/backend.h:
+//   CPU threads: parse -> layout -> Huffman decode into the token stream -> job buffer
+//   pinned staging -> asynchronous copy -> decode_idct (or decode_tokens + idct)
+//   -> upsample_color -> asynchronous copy back (or the image stays on the device).
+// Two device slots, each with its own queue, pinned buffers and device buffers, alternate, so
+// the copy of image N+1 overlaps the kernels of image N while CPU threads are already decoding
+// the Huffman data of the images after it.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "core/jpeg/entropy.h"
+#include "core/jpeg/job.h"
+#include "core/jpeg/layout.h"
+#include "core/jpeg/parser.h"
+#include "core/jpeg/token_stream.h"
+#include "hetcodec/jpeg.h"
+
+namespace hetcodec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int hardware_threads() { return std::max(1, int(std::thread::hardware_concurrency())); }
+
+// Runs fn(0..count-1) on up to `threads` threads (the caller's included).
+template <typename Fn>
+void parallel_for(std::size_t count, int threads, Fn fn) {
+  const std::size_t n = std::min<std::size_t>(count, std::size_t(std::max(1, threads)));
+  if (n <= 1) {
+    for (std::size_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// The CPU stage's product for one image.
+struct Prepared {
+  bool ok = false;
+  ErrorCode code = ErrorCode::InvalidData;
+  std::string error;
+  std::vector<std::uint32_t> job;  // the job buffer (core/portable/jpeg_job.h)
+  JpegJobInfo info;
+  PixelFormat format = PixelFormat::RGB;
+  std::vector<std::string> warnings;
+  double seconds = 0;
+};
+
+void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
+             int threads, Prepared& out) {
+  const auto t0 = Clock::now();
+  try {
+    jpeg::Limits limits;
+    limits.max_pixels = options.max_pixels;
+    const jpeg::Header header = jpeg::parse(data, size, limits);
+    const jpeg::Layout layout = jpeg::make_layout(header);
+    const jpeg::EntropyDecoder decoder(data, size, header, layout);
+    const auto tasks = decoder.tasks(threads);
+    std::vector<jpeg::EntropyResult> results(tasks.size());
+    parallel_for(tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
+    const std::size_t stream = decoder.stream_bytes(results);
+    const std::size_t bytes = jpeg::job_bytes(stream);
+    out.job.resize(bytes / 4);
+    auto* job = reinterpret_cast<std::uint8_t*>(out.job.data());
+    jpeg::write_job_header(layout, decoder, stream, job);
+    decoder.write_stream(results, job + jpeg::job_stream_offset());
+    out.info.job_bytes = bytes;
+    out.info.groups = layout.groups;
+    out.info.blocks = layout.blocks;
+    out.info.plane_bytes = layout.plane_bytes;
+    out.info.width = std::uint32_t(layout.width);
+    out.info.height = std::uint32_t(layout.height);
+    out.info.channels = std::uint32_t(channels(layout.format));
+    out.format = layout.format;
+    out.warnings = header.warnings;
+    for (const auto& r : results)
+      out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
+    out.ok = true;
+  } catch (const Error& e) {
+    out.ok = false;
+    out.code = e.code();
+    out.error = e.what();
+  } catch (const std::bad_alloc&) {
+    out.ok = false;
+    out.code = ErrorCode::OutOfMemory;
+    out.error = "jpeg: out of host memory";
+  }
+  out.seconds = seconds_since(t0);
+}
+
+// Width, height and component count from the frame header, without reading further.
+bool peek_frame(const std::uint8_t* d, std::size_t n, int& w, int& h, int& comps) {
+  if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return false;
+  std::size_t pos = 2;
+  while (pos + 4 <= n) {
+    if (d[pos] != 0xFF) return false;
+    int m = d[pos + 1];
+    if (m == 0xFF) {
+      ++pos;
+      continue;
+    }
+    std::size_t len = std::size_t(d[pos + 2]) << 8 | d[pos + 3];
+    if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+      if (pos + 10 > n || len < 8) return false;
+      h = d[pos + 5] << 8 | d[pos + 6];
+      w = d[pos + 7] << 8 | d[pos + 8];
+      comps = d[pos + 9];
+      return true;
+    }
+    if (m == 0xDA || m == 0xD9) return false;
+    pos += 2 + len;
+  }
+  return false;
+}
+
+std::size_t grown(std::size_t n) { return std::max<std::size_t>(n + n / 4, 4096); }
+
+}  // namespace
+
+struct JpegDecoder::Impl {
+  std::shared_ptr<Device> device;
+  JpegDecodeOptions options;
+  JpegStageTimes times;
+
+  struct Slot {
+    std::unique_ptr<Queue> queue;
+    std::unique_ptr<PinnedBuffer> in, out;
+    std::unique_ptr<DeviceBuffer> job, planes, coefficients, output;
+    std::unique_ptr<Event> done;
+    // The image whose result waits in `out` (host path), or -1.
+    std::ptrdiff_t pending = -1;
+    std::size_t pending_bytes = 0;
+  };
+  Slot slots[2];
+
+  Impl(std::shared_ptr<Device> d, JpegDecodeOptions o) : device(std::move(d)), options(o) {
+    if (!device) throw Error(ErrorCode::InvalidArgument, "JpegDecoder: no device");
+    if (options.threads <= 0) options.threads = hardware_threads();
+  }
+
+  void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
+    if (!b || b->size() < n) {
+      b.reset();
+      b = device->alloc(grown(n));
+    }
+  }
+  void ensure(std::unique_ptr<PinnedBuffer>& b, std::size_t n) {
+    if (!b || b->size() < n) {
+      b.reset();
+      b = device->alloc_pinned(grown(n));
+    }
+  }
+
+  // Waits until the slot's previous work is complete; hands back its result if it had one.
+  void drain(Slot& s, std::vector<Image>* images) {
+    if (s.done) {
+      const auto t0 = Clock::now();
+      s.done->wait();
+      times.device += seconds_since(t0);
+      s.done.reset();
+    }
+    if (s.pending >= 0 && images) {
+      const auto t0 = Clock::now();
+      Image& img = (*images)[std::size_t(s.pending)];
+      img.pixels.resize(s.pending_bytes);
+      std::memcpy(img.pixels.data(), s.out->data(), s.pending_bytes);
+      times.transfer += seconds_since(t0);
+    }
+    s.pending = -1;
+  }
+
+  // Enqueues one prepared image on slot `s`. With `target` null the output goes back to the
+  // host through the slot's pinned buffer (collected by drain()); otherwise it stays in
+  // `target` at `target_offset`.
+  void enqueue(Slot& s, const Prepared& p, DeviceBuffer* target, std::size_t target_offset,
+               std::ptrdiff_t index) {
+    if (!s.queue) s.queue = device->create_queue();
+    Queue& q = *s.queue;
+    JpegKernels& k = device->jpeg();
+    const auto t0 = Clock::now();
+    ensure(s.in, p.info.job_bytes);
+    std::memcpy(s.in->data(), p.job.data(), p.info.job_bytes);
+    times.transfer += seconds_since(t0);
+    ensure(s.job, p.info.job_bytes);
+    ensure(s.planes, p.info.plane_bytes);
+    q.write(*s.job, 0, *s.in, 0, p.info.job_bytes);
+    if (options.fused) {
+      k.decode_idct(q, *s.job, *s.planes, p.info);
+    } else {
+      ensure(s.coefficients, std::size_t(p.info.groups) * 64 * 128);
+      k.decode_tokens(q, *s.job, *s.coefficients, p.info);
+      k.idct(q, *s.job, *s.coefficients, *s.planes, p.info);
+    }
+    const std::size_t out_bytes = p.info.output_bytes();
+    if (target) {
+      k.upsample_color(q, *s.job, *s.planes, *target, target_offset, p.info);
+    } else {
+      ensure(s.output, out_bytes);
+      ensure(s.out, out_bytes);
+      k.upsample_color(q, *s.job, *s.planes, *s.output, 0, p.info);
+      q.read(*s.out, 0, *s.output, 0, out_bytes);
+      s.pending = index;
+      s.pending_bytes = out_bytes;
+    }
+    s.done = q.record();
+  }
+
+  // The batch engine. CPU threads prepare images ahead (a bounded window); this thread feeds
+  // the device in input order through the two slots.
+  void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
+                 std::vector<Image>* images, DeviceBuffer* target,
+                 const std::vector<std::size_t>* offsets) {
+    const std::size_t n = inputs.size();
+    std::vector<Prepared> prepared(n);
+    std::vector<char> ready(n, 0);
+    std::mutex m;
+    std::condition_variable cv_ready, cv_space;
+    std::size_t consumed = 0;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    const int workers = std::max(1, std::min<int>(options.threads, int(n)));
+    const std::size_t window = std::size_t(workers) * 2 + 2;
+    auto worker = [&] {
+      for (std::size_t i; !stop && (i = next.fetch_add(1)) < n;) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv_space.wait(lock, [&] { return stop || i < consumed + window; });
+          if (stop) return;
+        }
+        // One image per thread: its restart intervals are decoded in sequence.
+        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i]);
+        {
+          std::lock_guard<std::mutex> lock(m);
+          ready[i] = 1;
+        }
+        cv_ready.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < workers; ++t) pool.emplace_back(worker);
+    std::exception_ptr failure;
+    try {
+      for (std::size_t i = 0; i < n; ++i) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv_ready.wait(lock, [&] { return ready[i] != 0; });
+        }
+        Prepared& p = prepared[i];
+        times.huffman += p.seconds;
+        if (!p.ok) {
+          if (!errors)
+            throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
+          (*errors)[i] = p.error;
+        } else {
+          Slot& s = slots[i % 2];
+          drain(s, images);
+          if (images) {
+            Image& img = (*images)[i];
+            img.width = int(p.info.width);
+            img.height = int(p.info.height);
+            img.format = p.format;
+            img.warnings = p.warnings;
+          }
+          enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
+          ++times.images;
+        }
+        {
+          std::lock_guard<std::mutex> lock(m);
+          consumed = i + 1;
+        }
+        cv_space.notify_all();
+        // The job's host copy is in pinned memory now; free it early.
+        std::vector<std::uint32_t>().swap(p.job);
+      }
+      drain(slots[0], images);
+      drain(slots[1], images);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    stop = true;
+    cv_space.notify_all();
+    for (auto& t : pool) t.join();
+    if (failure) {
+      // Leave the slots reusable: wait for what was enqueued, drop pending results.
+      for (auto& s : slots) {
+        try {
+          drain(s, nullptr);
+        } catch (...) {
+        }
+      }
+      std::rethrow_exception(failure);
+    }
+  }
+
+  Prepared prepare_one(const std::uint8_t* data, std::size_t size) {
+    Prepared p;
+    prepare(data, size, options, options.threads, p);
+    times.huffman += p.seconds;
+    if (!p.ok) throw Error(p.code, p.error);
+    return p;
+  }
+};
+
+JpegDecoder::JpegDecoder(const std::string& spec, JpegDecodeOptions options)
+    : JpegDecoder(open_device(spec), options) {}
+
+JpegDecoder::JpegDecoder(std::shared_ptr<Device> device, JpegDecodeOptions options)
+    : impl_(std::make_unique<Impl>(std::move(device), options)) {}
+
+JpegDecoder::~JpegDecoder() {
+  if (!impl_) return;
+  for (auto& s : impl_->slots) {
+    try {
+      impl_->drain(s, nullptr);
+    } catch (...) {  // a destructor reports nothing; the device error surfaced already
+    }
+  }
+}
+
+Device& JpegDecoder::device() { return *impl_->device; }
+
+Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
+  Prepared p = impl_->prepare_one(data, size);
+  std::vector<Image> images(1);
+  Image& img = images[0];
+  img.width = int(p.info.width);
+  img.height = int(p.info.height);
+  img.format = p.format;
+  img.warnings = p.warnings;
+  auto& s = impl_->slots[0];
+  impl_->drain(s, nullptr);
+  impl_->enqueue(s, p, nullptr, 0, 0);
+  ++impl_->times.images;
+  impl_->drain(s, &images);
+  return std::move(images[0]);
+}
+
+DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
+  Prepared p = impl_->prepare_one(data, size);
+  DeviceImage img;
+  img.width = int(p.info.width);
+  img.height = int(p.info.height);
+  img.format = p.format;
+  img.warnings = p.warnings;
+  img.buffer = impl_->device->alloc(std::max<std::size_t>(p.info.output_bytes(), 1));
+  auto& s = impl_->slots[0];
+  impl_->drain(s, nullptr);
+  impl_->enqueue(s, p, img.buffer.get(), 0, 0);
+  ++impl_->times.images;
+  impl_->drain(s, nullptr);
+  return img;
+}
+
+std::vector<Image> JpegDecoder::decode_batch(const std::vector<JpegInput>& inputs,
+                                             std::vector<std::string>* errors) {
+  std::vector<Image> images(inputs.size());
+  if (errors) errors->assign(inputs.size(), std::string());
+  impl_->run_batch(inputs, errors, &images, nullptr, nullptr);
+  return images;
+}
+
+std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(const std::vector<JpegInput>& inputs,
+                                                             std::vector<std::string>* errors) {
+  // Sizes from the frame headers, so one buffer can hold every image.
+  std::vector<std::size_t> offsets(inputs.size(), 0);
+  std::vector<DeviceImage> images(inputs.size());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    int w = 0, h = 0, c = 0;
+    offsets[i] = total;
+    if (peek_frame(inputs[i].data, inputs[i].size, w, h, c) &&
+        std::uint64_t(w) * std::uint64_t(h) <= impl_->options.max_pixels && c >= 1 && c <= 4) {
+      total += (std::size_t(w) * std::size_t(h) * std::size_t(c) + 4095) / 4096 * 4096;
+    }
+  }
+  std::shared_ptr<DeviceBuffer> buffer = impl_->device->alloc(std::max<std::size_t>(total, 1));
+  if (errors) errors->assign(inputs.size(), std::string());
+  std::vector<Image> meta(inputs.size());
+  // Headers the peek misjudged (a frame header it could not read) would overrun the space
+  // reserved; the batch engine checks each write against the buffer, so such an image fails
+  // with InvalidArgument instead of overwriting its neighbour.
+  impl_->run_batch(inputs, errors, &meta, buffer.get(), &offsets);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    images[i].width = meta[i].width;
+    images[i].height = meta[i].height;
+    images[i].format = meta[i].format;
+    images[i].warnings = std::move(meta[i].warnings);
+    images[i].buffer = buffer;
+    images[i].offset = offsets[i];
+  }
+  return images;
+}
+
+const JpegStageTimes& JpegDecoder::stage_times() const { return impl_->times; }
+void JpegDecoder::reset_stage_times() { impl_->times = {}; }
+
+JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uint64_t max_pixels) {
+  JpegFileInfo fi;
+  jpeg::Limits limits;
+  limits.max_pixels = max_pixels;
+  const jpeg::Header h = jpeg::parse(data, size, limits);
+  fi.width = h.width;
+  fi.height = h.height;
+  fi.precision = h.precision;
+  fi.components = int(h.components.size());
+  fi.process = jpeg::to_string(h.process);
+  fi.scans = int(h.scans.size());
+  fi.restart_interval = h.scans.empty() ? 0 : h.scans[0].restart_interval;
+  fi.warnings = h.warnings;
+  for (const auto& c : h.components)
+    fi.sampling.push_back(std::to_string(c.h) + "x" + std::to_string(c.v));
+  if (h.components.size() == 1) {
+    fi.subsampling = "gray";
+  } else if (h.components.size() >= 3) {
+    const auto& y = h.components[0];
+    bool same_chroma = true;
+    for (std::size_t c = 2; c < h.components.size(); ++c)
+      same_chroma = same_chroma && h.components[c].h == h.components[1].h &&
+                    h.components[c].v == h.components[1].v;
+    const auto& cb = h.components[1];
+    if (same_chroma && cb.h == 1 && cb.v == 1) {
+      if (y.h == 1 && y.v == 1) fi.subsampling = "4:4:4";
+      if (y.h == 2 && y.v == 1) fi.subsampling = "4:2:2";
+      if (y.h == 2 && y.v == 2) fi.subsampling = "4:2:0";
+      if (y.h == 1 && y.v == 2) fi.subsampling = "4:4:0";
+      if (y.h == 4 && y.v == 1) fi.subsampling = "4:1:1";
+    }
+  }
+  for (const auto& s : h.segments) {
+    std::string name = s.marker == 0xFE ? "COM" : "APP" + std::to_string(s.marker - 0xE0);
+    std::string tag;
+    for (std::size_t i = 0; i < s.length && i < 12 && data[s.offset + i] >= 0x20 &&
+                            data[s.offset + i] < 0x7F;
+         ++i)
+      tag += char(data[s.offset + i]);
+    if (s.marker != 0xFE && !tag.empty()) name += " " + tag;
+    name += " (" + std::to_string(s.length) + " bytes)";
+    fi.segments.push_back(name);
+  }
+  try {
+    const jpeg::Layout layout = jpeg::make_layout(h);
+    switch (layout.color) {
+      case 0: fi.color = "grayscale"; break;
+      case 1: fi.color = "YCbCr"; break;
+      case 2: fi.color = "RGB"; break;
+      case 3: fi.color = "CMYK"; break;
+      default: fi.color = "YCCK"; break;
+    }
+    const jpeg::EntropyDecoder decoder(data, size, h, layout);
+    const auto tasks = decoder.tasks(1);
+    std::vector<jpeg::EntropyResult> results(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) decoder.run(tasks[i], results[i]);
+    fi.blocks = layout.blocks;
+    for (const auto& r : results) {
+      fi.nonzero_blocks += r.block_ids.size();
+      fi.warnings.insert(fi.warnings.end(), r.warnings.begin(), r.warnings.end());
+    }
+    fi.token_stream_bytes = decoder.stream_bytes(results);
+    fi.dense_bytes = std::uint64_t(layout.blocks) * 128;
+    // Non-zero coefficients: expand the stream and count.
+    std::vector<std::uint32_t> words(fi.token_stream_bytes / 4);
+    decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
+    const auto dense = jpeg::expand_token_stream(reinterpret_cast<const std::uint8_t*>(words.data()),
+                                                 words.size() * 4);
+    for (auto v : dense) fi.coefficients += v != 0;
+    fi.decodable = true;
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::Unsupported) throw;
+    fi.unsupported = e.what();
+  }
+  return fi;
+}
+
+std::vector<std::uint8_t> jpeg_token_stream(const std::uint8_t* data, std::size_t size,
+                                            std::uint64_t max_pixels) {
+  jpeg::Limits limits;
+  limits.max_pixels = max_pixels;
+  const jpeg::Header h = jpeg::parse(data, size, limits);
+  const jpeg::Layout layout = jpeg::make_layout(h);
+  const jpeg::EntropyDecoder decoder(data, size, h, layout);
+  const auto tasks = decoder.tasks(1);
+  std::vector<jpeg::EntropyResult> results(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) decoder.run(tasks[i], results[i]);
+  std::vector<std::uint32_t> words(decoder.stream_bytes(results) / 4);
+  decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
+  std::vector<std::uint8_t> out(words.size() * 4);
+  std::memcpy(out.data(), words.data(), out.size());
+  return out;
+}
+
+}  // namespace hetcodec

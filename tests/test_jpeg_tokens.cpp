@@ -1,0 +1,122 @@
+// The CPU stage: the token stream the Huffman decoder writes, expanded, equals the quantised
+// coefficients libjpeg's jpeg_read_coefficients() gives, block for block; the stream's format
+// checks hold (docs/token-stream.md); restart-parallel decoding gives the same bytes.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "core/jpeg/entropy.h"
+#include "core/jpeg/layout.h"
+#include "core/jpeg/parser.h"
+#include "core/jpeg/token_stream.h"
+#include "hetcodec/jpeg.h"
+#include "tests/support/libjpeg_oracle.h"
+
+using namespace hetcodec;
+using hetcodec::test::EncodeParams;
+
+namespace {
+
+std::vector<std::uint8_t> stream_with_tasks(const std::vector<std::uint8_t>& file, int tasks) {
+  const jpeg::Header h = jpeg::parse(file.data(), file.size());
+  const jpeg::Layout l = jpeg::make_layout(h);
+  const jpeg::EntropyDecoder d(file.data(), file.size(), h, l);
+  const auto t = d.tasks(tasks);
+  std::vector<jpeg::EntropyResult> r(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) d.run(t[i], r[i]);
+  std::vector<std::uint32_t> words(d.stream_bytes(r) / 4);
+  d.write_stream(r, reinterpret_cast<std::uint8_t*>(words.data()));
+  std::vector<std::uint8_t> out(words.size() * 4);
+  std::memcpy(out.data(), words.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("token stream expands to libjpeg's quantised coefficients") {
+  const auto photo = hetcodec::test::synthetic_rgb(77, 45, 11);
+  const int factors[][2] = {{1, 1}, {2, 1}, {2, 2}, {1, 2}, {4, 1}};
+  for (const auto& f : factors) {
+    for (int restart : {0, 3}) {
+      EncodeParams p;
+      p.h[0] = f[0];
+      p.v[0] = f[1];
+      p.quality = 85;
+      p.restart_blocks = restart;
+      const auto file = hetcodec::test::libjpeg_encode_ex(photo, p);
+      INFO("sampling " << f[0] << "x" << f[1] << " restart " << restart);
+      const auto stream = jpeg_token_stream(file.data(), file.size());
+      const auto info = jpeg::inspect_token_stream(stream.data(), stream.size());
+      const auto dense = jpeg::expand_token_stream(stream.data(), stream.size());
+      const auto ref = hetcodec::test::libjpeg_coefficients(file);
+      const jpeg::Header h = jpeg::parse(file.data(), file.size());
+      const jpeg::Layout l = jpeg::make_layout(h);
+      REQUIRE(info.components == 3);
+      std::size_t base = 0;
+      for (int c = 0; c < 3; ++c) {
+        const auto& cl = l.components[std::size_t(c)];
+        CHECK(info.blocks[std::size_t(c)] == cl.blocks);
+        CHECK(info.blocks_per_row[std::size_t(c)] == std::uint32_t(cl.grid_w));
+        const int w = ref.width_in_blocks[std::size_t(c)], ht = ref.height_in_blocks[std::size_t(c)];
+        REQUIRE(w <= cl.grid_w);
+        REQUIRE(ht <= cl.grid_h);
+        int mismatches = 0;
+        for (int by = 0; by < ht; ++by)
+          for (int bx = 0; bx < w; ++bx)
+            for (int k = 0; k < 64; ++k)
+              mismatches += dense[(base + std::size_t(by) * std::size_t(cl.grid_w) + std::size_t(bx)) * 64 + std::size_t(k)] !=
+                            ref.blocks[std::size_t(c)][(std::size_t(by) * std::size_t(w) + std::size_t(bx)) * 64 + std::size_t(k)];
+        CHECK_MESSAGE(mismatches == 0, "component " << c);
+        base += cl.blocks;
+      }
+      // Splitting restart intervals across tasks changes nothing.
+      if (restart) CHECK(stream_with_tasks(file, 5) == stream);
+    }
+  }
+}
+
+TEST_CASE("token stream format: 12-byte tokens, padding, groups, directory, size ratio") {
+  const auto photo = hetcodec::test::synthetic_rgb(160, 120, 5);
+  EncodeParams p;
+  p.h[0] = 2;
+  p.v[0] = 2;
+  const auto file = hetcodec::test::libjpeg_encode_ex(photo, p);
+  const auto stream = jpeg_token_stream(file.data(), file.size());
+  const auto info = jpeg::inspect_token_stream(stream.data(), stream.size());
+  CHECK(stream.size() == 4 * info.tokens_word + 12 * std::size_t(info.tokens));
+  CHECK(info.groups == (info.blocks[0] + 63) / 64 + (info.blocks[1] + 63) / 64 +
+                           (info.blocks[2] + 63) / 64);
+  // Every token's positions are distinct except for padding, which repeats the last one.
+  std::uint32_t padded = 0;
+  for (std::uint32_t t = 0; t < info.tokens; ++t) {
+    std::uint32_t w;
+    std::int16_t coef[4];
+    std::memcpy(coef, &stream[4 * info.tokens_word + 12 * t], 8);
+    std::memcpy(&w, &stream[4 * info.tokens_word + 12 * t + 8], 4);
+    int pos[4] = {int(w & 63), int(w >> 6 & 63), int(w >> 12 & 63), int(w >> 18 & 63)};
+    for (int i = 1; i < 4; ++i) {
+      if (pos[i] == pos[i - 1]) {
+        CHECK(coef[i] == coef[i - 1]);
+        ++padded;
+      }
+      for (int j = 0; j < i - 1; ++j) CHECK((pos[j] != pos[i] || pos[i] == pos[i - 1]));
+    }
+    CHECK((w >> 30) == 0);
+  }
+  CHECK(padded > 0);
+  const JpegFileInfo fi = jpeg_file_info(file.data(), file.size());
+  CHECK(fi.token_stream_bytes == stream.size());
+  CHECK(fi.dense_bytes == std::uint64_t(info.blocks[0] + info.blocks[1] + info.blocks[2]) * 128);
+  CHECK(fi.subsampling == "4:2:0");
+  CHECK(fi.decodable);
+
+  // A damaged stream is refused with a byte offset.
+  auto bad = stream;
+  bad[4 * info.directory_word] ^= 1;
+  CHECK_THROWS_AS(jpeg::inspect_token_stream(bad.data(), bad.size()), Error);
+  bad = stream;
+  bad[0] = 'X';
+  CHECK_THROWS_AS(jpeg::inspect_token_stream(bad.data(), bad.size()), Error);
+  CHECK_THROWS_AS(jpeg::inspect_token_stream(stream.data(), stream.size() - 4), Error);
+}
