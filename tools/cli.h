@@ -25,6 +25,9 @@ std::string human_bytes(std::uint64_t bytes);
 
 void add_devices_command(CLI::App& app, GlobalOptions& options);
 void add_bench_command(CLI::App& app, GlobalOptions& options);
+void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& options);
+void add_decode_commands(CLI::App& app, GlobalOptions& options);
+void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools
 

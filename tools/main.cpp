@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
       ->type_name("SPEC");
   app.set_version_flag("--version", std::string(version()));
   tools::add_devices_command(app, options);
+  tools::add_decode_commands(app, options);
   tools::add_bench_command(app, options);
+  tools::add_corpus_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -384,7 +384,8 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<JpegInput>& input
 }
 
 std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(const std::vector<JpegInput>& inputs,
-                                                             std::vector<std::string>* errors) {
+                                                             std::vector<std::string>* errors,
+                                                             std::shared_ptr<DeviceBuffer>* output) {
   // Sizes from the frame headers, so one buffer can hold every image.
   std::vector<std::size_t> offsets(inputs.size(), 0);
   std::vector<DeviceImage> images(inputs.size());
@@ -397,7 +398,10 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(const std::vector<J
       total += (std::size_t(w) * std::size_t(h) * std::size_t(c) + 4095) / 4096 * 4096;
     }
   }
-  std::shared_ptr<DeviceBuffer> buffer = impl_->device->alloc(std::max<std::size_t>(total, 1));
+  std::shared_ptr<DeviceBuffer> buffer;
+  if (output && *output && (*output)->size() >= total) buffer = *output;
+  if (!buffer) buffer = impl_->device->alloc(std::max<std::size_t>(total, 1));
+  if (output) *output = buffer;
   if (errors) errors->assign(inputs.size(), std::string());
   std::vector<Image> meta(inputs.size());
   // Headers the peek misjudged (a frame header it could not read) would overrun the space
@@ -413,6 +417,61 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(const std::vector<J
     images[i].offset = offsets[i];
   }
   return images;
+}
+
+JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs) {
+  Impl& im = *impl_;
+  JpegStageTimes t;
+  const std::size_t n = inputs.size();
+  std::vector<Prepared> prepared(n);
+  auto t0 = Clock::now();
+  parallel_for(n, im.options.threads, [&](std::size_t i) {
+    prepare(inputs[i].data, inputs[i].size, im.options, 1, prepared[i]);
+  });
+  t.huffman = seconds_since(t0);
+  std::size_t total = 0, max_planes = 0, max_out = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!prepared[i].ok)
+      throw Error(prepared[i].code, "image " + std::to_string(i) + ": " + prepared[i].error);
+    total += (prepared[i].info.job_bytes + 255) / 256 * 256;
+    max_planes = std::max(max_planes, prepared[i].info.plane_bytes);
+    max_out = std::max(max_out, prepared[i].info.output_bytes());
+  }
+  auto queue = im.device->create_queue();
+  auto pinned = im.device->alloc_pinned(std::max<std::size_t>(total, 1));
+  std::vector<std::unique_ptr<DeviceBuffer>> jobs;
+  for (const auto& p : prepared) jobs.push_back(im.device->alloc(p.info.job_bytes));
+  auto planes = im.device->alloc(std::max<std::size_t>(max_planes, 1));
+  auto out = im.device->alloc(std::max<std::size_t>(max_out, 1));
+  JpegKernels& k = im.device->jpeg();
+  // Kernels once untimed, so that program builds and first-launch costs stay out.
+  queue->write(*jobs[0], 0, prepared[0].job.data(), prepared[0].info.job_bytes);
+  k.decode_idct(*queue, *jobs[0], *planes, prepared[0].info);
+  queue->finish();
+  t0 = Clock::now();
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(pinned->data() + offset, prepared[i].job.data(), prepared[i].info.job_bytes);
+    queue->write(*jobs[i], 0, *pinned, offset, prepared[i].info.job_bytes);
+    offset += (prepared[i].info.job_bytes + 255) / 256 * 256;
+  }
+  queue->finish();
+  t.transfer = seconds_since(t0);
+  t0 = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (im.options.fused) {
+      k.decode_idct(*queue, *jobs[i], *planes, prepared[i].info);
+    } else {
+      im.ensure(im.slots[0].coefficients, std::size_t(prepared[i].info.groups) * 64 * 128);
+      k.decode_tokens(*queue, *jobs[i], *im.slots[0].coefficients, prepared[i].info);
+      k.idct(*queue, *jobs[i], *im.slots[0].coefficients, *planes, prepared[i].info);
+    }
+    k.upsample_color(*queue, *jobs[i], *planes, *out, 0, prepared[i].info);
+  }
+  queue->finish();
+  t.device = seconds_since(t0);
+  t.images = n;
+  return t;
 }
 
 const JpegStageTimes& JpegDecoder::stage_times() const { return impl_->times; }

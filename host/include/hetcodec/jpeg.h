@@ -86,8 +86,16 @@ class JpegDecoder {
                                   std::vector<std::string>* errors = nullptr);
   // The same, leaving every image on the device: one buffer holds them all, each image at an
   // offset aligned to 4096 bytes.
+  // `output`, when given, is reused if it is large enough and receives the buffer used.
   std::vector<DeviceImage> decode_batch_to_device(const std::vector<JpegInput>& inputs,
-                                                  std::vector<std::string>* errors = nullptr);
+                                                  std::vector<std::string>* errors = nullptr,
+                                                  std::shared_ptr<DeviceBuffer>* output = nullptr);
+
+  // Measures the stages one after another on `inputs` (for `hetcodec bench`): the CPU stage of
+  // all images on all threads, then the host-to-device copies of all jobs through pinned
+  // memory, then the kernels of all images, each timed to completion. Results stay on the
+  // device. All inputs must decode.
+  JpegStageTimes profile_stages(const std::vector<JpegInput>& inputs);
 
   const JpegStageTimes& stage_times() const;
   void reset_stage_times();

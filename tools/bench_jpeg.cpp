@@ -1,0 +1,595 @@
+// `hetcodec bench jpeg` and `hetcodec corpus`: JPEG decode throughput per device against the
+// peers installed on the machine, measured in the same run on the same inputs: libjpeg-turbo on
+// one thread and on all threads, and nvJPEG's hybrid, GPU-hybrid and hardware backends where
+// libnvjpeg can be loaded. Host bytes in; our pipeline and nvJPEG leave RGB in device memory,
+// libjpeg-turbo in host memory.
+#include <dlfcn.h>
+
+#include <cstdio>  // before jpeglib.h, which uses FILE
+#include <jpeglib.h>
+#include <png.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "tools/cli.h"
+
+#ifdef HETCODEC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace hetcodec::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::vector<std::uint8_t> read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), {});
+}
+
+// ---- libjpeg: decoding (the peer) and encoding (the corpus) ------------------------------------
+
+struct JpegErr {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+};
+void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
+
+// Decodes to RGB (or gray) in `out`, JDCT_ISLOW: what djpeg -dct int does. False on error.
+bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
+                    int& h, int& comps) {
+  jpeg_decompress_struct c{};
+  JpegErr err{};
+  c.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = jpeg_fail;
+  err.pub.emit_message = [](j_common_ptr, int) {};
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&c);
+    return false;
+  }
+  jpeg_create_decompress(&c);
+  jpeg_mem_src(&c, in.data(), static_cast<unsigned long>(in.size()));
+  jpeg_read_header(&c, TRUE);
+  c.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&c);
+  w = int(c.output_width);
+  h = int(c.output_height);
+  comps = c.output_components;
+  out.resize(std::size_t(w) * h * comps);
+  while (c.output_scanline < c.output_height) {
+    JSAMPROW row = out.data() + std::size_t(c.output_scanline) * w * comps;
+    jpeg_read_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_decompress(&c);
+  jpeg_destroy_decompress(&c);
+  return true;
+}
+
+std::vector<std::uint8_t> libjpeg_encode_420(const std::uint8_t* rgb, int w, int h, int stride,
+                                             int quality) {
+  jpeg_compress_struct c{};
+  JpegErr err{};
+  c.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = jpeg_fail;
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&c);
+    std::free(out);
+    throw Error(ErrorCode::InvalidArgument, "libjpeg failed to encode a corpus image");
+  }
+  jpeg_create_compress(&c);
+  jpeg_mem_dest(&c, &out, &size);
+  c.image_width = JDIMENSION(w);
+  c.image_height = JDIMENSION(h);
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, quality, TRUE);
+  c.comp_info[0].h_samp_factor = 2;
+  c.comp_info[0].v_samp_factor = 2;
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(rgb + std::size_t(c.next_scanline) * std::size_t(stride));
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  std::vector<std::uint8_t> bytes(out, out + size);
+  jpeg_destroy_compress(&c);
+  std::free(out);
+  return bytes;
+}
+
+bool libpng_decode_rgb(const fs::path& path, std::vector<std::uint8_t>& rgb, int& w, int& h) {
+  png_image img{};
+  img.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&img, path.c_str())) return false;
+  img.format = PNG_FORMAT_RGB;
+  rgb.resize(PNG_IMAGE_SIZE(img));
+  if (!png_image_finish_read(&img, nullptr, rgb.data(), 0, nullptr)) return false;
+  w = int(img.width);
+  h = int(img.height);
+  return true;
+}
+
+// ---- the built-in corpus ------------------------------------------------------------------------
+
+// Photo-like synthetic images (smooth shading, edges, texture, noise) encoded 4:2:0 at q75..95,
+// for `bench jpeg` with no corpus on disk.
+std::vector<std::vector<std::uint8_t>> builtin_corpus(int count, int w, int h) {
+  std::vector<std::vector<std::uint8_t>> out;
+  std::mt19937 rng(12345);
+  std::vector<std::uint8_t> rgb(std::size_t(w) * h * 3);
+  for (int n = 0; n < count; ++n) {
+    const double fx = 0.01 + 0.03 * (rng() % 100) / 100.0, fy = 0.01 + 0.03 * (rng() % 100) / 100.0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const double s = std::sin(x * fx + n) * std::cos(y * fy - n);
+        const bool edge = ((x + 3 * n) / 37 + (y + n) / 29) % 5 == 0;
+        for (int c = 0; c < 3; ++c) {
+          int v = int(128 + 90 * s * (c + 1) / 3 + (edge ? 40 : 0)) + int(rng() % 24) - 12;
+          rgb[(std::size_t(y) * w + x) * 3 + c] = std::uint8_t(std::clamp(v, 0, 255));
+        }
+      }
+    }
+    out.push_back(libjpeg_encode_420(rgb.data(), w, h, w * 3, 75 + n % 21));
+  }
+  return out;
+}
+
+std::string default_corpus_dir() {
+  const char* v = std::getenv("HETCODEC_CORPUS");
+  if (v && *v) return v;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return (fs::path(x) / "hetcodec" / "corpus" / "imagenet-like").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "hetcodec" / "corpus" / "imagenet-like").string();
+  return {};
+}
+
+std::vector<fs::path> jpeg_files(const std::vector<std::string>& paths) {
+  std::vector<fs::path> files;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::recursive_directory_iterator(p)) {
+        auto ext = e.path().extension().string();
+        for (auto& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg")) files.push_back(e.path());
+      }
+    } else {
+      files.push_back(p);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// ---- nvJPEG, loaded at run time ----------------------------------------------------------------
+// Declarations of the few entry points used, as the nvJPEG documentation gives them, so that the
+// tool builds without nvjpeg.h and runs without libnvjpeg.
+
+#ifdef HETCODEC_HAVE_CUDA
+struct NvImage {
+  unsigned char* channel[4];
+  std::size_t pitch[4];
+};
+using NvHandle = void*;
+using NvState = void*;
+using PCreateEx = int (*)(int backend, void*, void*, unsigned flags, NvHandle*);
+using PStateCreate = int (*)(NvHandle, NvState*);
+using PBatchedInit = int (*)(NvHandle, NvState, int batch, int max_cpu_threads, int format);
+using PBatched = int (*)(NvHandle, NvState, const unsigned char* const*, const std::size_t*,
+                         NvImage*, cudaStream_t);
+using PStateDestroy = int (*)(NvState);
+using PDestroy = int (*)(NvHandle);
+constexpr int kNvRGBI = 5;
+
+struct NvJpeg {
+  void* lib = nullptr;
+  PCreateEx create = nullptr;
+  PStateCreate state_create = nullptr;
+  PBatchedInit batched_init = nullptr;
+  PBatched batched = nullptr;
+  PStateDestroy state_destroy = nullptr;
+  PDestroy destroy = nullptr;
+  std::string why;
+  NvJpeg() {
+    for (const char* name : {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so"}) {
+      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib) break;
+    }
+    if (!lib) {
+      why = "libnvjpeg not found";
+      return;
+    }
+    create = reinterpret_cast<PCreateEx>(dlsym(lib, "nvjpegCreateEx"));
+    state_create = reinterpret_cast<PStateCreate>(dlsym(lib, "nvjpegJpegStateCreate"));
+    batched_init = reinterpret_cast<PBatchedInit>(dlsym(lib, "nvjpegDecodeBatchedInitialize"));
+    batched = reinterpret_cast<PBatched>(dlsym(lib, "nvjpegDecodeBatched"));
+    state_destroy = reinterpret_cast<PStateDestroy>(dlsym(lib, "nvjpegJpegStateDestroy"));
+    destroy = reinterpret_cast<PDestroy>(dlsym(lib, "nvjpegDestroy"));
+    if (!create || !state_create || !batched_init || !batched || !state_destroy || !destroy) {
+      why = "libnvjpeg lacks an entry point";
+      lib = nullptr;
+    }
+  }
+};
+
+// img/s of nvJPEG backend `backend` on the batch, RGB interleaved into device memory; a
+// negative value with `why` set when the backend is unavailable.
+double bench_nvjpeg(NvJpeg& nv, int backend, const std::vector<std::vector<std::uint8_t>>& batch,
+                    const std::vector<std::pair<int, int>>& dims, double min_time,
+                    std::string& why) {
+  NvHandle handle = nullptr;
+  NvState state = nullptr;
+  int st = nv.create(backend, nullptr, nullptr, 0, &handle);
+  if (st != 0) {
+    why = "nvjpegCreateEx status " + std::to_string(st);
+    return -1;
+  }
+  cudaStream_t stream = nullptr;
+  cudaStreamCreate(&stream);
+  std::vector<unsigned char*> buffers;
+  std::vector<NvImage> out(batch.size());
+  std::vector<const unsigned char*> ptrs;
+  std::vector<std::size_t> lengths;
+  double rate = -1;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    unsigned char* p = nullptr;
+    cudaMalloc(reinterpret_cast<void**>(&p), std::size_t(dims[i].first) * dims[i].second * 3);
+    buffers.push_back(p);
+    out[i] = NvImage{};
+    out[i].channel[0] = p;
+    out[i].pitch[0] = std::size_t(dims[i].first) * 3;
+    ptrs.push_back(batch[i].data());
+    lengths.push_back(batch[i].size());
+  }
+  st = nv.state_create(handle, &state);
+  if (st == 0)
+    st = nv.batched_init(handle, state, int(batch.size()),
+                         int(std::thread::hardware_concurrency()), kNvRGBI);
+  auto run = [&] {
+    int s = nv.batched(handle, state, ptrs.data(), lengths.data(), out.data(), stream);
+    cudaStreamSynchronize(stream);
+    return s;
+  };
+  if (st == 0) st = run();  // warm-up
+  if (st == 0) {
+    std::size_t images = 0;
+    const auto t0 = Clock::now();
+    double t = 0;
+    while (t < min_time) {
+      if ((st = run()) != 0) break;
+      images += batch.size();
+      t = since(t0);
+    }
+    if (st == 0) rate = double(images) / t;
+  }
+  if (st != 0) why = "nvjpegDecodeBatched status " + std::to_string(st);
+  if (state) nv.state_destroy(state);
+  nv.destroy(handle);
+  for (auto* p : buffers) cudaFree(p);
+  cudaStreamDestroy(stream);
+  return rate;
+}
+#endif
+
+// ---- the benchmark ----------------------------------------------------------------------------
+
+struct BenchOptions {
+  std::vector<std::string> paths;
+  int batch = 256;
+  double min_time = 2.0;
+  int threads = 0;
+  bool peers = true, separate = false;
+  std::string json_path;
+};
+
+double megapixels(const std::vector<std::pair<int, int>>& dims) {
+  double mp = 0;
+  for (const auto& d : dims) mp += double(d.first) * d.second / 1e6;
+  return mp;
+}
+
+void run_bench(const GlobalOptions& global, const BenchOptions& o) {
+  // Inputs: files, the cached corpus, or the built-in set.
+  std::vector<std::vector<std::uint8_t>> files;
+  std::string source;
+  if (!o.paths.empty()) {
+    for (const auto& f : jpeg_files(o.paths)) files.push_back(read_all(f));
+    source = std::to_string(files.size()) + " files from " + o.paths[0];
+  } else if (const std::string dir = default_corpus_dir(); !dir.empty() && fs::is_directory(dir)) {
+    for (const auto& f : jpeg_files({dir})) files.push_back(read_all(f));
+    source = std::to_string(files.size()) + " files from " + dir;
+  }
+  if (files.empty()) {
+    std::cerr << "bench jpeg: no corpus given or cached (hetcodec corpus builds one); using the "
+                 "built-in set of 64 synthetic 500x375 4:2:0 images\n";
+    files = builtin_corpus(64, 500, 375);
+    source = "built-in: 64 synthetic 500x375 4:2:0 q75-95";
+  }
+  // The batch: the files in order, repeated to fill it.
+  const std::size_t batch_size = std::size_t(std::max(1, o.batch));
+  std::vector<std::vector<std::uint8_t>> batch;
+  std::vector<std::pair<int, int>> dims;
+  std::uint64_t bytes_in = 0;
+  std::vector<std::uint8_t> scratch;
+  for (std::size_t i = 0; batch.size() < batch_size && i < batch_size * 4; ++i) {
+    const auto& f = files[i % files.size()];
+    int w = 0, h = 0, c = 0;
+    if (!libjpeg_decode(f, scratch, w, h, c) || c != 3) continue;  // colour images only
+    batch.push_back(f);
+    dims.push_back({w, h});
+    bytes_in += f.size();
+  }
+  if (batch.empty()) throw Error(ErrorCode::InvalidArgument, "bench jpeg: no decodable colour JPEG");
+  const double mp = megapixels(dims);
+  const int threads =
+      o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  std::fprintf(stderr, "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s), %d threads\n",
+               batch.size(), mp, double(bytes_in) / (1 << 20), source.c_str(), threads);
+  std::vector<JpegInput> inputs;
+  for (const auto& b : batch) inputs.push_back({b.data(), b.size()});
+
+  nlohmann::json results = nlohmann::json::array();
+  auto add = [&](const std::string& name, const std::string& kind, double img_s,
+                 nlohmann::json extra) {
+    nlohmann::json r = {{"name", name}, {"kind", kind}, {"images_per_s", img_s},
+                        {"megapixels_per_s", img_s * mp / double(batch.size())}};
+    r.update(extra);
+    results.push_back(r);
+    std::fprintf(stdout, "%-44s %10.0f img/s %9.1f MP/s\n", name.c_str(), img_s,
+                 img_s * mp / double(batch.size()));
+    std::fflush(stdout);
+  };
+
+  // Our pipeline on each selected device.
+  for (const auto& info : selected_devices(global)) {
+    std::fprintf(stderr, "  %s (%s)...\n", info.spec.c_str(), info.name.c_str());
+    JpegDecodeOptions opts;
+    opts.threads = threads;
+    opts.fused = !o.separate;
+    JpegDecoder decoder(open_device(info.spec), opts);
+    std::shared_ptr<DeviceBuffer> output;
+    decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
+    std::size_t images = 0;
+    const auto t0 = Clock::now();
+    double t = 0;
+    while (t < o.min_time) {
+      decoder.decode_batch_to_device(inputs, nullptr, &output);
+      images += batch.size();
+      t = since(t0);
+    }
+    const JpegStageTimes st = decoder.profile_stages(inputs);
+    const double per = 1e3 / double(batch.size());
+    add("hetcodec " + info.spec + " " + info.name, "hetcodec", double(images) / t,
+        {{"device", to_json(info)},
+         {"kernels", o.separate ? "separate" : "fused"},
+         {"stage_ms_per_image",
+          {{"huffman_all_threads", st.huffman * per},
+           {"transfer", st.transfer * per},
+           {"kernels", st.device * per}}}});
+    std::fprintf(stdout, "    stages per image: Huffman %.3f ms (all threads), transfer %.3f ms, "
+                 "kernels %.3f ms\n",
+                 st.huffman * per, st.transfer * per, st.device * per);
+  }
+
+  if (o.peers) {
+    // libjpeg-turbo, one thread and all threads.
+    for (int n : {1, threads}) {
+      std::vector<std::vector<std::uint8_t>> outs{std::size_t(n)};
+      std::size_t images = 0;
+      const auto t0 = Clock::now();
+      double t = 0;
+      while (t < o.min_time) {
+        std::atomic<std::size_t> next{0};
+        auto work = [&](int id) {
+          int w, h, c;
+          for (std::size_t i; (i = next.fetch_add(1)) < batch.size();)
+            libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c);
+        };
+        std::vector<std::thread> pool;
+        for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
+        work(0);
+        for (auto& th : pool) th.join();
+        images += batch.size();
+        t = since(t0);
+      }
+      add("libjpeg-turbo " + std::to_string(n) + " thread" + (n == 1 ? "" : "s"), "libjpeg-turbo",
+          double(images) / t, {{"threads", n}});
+    }
+#ifdef HETCODEC_HAVE_CUDA
+    NvJpeg nv;
+    int ndev = 0;
+    if (!nv.lib) {
+      std::fprintf(stderr, "  nvJPEG: %s\n", nv.why.c_str());
+    } else if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+      std::fprintf(stderr, "  nvJPEG: no CUDA device\n");
+    } else {
+      const std::pair<int, const char*> backends[] = {{1, "hybrid"}, {2, "gpu_hybrid"},
+                                                      {3, "hardware"}};
+      for (const auto& b : backends) {
+        std::string why;
+        const double rate = bench_nvjpeg(nv, b.first, batch, dims, o.min_time, why);
+        if (rate < 0) {
+          std::fprintf(stderr, "  nvJPEG %s: unavailable (%s)\n", b.second, why.c_str());
+          results.push_back({{"name", std::string("nvJPEG ") + b.second}, {"kind", "nvjpeg"},
+                             {"unavailable", why}});
+        } else {
+          add(std::string("nvJPEG ") + b.second, "nvjpeg", rate, {{"backend", b.second}});
+        }
+      }
+    }
+#endif
+  }
+  // Ratios of each hetcodec row to each peer row.
+  std::fprintf(stdout, "ratios (img/s over img/s):\n");
+  for (auto& r : results) {
+    if (r["kind"] != "hetcodec") continue;
+    nlohmann::json ratios;
+    for (const auto& p : results) {
+      if (p["kind"] == "hetcodec" || !p.contains("images_per_s")) continue;
+      const double ratio = r["images_per_s"].get<double>() / p["images_per_s"].get<double>();
+      ratios[p["name"].get<std::string>()] = ratio;
+      std::fprintf(stdout, "  %s / %s = %.2f\n", r["name"].get<std::string>().c_str(),
+                   p["name"].get<std::string>().c_str(), ratio);
+    }
+    r["ratios"] = ratios;
+  }
+  nlohmann::json doc = {{"benchmark", "jpeg-decode"},
+                        {"version", version()},
+                        {"corpus", source},
+                        {"batch", batch.size()},
+                        {"megapixels", mp},
+                        {"bytes_in", bytes_in},
+                        {"threads", threads},
+                        {"min_time_s", o.min_time},
+                        {"results", results}};
+  if (o.json_path == "-") {
+    std::cout << doc.dump(2) << "\n";
+  } else if (!o.json_path.empty()) {
+    std::ofstream f(o.json_path);
+    f << doc.dump(2) << "\n";
+    if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + o.json_path);
+  }
+}
+
+// ---- the corpus builder -------------------------------------------------------------------------
+
+struct CorpusOptions {
+  std::string out;
+  std::vector<std::string> sources;
+  int count = 256;
+  bool large = false;
+};
+
+void build_corpus(const CorpusOptions& o) {
+  std::vector<std::string> roots = o.sources;
+  if (roots.empty()) {
+    roots.push_back("/usr/share/wallpapers");
+    for (const char* p : {"/usr/lib/python3/dist-packages/skimage/data"})
+      if (fs::is_directory(p)) roots.push_back(p);
+  }
+  std::vector<fs::path> images;
+  for (const auto& r : roots) {
+    if (!fs::is_directory(r)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(r)) {
+      auto ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".png"))
+        images.push_back(e.path());
+    }
+  }
+  std::sort(images.begin(), images.end());
+  if (images.empty())
+    throw Error(ErrorCode::InvalidArgument,
+                "corpus: no source photos found (install plasma-workspace-wallpapers and "
+                "python3-skimage, or pass --source DIR)");
+  const std::string out = o.out.empty() ? default_corpus_dir() : o.out;
+  fs::create_directories(out);
+  std::mt19937 rng(2026);
+  int written = 0;
+  std::vector<std::uint8_t> rgb, small;
+  for (std::size_t k = 0; written < o.count && k < images.size() * 64; ++k) {
+    const fs::path& src = images[k % images.size()];
+    int w = 0, h = 0, c = 3;
+    bool ok = src.extension() == ".png" ? libpng_decode_rgb(src, rgb, w, h)
+                                         : libjpeg_decode(read_all(src), rgb, w, h, c);
+    if (!ok || c != 3) continue;
+    if (o.large) {
+      if (w < 5120) continue;
+      auto bytes = libjpeg_encode_420(rgb.data(), w, h, w * 3, 90);
+      std::ofstream(fs::path(out) / ("large-" + std::to_string(written) + ".jpg"),
+                    std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+      std::fprintf(stderr, "[%d] %s: %dx%d\n", written + 1, src.filename().c_str(), w, h);
+      ++written;
+      continue;
+    }
+    // Box-downscale so the short side is 375..750 (ImageNet-like scale), then crop 500x375.
+    int f = 1;
+    while (std::min(w, h) / (f + 1) >= 375) ++f;
+    f = std::max(1, f - int(rng() % 2));
+    const int sw = w / f, sh = h / f;
+    if (sw < 500 || sh < 375) continue;
+    small.assign(std::size_t(sw) * sh * 3, 0);
+    for (int y = 0; y < sh; ++y)
+      for (int x = 0; x < sw; ++x)
+        for (int ch = 0; ch < 3; ++ch) {
+          int sum = 0;
+          for (int dy = 0; dy < f; ++dy)
+            for (int dx = 0; dx < f; ++dx)
+              sum += rgb[(std::size_t(y * f + dy) * w + std::size_t(x * f + dx)) * 3 + ch];
+          small[(std::size_t(y) * sw + x) * 3 + ch] = std::uint8_t(sum / (f * f));
+        }
+    const int x0 = int(rng() % std::uint32_t(sw - 500 + 1)), y0 = int(rng() % std::uint32_t(sh - 375 + 1));
+    const int q = 75 + int(rng() % 21);
+    auto bytes = libjpeg_encode_420(small.data() + (std::size_t(y0) * sw + x0) * 3, 500, 375,
+                                    sw * 3, q);
+    char name[64];
+    std::snprintf(name, sizeof name, "img-%04d-q%d.jpg", written, q);
+    std::ofstream(fs::path(out) / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (++written % 32 == 0) std::fprintf(stderr, "  %d/%d\n", written, o.count);
+  }
+  std::fprintf(stderr, "corpus: %d images in %s\n", written, out.c_str());
+  if (written == 0) throw Error(ErrorCode::InvalidArgument, "corpus: no image was large enough");
+}
+
+}  // namespace
+
+void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
+  auto o = std::make_shared<BenchOptions>();
+  auto* cmd = bench.add_subcommand(
+      "jpeg",
+      "JPEG decode throughput: batches of host bytes in, RGB left in device memory, per selected\n"
+      "device, with libjpeg-turbo (1 and all threads) and nvJPEG (hybrid, gpu_hybrid, hardware,\n"
+      "where libnvjpeg loads) measured in the same run. Inputs: JPEG files or directories, else\n"
+      "the corpus `hetcodec corpus` cached, else a built-in synthetic set.");
+  cmd->add_option("inputs", o->paths, "JPEG files or directories")->type_name("PATH");
+  cmd->add_option("--batch", o->batch, "images per batch (files repeat to fill it)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--min-time", o->min_time, "seconds to repeat each measurement")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 600.0));
+  cmd->add_option("--threads", o->threads, "CPU threads (Huffman stage, libjpeg-turbo peer)");
+  cmd->add_flag("--separate", o->separate, "measure the two-kernel path instead of the fused one");
+  cmd->add_flag("!--no-peers", o->peers, "skip libjpeg-turbo and nvJPEG");
+  cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE");
+  cmd->callback([&global, o] { run_bench(global, *o); });
+}
+
+void add_corpus_command(CLI::App& app) {
+  auto o = std::make_shared<CorpusOptions>();
+  auto* cmd = app.add_subcommand(
+      "corpus",
+      "build a benchmark corpus from real photos (Debian's plasma-workspace-wallpapers and\n"
+      "python3-skimage): ImageNet-like 500x375 4:2:0 crops at q75..95, or with --large the\n"
+      "full-size 5120-wide wallpapers re-encoded 4:2:0 q90");
+  cmd->add_option("-o,--out", o->out,
+                  "output directory (default: $HETCODEC_CORPUS or the cache's corpus/imagenet-like)")
+      ->type_name("DIR");
+  cmd->add_option("--source", o->sources, "directories of source photos (.jpg, .png)")
+      ->type_name("DIR");
+  cmd->add_option("--count", o->count, "images to write")->capture_default_str();
+  cmd->add_flag("--large", o->large, "full-size images instead of crops");
+  cmd->callback([o] { build_corpus(*o); });
+}
+
+}  // namespace hetcodec::tools

@@ -1,0 +1,332 @@
+// `hetcodec decode` and `hetcodec info`.
+#include <png.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "tools/cli.h"
+
+namespace hetcodec::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot open " + path);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
+  if (f.bad()) throw Error(ErrorCode::InvalidArgument, "cannot read " + path);
+  return bytes;
+}
+
+// libjpeg-turbo's cmyk_to_rgb (cmyk.h), which djpeg uses to write CMYK files as PPM: Adobe's
+// inverted CMYK, each of C, M, Y scaled by K.
+std::vector<std::uint8_t> cmyk_as_rgb(const Image& img) {
+  std::vector<std::uint8_t> rgb(std::size_t(img.width) * img.height * 3);
+  for (std::size_t i = 0; i < rgb.size() / 3; ++i) {
+    const double k = img.pixels[4 * i + 3];
+    for (int c = 0; c < 3; ++c)
+      rgb[3 * i + c] = std::uint8_t(double(img.pixels[4 * i + c]) * k / 255.0 + 0.5);
+  }
+  return rgb;
+}
+
+void write_bytes(const std::string& path, const std::string& header,
+                 const std::vector<std::uint8_t>& body) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
+  f.write(header.data(), std::streamsize(header.size()));
+  f.write(reinterpret_cast<const char*>(body.data()), std::streamsize(body.size()));
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
+}
+
+void write_png(const std::string& path, int width, int height, int channels,
+               const std::vector<std::uint8_t>& px) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (!png || !info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    std::fclose(f);
+    throw Error(ErrorCode::InvalidArgument, "libpng failed to write " + path);
+  }
+  png_init_io(png, f);
+  png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8,
+               channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (int y = 0; y < height; ++y)
+    png_write_row(png, px.data() + std::size_t(y) * std::size_t(width) * std::size_t(channels));
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  if (std::fclose(f) != 0) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
+}
+
+// Writes `img` as `format` (pnm, ppm, pgm, pam, png). pnm picks PGM or PPM as djpeg -pnm does.
+void write_image(const Image& img, const std::string& format, const std::string& path) {
+  const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
+  const bool cmyk = img.format == PixelFormat::CMYK;
+  if (format == "pam") {
+    const char* tuple = img.format == PixelFormat::Gray  ? "GRAYSCALE"
+                        : img.format == PixelFormat::RGB ? "RGB"
+                                                         : "CMYK";
+    write_bytes(path,
+                "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " +
+                    std::to_string(img.height) + "\nDEPTH " +
+                    std::to_string(channels(img.format)) + "\nMAXVAL 255\nTUPLTYPE " + tuple +
+                    "\nENDHDR\n",
+                img.pixels);
+  } else if (format == "png") {
+    if (cmyk)
+      write_png(path, img.width, img.height, 3, cmyk_as_rgb(img));
+    else
+      write_png(path, img.width, img.height, channels(img.format), img.pixels);
+  } else if (format == "pgm" || (format == "pnm" && img.format == PixelFormat::Gray)) {
+    if (img.format != PixelFormat::Gray)
+      throw Error(ErrorCode::InvalidArgument,
+                  path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
+    write_bytes(path, "P5\n" + dims + "\n255\n", img.pixels);
+  } else if (format == "ppm" || format == "pnm") {
+    if (img.format == PixelFormat::Gray) {
+      std::vector<std::uint8_t> rgb;
+      rgb.reserve(img.pixels.size() * 3);
+      for (auto v : img.pixels) rgb.insert(rgb.end(), {v, v, v});
+      write_bytes(path, "P6\n" + dims + "\n255\n", rgb);
+    } else {
+      write_bytes(path, "P6\n" + dims + "\n255\n", cmyk ? cmyk_as_rgb(img) : img.pixels);
+    }
+  } else {
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown output format '" + format + "' (pnm, ppm, pgm, pam or png)");
+  }
+}
+
+std::string format_of(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+struct DecodeOptions {
+  std::vector<std::string> files;
+  std::string output_dir, format;
+  bool separate = false, quiet = false, fallback_cpu = false;
+  int threads = 0;
+  std::uint64_t max_pixels = 1ull << 28;
+};
+
+JpegDecodeOptions decoder_options(const DecodeOptions& o) {
+  JpegDecodeOptions d;
+  d.fused = !o.separate;
+  d.threads = o.threads;
+  d.max_pixels = o.max_pixels;
+  return d;
+}
+
+std::string device_spec(const GlobalOptions& g) {
+  if (g.devices.size() > 1)
+    throw Error(ErrorCode::InvalidArgument, "decode runs on one device; give --device once");
+  return g.devices.empty() ? std::string() : g.devices[0];
+}
+
+int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
+  std::vector<std::pair<std::string, std::string>> jobs;  // input, output
+  if (o.output_dir.empty()) {
+    if (o.files.size() != 2)
+      throw Error(ErrorCode::InvalidArgument,
+                  "decode IN OUT, or decode --output-dir DIR FILES... (got " +
+                      std::to_string(o.files.size()) + " paths)");
+    jobs.push_back({o.files[0], o.files[1]});
+  } else {
+    std::error_code ec;
+    fs::create_directories(o.output_dir, ec);
+    if (!fs::is_directory(o.output_dir))
+      throw Error(ErrorCode::InvalidArgument, "cannot create directory " + o.output_dir);
+    const std::string ext = o.format.empty() ? "pnm" : o.format;
+    for (const auto& f : o.files)
+      jobs.push_back({f, (fs::path(o.output_dir) / fs::path(f).stem()).string() + "." + ext});
+  }
+  std::shared_ptr<Device> device;
+  try {
+    device = open_device(device_spec(g));
+  } catch (const Error& e) {
+    if (!o.fallback_cpu || e.code() != ErrorCode::DeviceError) throw;
+    std::cerr << "hetcodec: " << e.what() << "; falling back to the CPU reference\n";
+    device = open_device("cpu");
+  }
+  JpegDecoder decoder(device, decoder_options(o));
+  if (!o.quiet)
+    std::cerr << "decoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
+              << device->info().spec << " (" << device->info().name << ")\n";
+  // Batches of up to 64 files: the Huffman stage of one file overlaps the device work of the
+  // one before; a file that fails is reported and the others go on.
+  int failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t start = 0; start < jobs.size(); start += 64) {
+    const std::size_t end = std::min(jobs.size(), start + 64);
+    std::vector<std::vector<std::uint8_t>> bytes;
+    std::vector<JpegInput> inputs;
+    std::vector<std::string> read_errors(end - start);
+    for (std::size_t i = start; i < end; ++i) {
+      try {
+        bytes.push_back(read_all(jobs[i].first));
+      } catch (const Error& e) {
+        bytes.emplace_back();
+        read_errors[i - start] = e.what();
+      }
+    }
+    for (const auto& b : bytes) inputs.push_back({b.data(), b.size()});
+    std::vector<std::string> errors;
+    auto images = decoder.decode_batch(inputs, &errors);
+    for (std::size_t i = start; i < end; ++i) {
+      const std::size_t k = i - start;
+      const std::string& err = read_errors[k].empty() ? errors[k] : read_errors[k];
+      const std::string progress =
+          jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
+                          : "";
+      if (!err.empty()) {
+        std::cerr << progress << jobs[i].first << ": " << err << "\n";
+        ++failed;
+        continue;
+      }
+      const Image& img = images[k];
+      for (const auto& w : img.warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
+      try {
+        write_image(img, o.format.empty() ? format_of(jobs[i].second) : o.format, jobs[i].second);
+      } catch (const Error& e) {
+        std::cerr << progress << e.what() << "\n";
+        ++failed;
+        continue;
+      }
+      if (!o.quiet)
+        std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << img.width
+                  << "x" << img.height << " " << to_string(img.format) << ")\n";
+    }
+  }
+  if (!o.quiet && jobs.size() > 1) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "%zu decoded, %d failed, %.2f s\n", jobs.size() - std::size_t(failed),
+                 failed, s);
+  }
+  return failed ? 1 : 0;
+}
+
+nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
+  return {{"file", path},
+          {"width", fi.width},
+          {"height", fi.height},
+          {"precision", fi.precision},
+          {"components", fi.components},
+          {"process", fi.process},
+          {"sampling", fi.sampling},
+          {"subsampling", fi.subsampling},
+          {"color", fi.color},
+          {"restart_interval", fi.restart_interval},
+          {"scans", fi.scans},
+          {"decodable", fi.decodable},
+          {"unsupported", fi.unsupported},
+          {"blocks", fi.blocks},
+          {"nonzero_blocks", fi.nonzero_blocks},
+          {"nonzero_coefficients", fi.coefficients},
+          {"token_stream_bytes", fi.token_stream_bytes},
+          {"dense_coefficient_bytes", fi.dense_bytes},
+          {"segments", fi.segments},
+          {"warnings", fi.warnings}};
+}
+
+}  // namespace
+
+void add_decode_commands(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<DecodeOptions>();
+  auto* cmd = app.add_subcommand(
+      "decode",
+      "decode JPEG files on a device (bit-exact with libjpeg-turbo's djpeg -dct int)\n"
+      "  hetcodec decode IN.jpg OUT.ppm\n"
+      "  hetcodec decode --output-dir DIR [--format pnm|ppm|pgm|pam|png] FILES...\n"
+      "Output by extension or --format: pnm writes PGM for grayscale and PPM for colour as\n"
+      "djpeg -pnm does; ppm, pgm, pam likewise (pam keeps CMYK; ppm and png convert CMYK to RGB\n"
+      "as djpeg does); png through libpng.");
+  cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
+      ->required()
+      ->type_name("PATH");
+  cmd->add_option("-o,--output-dir", o->output_dir,
+                  "write DIR/<input name without extension>.<format> for each input")
+      ->type_name("DIR");
+  cmd->add_option("-f,--format", o->format, "output format (default: by extension; pnm in -o mode)")
+      ->check(CLI::IsMember({"pnm", "ppm", "pgm", "pam", "png"}));
+  cmd->add_flag("--separate", o->separate,
+                "token decode and IDCT as two kernels instead of the fused one (same output)");
+  cmd->add_option("--threads", o->threads, "CPU threads for the Huffman stage (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
+      ->capture_default_str();
+  cmd->add_flag("--fallback-cpu", o->fallback_cpu,
+                "use the CPU reference when the device cannot be opened");
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
+  cmd->callback([&global, o] {
+    const int rc = run_decode(global, *o);
+    if (rc) throw CLI::RuntimeError(rc);
+  });
+
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  auto* info = app.add_subcommand(
+      "info", "describe JPEG files: size, precision, components, sampling, restart interval,\n"
+              "coding process, and the token stream's size against dense int16 coefficients");
+  info->add_option("files", *paths, "JPEG files")->required()->type_name("PATH");
+  info->add_flag("--json", *json, "JSON instead of text");
+  info->callback([paths, json] {
+    nlohmann::json all = nlohmann::json::array();
+    int failed = 0;
+    for (const auto& p : *paths) {
+      JpegFileInfo fi;
+      try {
+        const auto bytes = read_all(p);
+        fi = jpeg_file_info(bytes.data(), bytes.size());
+      } catch (const Error& e) {
+        std::cerr << p << ": " << to_string(e.code()) << ": " << e.what() << "\n";
+        ++failed;
+        continue;
+      }
+      if (*json) {
+        all.push_back(info_json(p, fi));
+        continue;
+      }
+      std::string sampling;
+      for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
+      std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(),
+                  fi.width, fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
+                  fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
+                  fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
+      std::printf("  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
+                  fi.scans == 1 ? "" : "s",
+                  fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str()
+                                      : "none");
+      for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
+      if (fi.decodable) {
+        std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
+                    (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
+                    (unsigned long long)fi.coefficients,
+                    fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
+        std::printf("  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
+                    (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
+                    fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes)
+                                          : 0.0);
+      } else {
+        std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
+      }
+      for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
+    }
+    if (*json) std::cout << all.dump(2) << "\n";
+    if (failed) throw CLI::RuntimeError(1);
+  });
+}
+
+}  // namespace hetcodec::tools
