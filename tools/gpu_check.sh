@@ -3,6 +3,8 @@
 # OpenCL and PoCL side by side; compute-sanitizer over the gpu label), then `hetcodec devices`
 # and the transfer benchmark. Logs and JSON go to LOGDIR.
 # usage: tools/gpu_check.sh [LOGDIR] [CUDA_ARCHS]      (defaults: build-gpu/logs, 90)
+# With HETCODEC_BENCH_CORPUS=DIR (holding imagenet/ and large/ from `hetcodec corpus`) it also
+# runs `bench jpeg` on every device: batches of 256 ImageNet-like images and single large ones.
 # Some drivers install libnvidia-opencl.so.1 without an .icd file; HETCODEC_OPENCL_ICDS makes
 # the ICD loader see it anyway (backends/opencl/icd_setup.cpp).
 set -uo pipefail
@@ -23,4 +25,10 @@ grep -E 'Test +#|tests passed' "$logs/ctest.log" "$logs/ctest-gpu.log"
 ./build-gpu/tools/hetcodec devices | tee "$logs/devices.txt"
 ./build-gpu/tools/hetcodec devices --json > "$logs/devices.json"
 ./build-gpu/tools/hetcodec -d all bench transfer --json "$logs/transfer.json" 2>/dev/null | tee "$logs/transfer.txt"
+if [ -n "${HETCODEC_BENCH_CORPUS:-}" ]; then
+  ./build-gpu/tools/hetcodec -d all bench jpeg "$HETCODEC_BENCH_CORPUS/imagenet" --batch 256 \
+    --json "$logs/bench_jpeg_imagenet.json" 2>&1 | tee "$logs/bench_jpeg_imagenet.txt"
+  ./build-gpu/tools/hetcodec -d all bench jpeg "$HETCODEC_BENCH_CORPUS/large" --batch 1 \
+    --json "$logs/bench_jpeg_large.json" 2>&1 | tee "$logs/bench_jpeg_large.txt"
+fi
 exit $rc
