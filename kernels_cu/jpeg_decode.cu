@@ -92,9 +92,9 @@ cudaError_t launch_jpeg_idct(cudaStream_t stream, const std::uint8_t* job,
                              const std::uint8_t* coefficients, std::uint8_t* planes,
                              std::uint32_t groups) {
   const hc_u32 blocks = groups * 64u;
-  jpeg_idct<<<(blocks + 127) / 128, 128, 0, stream>>>(
-      reinterpret_cast<const hc_u32*>(job), reinterpret_cast<const hc_i16*>(coefficients), planes,
-      blocks);
+  jpeg_idct<<<(blocks + 127) / 128, 128, 0, stream>>>(reinterpret_cast<const hc_u32*>(job),
+                                                      reinterpret_cast<const hc_i16*>(coefficients),
+                                                      planes, blocks);
   return cudaGetLastError();
 }
 

@@ -36,8 +36,8 @@ std::string data_dir() { return std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/j
 Raster gray_of(const Raster& rgb) {
   Raster g{rgb.width, rgb.height, 1, {}};
   for (std::size_t i = 0; i < rgb.samples.size() / 3; ++i)
-    g.samples.push_back(std::uint8_t((rgb.samples[3 * i] * 2 + rgb.samples[3 * i + 1] * 5 +
-                                      rgb.samples[3 * i + 2]) / 8));
+    g.samples.push_back(std::uint8_t(
+        (rgb.samples[3 * i] * 2 + rgb.samples[3 * i + 1] * 5 + rgb.samples[3 * i + 2]) / 8));
   return g;
 }
 
@@ -54,8 +54,8 @@ struct Sampling {
   const char* name;
   int h, v;
 };
-const Sampling kSamplings[] = {{"444", 1, 1}, {"422", 2, 1}, {"420", 2, 2}, {"440", 1, 2},
-                               {"411", 4, 1}, {"410", 4, 2}};
+const Sampling kSamplings[] = {{"444", 1, 1}, {"422", 2, 1}, {"420", 2, 2},
+                               {"440", 1, 2}, {"411", 4, 1}, {"410", 4, 2}};
 
 // The generated corpus. `small` is the subset run inside the emulator.
 std::vector<Sample> corpus(bool small) {
@@ -76,7 +76,8 @@ std::vector<Sample> corpus(bool small) {
     return out;
   }
   // Every subsampling at sizes around the MCU: 1x1 up to non-multiples of 16 and 32.
-  const int sizes[][2] = {{1, 1}, {2, 2}, {3, 5}, {5, 3}, {6, 7}, {8, 8}, {17, 9}, {33, 31}, {64, 48}, {127, 65}};
+  const int sizes[][2] = {{1, 1}, {2, 2},  {3, 5},   {5, 3},   {6, 7},
+                          {8, 8}, {17, 9}, {33, 31}, {64, 48}, {127, 65}};
   unsigned seed = 1;
   for (const auto& s : kSamplings) {
     for (const auto& wh : sizes) {
@@ -84,8 +85,8 @@ std::vector<Sample> corpus(bool small) {
       p.h[0] = s.h;
       p.v[0] = s.v;
       p.quality = 10 + int(seed * 37 % 91);  // 10..100
-      add(std::string(s.name) + "-" + std::to_string(wh[0]) + "x" + std::to_string(wh[1]) +
-              "-q" + std::to_string(p.quality),
+      add(std::string(s.name) + "-" + std::to_string(wh[0]) + "x" + std::to_string(wh[1]) + "-q" +
+              std::to_string(p.quality),
           hetcodec::test::synthetic_rgb(wh[0], wh[1], seed++), p);
     }
   }
@@ -163,11 +164,10 @@ void check_equal(const Image& img, const Raster& ref, const std::string& name) {
   while (first < ref.samples.size() && img.pixels[first] == ref.samples[first]) ++first;
   if (first < ref.samples.size()) {
     const std::size_t px = first / std::size_t(ref.components);
-    FAIL_CHECK("first difference at x=" << px % std::size_t(ref.width) << " y="
-                                        << px / std::size_t(ref.width) << " sample "
-                                        << first % std::size_t(ref.components) << ": "
-                                        << int(img.pixels[first]) << " vs libjpeg "
-                                        << int(ref.samples[first]));
+    FAIL_CHECK("first difference at x="
+               << px % std::size_t(ref.width) << " y=" << px / std::size_t(ref.width) << " sample "
+               << first % std::size_t(ref.components) << ": " << int(img.pixels[first])
+               << " vs libjpeg " << int(ref.samples[first]));
   }
 }
 
@@ -235,7 +235,8 @@ TEST_CASE("jpeg batch and device-resident decoding give the single-image bytes")
       CHECK(back == singles[j].pixels);
       ++j;
     }
-    const DeviceImage one = decoder.decode_to_device(samples[0].bytes.data(), samples[0].bytes.size());
+    const DeviceImage one =
+        decoder.decode_to_device(samples[0].bytes.data(), samples[0].bytes.size());
     std::vector<std::uint8_t> back(one.bytes());
     queue->read(back.data(), *one.buffer, one.offset, back.size());
     CHECK(back == singles[0].pixels);
@@ -288,7 +289,8 @@ TEST_CASE("truncated jpeg files decode as libjpeg-turbo decodes them, with a war
     EncodeParams p;
     p.h[0] = 2;
     p.v[0] = 2;
-    const auto full = hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(61, 43, 5), p);
+    const auto full =
+        hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(61, 43, 5), p);
     p.restart_blocks = 3;
     const auto with_restarts =
         hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(61, 43, 5), p);

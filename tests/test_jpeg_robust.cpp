@@ -43,7 +43,8 @@ void try_decode(JpegDecoder& decoder, const std::vector<std::uint8_t>& bytes, Ou
     ++o.errors;
     const std::string msg = e.what();
     CHECK(!msg.empty());
-    if (e.code() == ErrorCode::InvalidData) CHECK_MESSAGE(msg.find("byte ") != std::string::npos, msg);
+    if (e.code() == ErrorCode::InvalidData)
+      CHECK_MESSAGE(msg.find("byte ") != std::string::npos, msg);
     CHECK((e.code() == ErrorCode::InvalidData || e.code() == ErrorCode::Unsupported ||
            e.code() == ErrorCode::LimitExceeded));
   }
@@ -93,8 +94,8 @@ TEST_CASE("truncated, bit-flipped and garbled jpeg files fail cleanly or decode 
         auto bad = file;
         bad[i + 2] = std::uint8_t(garbled >> 8 & 0xFF);
         bad[i + 3] = std::uint8_t(garbled & 0xFF);
-        try_decode(decoder, bad, o, "segment at " + std::to_string(i) + " length " +
-                                        std::to_string(garbled));
+        try_decode(decoder, bad, o,
+                   "segment at " + std::to_string(i) + " length " + std::to_string(garbled));
       }
       if (file[i + 1] == 0xDA) break;
     }

@@ -58,15 +58,20 @@ TEST_CASE("token stream expands to libjpeg's quantised coefficients") {
         const auto& cl = l.components[std::size_t(c)];
         CHECK(info.blocks[std::size_t(c)] == cl.blocks);
         CHECK(info.blocks_per_row[std::size_t(c)] == std::uint32_t(cl.grid_w));
-        const int w = ref.width_in_blocks[std::size_t(c)], ht = ref.height_in_blocks[std::size_t(c)];
+        const int w = ref.width_in_blocks[std::size_t(c)],
+                  ht = ref.height_in_blocks[std::size_t(c)];
         REQUIRE(w <= cl.grid_w);
         REQUIRE(ht <= cl.grid_h);
         int mismatches = 0;
         for (int by = 0; by < ht; ++by)
           for (int bx = 0; bx < w; ++bx)
             for (int k = 0; k < 64; ++k)
-              mismatches += dense[(base + std::size_t(by) * std::size_t(cl.grid_w) + std::size_t(bx)) * 64 + std::size_t(k)] !=
-                            ref.blocks[std::size_t(c)][(std::size_t(by) * std::size_t(w) + std::size_t(bx)) * 64 + std::size_t(k)];
+              mismatches +=
+                  dense[(base + std::size_t(by) * std::size_t(cl.grid_w) + std::size_t(bx)) * 64 +
+                        std::size_t(k)] !=
+                  ref.blocks[std::size_t(c)]
+                            [(std::size_t(by) * std::size_t(w) + std::size_t(bx)) * 64 +
+                             std::size_t(k)];
         CHECK_MESSAGE(mismatches == 0, "component " << c);
         base += cl.blocks;
       }
@@ -85,8 +90,8 @@ TEST_CASE("token stream format: 12-byte tokens, padding, groups, directory, size
   const auto stream = jpeg_token_stream(file.data(), file.size());
   const auto info = jpeg::inspect_token_stream(stream.data(), stream.size());
   CHECK(stream.size() == 4 * info.tokens_word + 12 * std::size_t(info.tokens));
-  CHECK(info.groups == (info.blocks[0] + 63) / 64 + (info.blocks[1] + 63) / 64 +
-                           (info.blocks[2] + 63) / 64);
+  CHECK(info.groups ==
+        (info.blocks[0] + 63) / 64 + (info.blocks[1] + 63) / 64 + (info.blocks[2] + 63) / 64);
   // Every token's positions are distinct except for padding, which repeats the last one.
   std::uint32_t padded = 0;
   for (std::uint32_t t = 0; t < info.tokens; ++t) {

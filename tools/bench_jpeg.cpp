@@ -4,8 +4,6 @@
 // libnvjpeg can be loaded. Host bytes in; our pipeline and nvJPEG leave RGB in device memory,
 // libjpeg-turbo in host memory.
 #include <dlfcn.h>
-
-#include <cstdio>  // before jpeglib.h, which uses FILE
 #include <jpeglib.h>
 #include <png.h>
 
@@ -13,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <csetjmp>
+#include <cstdio>  // before jpeglib.h, which uses FILE
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -261,8 +260,8 @@ double bench_nvjpeg(NvJpeg& nv, int backend, const std::vector<std::vector<std::
   }
   st = nv.state_create(handle, &state);
   if (st == 0)
-    st = nv.batched_init(handle, state, int(batch.size()),
-                         int(std::thread::hardware_concurrency()), kNvRGBI);
+    st = nv.batched_init(handle, state, int(batch.size()), int(std::thread::hardware_concurrency()),
+                         kNvRGBI);
   auto run = [&] {
     int s = nv.batched(handle, state, ptrs.data(), lengths.data(), out.data(), stream);
     cudaStreamSynchronize(stream);
@@ -337,7 +336,8 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     dims.push_back({w, h});
     bytes_in += f.size();
   }
-  if (batch.empty()) throw Error(ErrorCode::InvalidArgument, "bench jpeg: no decodable colour JPEG");
+  if (batch.empty())
+    throw Error(ErrorCode::InvalidArgument, "bench jpeg: no decodable colour JPEG");
   const double mp = megapixels(dims);
   const int threads =
       o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
@@ -349,7 +349,9 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
   nlohmann::json results = nlohmann::json::array();
   auto add = [&](const std::string& name, const std::string& kind, double img_s,
                  nlohmann::json extra) {
-    nlohmann::json r = {{"name", name}, {"kind", kind}, {"images_per_s", img_s},
+    nlohmann::json r = {{"name", name},
+                        {"kind", kind},
+                        {"images_per_s", img_s},
                         {"megapixels_per_s", img_s * mp / double(batch.size())}};
     r.update(extra);
     results.push_back(r);
@@ -361,32 +363,41 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
   // Our pipeline on each selected device.
   for (const auto& info : selected_devices(global)) {
     std::fprintf(stderr, "  %s (%s)...\n", info.spec.c_str(), info.name.c_str());
-    JpegDecodeOptions opts;
-    opts.threads = threads;
-    opts.fused = !o.separate;
-    JpegDecoder decoder(open_device(info.spec), opts);
-    std::shared_ptr<DeviceBuffer> output;
-    decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
-    std::size_t images = 0;
-    const auto t0 = Clock::now();
-    double t = 0;
-    while (t < o.min_time) {
-      decoder.decode_batch_to_device(inputs, nullptr, &output);
-      images += batch.size();
-      t = since(t0);
+    try {
+      JpegDecodeOptions opts;
+      opts.threads = threads;
+      opts.fused = !o.separate;
+      JpegDecoder decoder(open_device(info.spec), opts);
+      std::shared_ptr<DeviceBuffer> output;
+      decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
+      std::size_t images = 0;
+      const auto t0 = Clock::now();
+      double t = 0;
+      while (t < o.min_time) {
+        decoder.decode_batch_to_device(inputs, nullptr, &output);
+        images += batch.size();
+        t = since(t0);
+      }
+      const JpegStageTimes st = decoder.profile_stages(inputs);
+      const double per = 1e3 / double(batch.size());
+      add("hetcodec " + info.spec + " " + info.name, "hetcodec", double(images) / t,
+          {{"device", to_json(info)},
+           {"kernels", o.separate ? "separate" : "fused"},
+           {"stage_ms_per_image",
+            {{"huffman_all_threads", st.huffman * per},
+             {"transfer", st.transfer * per},
+             {"kernels", st.device * per}}}});
+      std::fprintf(stdout,
+                   "    stages per image: Huffman %.3f ms (all threads), transfer %.3f ms, "
+                   "kernels %.3f ms\n",
+                   st.huffman * per, st.transfer * per, st.device * per);
+      std::fflush(stdout);
+    } catch (const Error& e) {
+      // One device failing does not lose the others' figures or the peers'.
+      std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
+      results.push_back(
+          {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
     }
-    const JpegStageTimes st = decoder.profile_stages(inputs);
-    const double per = 1e3 / double(batch.size());
-    add("hetcodec " + info.spec + " " + info.name, "hetcodec", double(images) / t,
-        {{"device", to_json(info)},
-         {"kernels", o.separate ? "separate" : "fused"},
-         {"stage_ms_per_image",
-          {{"huffman_all_threads", st.huffman * per},
-           {"transfer", st.transfer * per},
-           {"kernels", st.device * per}}}});
-    std::fprintf(stdout, "    stages per image: Huffman %.3f ms (all threads), transfer %.3f ms, "
-                 "kernels %.3f ms\n",
-                 st.huffman * per, st.transfer * per, st.device * per);
   }
 
   if (o.peers) {
@@ -421,14 +432,15 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     } else if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
       std::fprintf(stderr, "  nvJPEG: no CUDA device\n");
     } else {
-      const std::pair<int, const char*> backends[] = {{1, "hybrid"}, {2, "gpu_hybrid"},
-                                                      {3, "hardware"}};
+      const std::pair<int, const char*> backends[] = {
+          {1, "hybrid"}, {2, "gpu_hybrid"}, {3, "hardware"}};
       for (const auto& b : backends) {
         std::string why;
         const double rate = bench_nvjpeg(nv, b.first, batch, dims, o.min_time, why);
         if (rate < 0) {
           std::fprintf(stderr, "  nvJPEG %s: unavailable (%s)\n", b.second, why.c_str());
-          results.push_back({{"name", std::string("nvJPEG ") + b.second}, {"kind", "nvjpeg"},
+          results.push_back({{"name", std::string("nvJPEG ") + b.second},
+                             {"kind", "nvjpeg"},
                              {"unavailable", why}});
         } else {
           add(std::string("nvJPEG ") + b.second, "nvjpeg", rate, {{"backend", b.second}});
@@ -451,15 +463,10 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     }
     r["ratios"] = ratios;
   }
-  nlohmann::json doc = {{"benchmark", "jpeg-decode"},
-                        {"version", version()},
-                        {"corpus", source},
-                        {"batch", batch.size()},
-                        {"megapixels", mp},
-                        {"bytes_in", bytes_in},
-                        {"threads", threads},
-                        {"min_time_s", o.min_time},
-                        {"results", results}};
+  nlohmann::json doc = {
+      {"benchmark", "jpeg-decode"}, {"version", version()},     {"corpus", source},
+      {"batch", batch.size()},      {"megapixels", mp},         {"bytes_in", bytes_in},
+      {"threads", threads},         {"min_time_s", o.min_time}, {"results", results}};
   if (o.json_path == "-") {
     std::cout << doc.dump(2) << "\n";
   } else if (!o.json_path.empty()) {
@@ -508,13 +515,12 @@ void build_corpus(const CorpusOptions& o) {
     const fs::path& src = images[k % images.size()];
     int w = 0, h = 0, c = 3;
     bool ok = src.extension() == ".png" ? libpng_decode_rgb(src, rgb, w, h)
-                                         : libjpeg_decode(read_all(src), rgb, w, h, c);
+                                        : libjpeg_decode(read_all(src), rgb, w, h, c);
     if (!ok || c != 3) continue;
     if (o.large) {
       if (w < 5120) continue;
       auto bytes = libjpeg_encode_420(rgb.data(), w, h, w * 3, 90);
-      std::ofstream(fs::path(out) / ("large-" + std::to_string(written) + ".jpg"),
-                    std::ios::binary)
+      std::ofstream(fs::path(out) / ("large-" + std::to_string(written) + ".jpg"), std::ios::binary)
           .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
       std::fprintf(stderr, "[%d] %s: %dx%d\n", written + 1, src.filename().c_str(), w, h);
       ++written;
@@ -536,10 +542,11 @@ void build_corpus(const CorpusOptions& o) {
               sum += rgb[(std::size_t(y * f + dy) * w + std::size_t(x * f + dx)) * 3 + ch];
           small[(std::size_t(y) * sw + x) * 3 + ch] = std::uint8_t(sum / (f * f));
         }
-    const int x0 = int(rng() % std::uint32_t(sw - 500 + 1)), y0 = int(rng() % std::uint32_t(sh - 375 + 1));
+    const int x0 = int(rng() % std::uint32_t(sw - 500 + 1)),
+              y0 = int(rng() % std::uint32_t(sh - 375 + 1));
     const int q = 75 + int(rng() % 21);
-    auto bytes = libjpeg_encode_420(small.data() + (std::size_t(y0) * sw + x0) * 3, 500, 375,
-                                    sw * 3, q);
+    auto bytes =
+        libjpeg_encode_420(small.data() + (std::size_t(y0) * sw + x0) * 3, 500, 375, sw * 3, q);
     char name[64];
     std::snprintf(name, sizeof name, "img-%04d-q%d.jpg", written, q);
     std::ofstream(fs::path(out) / name, std::ios::binary)
@@ -582,8 +589,9 @@ void add_corpus_command(CLI::App& app) {
       "build a benchmark corpus from real photos (Debian's plasma-workspace-wallpapers and\n"
       "python3-skimage): ImageNet-like 500x375 4:2:0 crops at q75..95, or with --large the\n"
       "full-size 5120-wide wallpapers re-encoded 4:2:0 q90");
-  cmd->add_option("-o,--out", o->out,
-                  "output directory (default: $HETCODEC_CORPUS or the cache's corpus/imagenet-like)")
+  cmd->add_option(
+         "-o,--out", o->out,
+         "output directory (default: $HETCODEC_CORPUS or the cache's corpus/imagenet-like)")
       ->type_name("DIR");
   cmd->add_option("--source", o->sources, "directories of source photos (.jpg, .png)")
       ->type_name("DIR");

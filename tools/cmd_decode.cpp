@@ -77,9 +77,8 @@ void write_image(const Image& img, const std::string& format, const std::string&
                                                          : "CMYK";
     write_bytes(path,
                 "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " +
-                    std::to_string(img.height) + "\nDEPTH " +
-                    std::to_string(channels(img.format)) + "\nMAXVAL 255\nTUPLTYPE " + tuple +
-                    "\nENDHDR\n",
+                    std::to_string(img.height) + "\nDEPTH " + std::to_string(channels(img.format)) +
+                    "\nMAXVAL 255\nTUPLTYPE " + tuple + "\nENDHDR\n",
                 img.pixels);
   } else if (format == "png") {
     if (cmyk)
@@ -210,8 +209,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     }
   }
   if (!o.quiet && jobs.size() > 1) {
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr, "%zu decoded, %d failed, %.2f s\n", jobs.size() - std::size_t(failed),
                  failed, s);
   }
@@ -278,8 +276,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto json = std::make_shared<bool>(false);
   auto* info = app.add_subcommand(
-      "info", "describe JPEG files: size, precision, components, sampling, restart interval,\n"
-              "coding process, and the token stream's size against dense int16 coefficients");
+      "info",
+      "describe JPEG files: size, precision, components, sampling, restart interval,\n"
+      "coding process, and the token stream's size against dense int16 coefficients");
   info->add_option("files", *paths, "JPEG files")->required()->type_name("PATH");
   info->add_flag("--json", *json, "JSON instead of text");
   info->callback([paths, json] {
@@ -305,20 +304,20 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
                   fi.width, fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
                   fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
                   fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
-      std::printf("  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
-                  fi.scans == 1 ? "" : "s",
-                  fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str()
-                                      : "none");
+      std::printf(
+          "  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
+          fi.scans == 1 ? "" : "s",
+          fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str() : "none");
       for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
       if (fi.decodable) {
         std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
                     (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
                     (unsigned long long)fi.coefficients,
                     fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
-        std::printf("  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
-                    (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
-                    fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes)
-                                          : 0.0);
+        std::printf(
+            "  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
+            (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
+            fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes) : 0.0);
       } else {
         std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
       }

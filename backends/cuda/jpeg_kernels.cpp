@@ -34,8 +34,8 @@ class CudaJpegKernels : public JpegKernels {
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                 DeviceBuffer& planes, const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job), ptr_of(coefficients),
-                                    ptr_of(planes), info.groups),
+    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job), ptr_of(coefficients), ptr_of(planes),
+                                    info.groups),
                    "jpeg_idct");
   }
 

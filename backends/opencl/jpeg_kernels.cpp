@@ -53,7 +53,9 @@ class ClJpegKernels : public JpegKernels {
     const cl_uint pixels = cl_uint(info.width * info.height);
     HC_CL_CHECK(k.setArg(0, mem_of(job)));
     HC_CL_CHECK(k.setArg(1, mem_of(planes)));
-    HC_CL_CHECK(k.setArg(2, sub_buffer(out, out_offset, info.output_bytes())));
+    // The sub-buffer must outlive the enqueue (the queue retains it from then on).
+    const cl::Buffer target = sub_buffer(out, out_offset, info.output_bytes());
+    HC_CL_CHECK(k.setArg(2, target));
     HC_CL_CHECK(k.setArg(3, pixels));
     queue_cast(queue).launch(k, pixels, "jpeg_upsample_color");
   }
@@ -67,8 +69,8 @@ class ClJpegKernels : public JpegKernels {
     if (offset == 0) return mem;
     cl_buffer_region region{offset, bytes};
     cl_int err = CL_SUCCESS;
-    cl::Buffer sub = mem.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region,
-                                         &err);
+    cl::Buffer sub =
+        mem.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
     HC_CL_CHECK_ERR(err, "clCreateSubBuffer(jpeg output)");
     return sub;
   }

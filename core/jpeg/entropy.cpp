@@ -91,7 +91,7 @@ struct BitReader {
   int nbits = 0;  // valid bits at the top of buf
   int pad = 0;    // of which this many, at the bottom, are padding
 
-  void refill() {
+  __attribute__((always_inline)) void refill() {
     if (pad == 0 && end - p >= 8) {
       std::uint64_t w;
       std::memcpy(&w, p, 8);
@@ -215,8 +215,8 @@ EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const
           plan.mcu.push_back({c, plan.lookup_dc.back(), plan.lookup_ac.back(), h, v, dx, dy});
     }
     if (plan.mcu.size() > 10)
-      invalid(scan.data_offset, "an MCU of " + std::to_string(plan.mcu.size()) +
-                                    " blocks (T.81 allows at most 10)");
+      invalid(scan.data_offset,
+              "an MCU of " + std::to_string(plan.mcu.size()) + " blocks (T.81 allows at most 10)");
     if (interleaved) {
       plan.mcus_x = layout.mcus_x;
       plan.mcus = layout.mcus_x * layout.mcus_y;
@@ -251,17 +251,16 @@ void EntropyDecoder::run(const EntropyTask& task, EntropyResult& out) const {
     decode_interval(plan, scan, task.first_interval + i, out);
 }
 
-void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
-                                     std::uint32_t interval, EntropyResult& out) const {
+void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
+                                     EntropyResult& out) const {
   // The interval's bytes: from the scan start or the byte after the RSTn before it, to the next
   // marker. An interval whose restart marker is missing has no data (decoded as all zero).
   std::size_t begin = scan.data_offset, end = scan.data_end;
   if (interval > 0) {
     if (interval - 1 >= scan.restarts.size()) {
       if (interval - 1 == scan.restarts.size())
-        out.warnings.push_back("corrupt JPEG data: restart marker " +
-                               std::to_string(interval - 1) + " missing; the rest of the scan " +
-                               "is left grey");
+        out.warnings.push_back("corrupt JPEG data: restart marker " + std::to_string(interval - 1) +
+                               " missing; the rest of the scan " + "is left grey");
       return;
     }
     std::size_t m = scan.restarts[interval - 1];
@@ -280,16 +279,34 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
   const int last_mcu = plan.restart ? std::min(plan.mcus, first_mcu + plan.restart) : plan.mcus;
   int pred[4] = {0, 0, 0, 0};
   bool bad_code = false;
-  int pos[64];
-  std::int16_t val[64];
+  // Tokens are packed as coefficients arrive: `cur` collects up to four, then goes out.
+  std::size_t ntokens = out.tokens.size();
   for (int m = first_mcu; m < last_mcu; ++m) {
     const int mx = m % plan.mcus_x, my = m / plan.mcus_x;
     for (const auto& b : plan.mcu) {
       const HuffmanLookup& dc = tables_[std::size_t(b.dc)];
       const HuffmanLookup& ac = tables_[std::size_t(b.ac)];
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
-      const int gx = mx * b.h + b.dx, gy = my * b.v + b.dy;
-      int n = 0;
+      const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
+                                   std::uint32_t(mx * b.h + b.dx);
+      if (out.tokens.size() < ntokens + 16) out.tokens.resize(2 * (ntokens + 16));
+      Token* tp = out.tokens.data() + ntokens;
+      Token* const first = tp;
+      Token cur;
+      cur.word = (raster & 63) << 24;
+      int fill = 0, last_pos = 0;
+      std::int16_t last_val = 0;
+      auto emit = [&](int p, std::int16_t v) {
+        cur.coef[fill] = v;
+        cur.word |= std::uint32_t(p) << (6 * fill);
+        last_pos = p;
+        last_val = v;
+        if (++fill == 4) {
+          *tp++ = cur;
+          cur.word = (raster & 63) << 24;
+          fill = 0;
+        }
+      };
       if (br.nbits < 32) br.refill();
       int s = decode_symbol(br, dc, bad_code);
       int diff = 0;
@@ -299,20 +316,14 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
       }
       pred[b.component] += diff;
       const std::int16_t dcv = std::int16_t(pred[b.component]);
-      if (dcv) {
-        pos[0] = 0;
-        val[0] = dcv;
-        n = 1;
-      }
+      if (dcv) emit(0, dcv);
       for (int k = 1; k < 64;) {
         if (br.nbits < 32) br.refill();
         const std::int32_t e = ac.fast_ac[br.peek(HuffmanLookup::kBits)];
         if (e) {
           br.consume(e & 0xFF);
           k += (e >> 8) & 0xFF;
-          pos[n] = kNatural.at[k];
-          val[n] = std::int16_t(e >> 16);
-          ++n;
+          emit(kNatural.at[k], std::int16_t(e >> 16));
           ++k;
           continue;
         }
@@ -322,9 +333,7 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
         if (s) {
           k += r;
           if (br.nbits < 32) br.refill();
-          pos[n] = kNatural.at[k];
-          val[n] = std::int16_t(extend(br.bits(s), s));
-          ++n;
+          emit(kNatural.at[k], std::int16_t(extend(br.bits(s), s)));
           ++k;
         } else if (r == 15) {
           k += 16;
@@ -332,21 +341,12 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
           break;
         }
       }
-      if (n) {
-        const std::uint32_t raster = std::uint32_t(gy) * std::uint32_t(cl.grid_w) + std::uint32_t(gx);
-        const int ntok = (n + 3) / 4;
-        for (int i = n; i < ntok * 4; ++i) {
-          pos[i] = pos[n - 1];
-          val[i] = val[n - 1];
-        }
-        for (int t = 0; t < ntok; ++t) {
-          Token tok;
-          for (int i = 0; i < 4; ++i) tok.coef[i] = val[4 * t + i];
-          tok.word = token_word(&pos[4 * t], int(raster & 63));
-          out.tokens.push_back(tok);
-        }
+      // Pad the last token by repeating the last coefficient and position.
+      while (fill != 0) emit(last_pos, last_val);
+      if (tp != first) {
+        ntokens += std::size_t(tp - first);
         out.block_ids.push_back(cl.first_block + raster);
-        out.block_tokens.push_back(std::uint8_t(ntok));
+        out.block_tokens.push_back(std::uint8_t(tp - first));
       }
     }
     if (br.exhausted()) {
@@ -356,6 +356,7 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
       break;
     }
   }
+  out.tokens.resize(ntokens);
   if (bad_code)
     out.warnings.push_back("corrupt JPEG data: bad Huffman code (restart interval " +
                            std::to_string(interval) + ")");
@@ -374,7 +375,8 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
   const std::size_t nc = layout_.components.size();
   std::vector<std::uint32_t> count(layout_.groups, 0);
   for (const auto& r : results)
-    for (std::size_t i = 0; i < r.block_ids.size(); ++i) count[r.block_ids[i] >> 6] += r.block_tokens[i];
+    for (std::size_t i = 0; i < r.block_ids.size(); ++i)
+      count[r.block_ids[i] >> 6] += r.block_tokens[i];
   auto* w = reinterpret_cast<std::uint32_t*>(out);
   w[0] = kTokenMagic;
   w[1] = kTokenVersion | std::uint32_t(nc) << 16;
@@ -397,7 +399,9 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
     for (std::size_t i = 0; i < r.block_ids.size(); ++i) {
       const std::uint32_t g = r.block_ids[i] >> 6;
       const std::size_t n = r.block_tokens[i];
-      std::memcpy(tokens + cursor[g], r.tokens.data() + t, n * sizeof(Token));
+      Token* dst = tokens + cursor[g];
+      const Token* src = r.tokens.data() + t;
+      for (std::size_t k = 0; k < n; ++k) dst[k] = src[k];  // few tokens: a loop beats memcpy
       cursor[g] += std::uint32_t(n);
       t += n;
     }

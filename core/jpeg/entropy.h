@@ -32,9 +32,9 @@ struct EntropyTask {
 };
 
 struct EntropyResult {
-  std::vector<Token> tokens;                // in decode order
-  std::vector<std::uint32_t> block_ids;     // global block index of each non-zero block
-  std::vector<std::uint8_t> block_tokens;   // and its token count (1..16)
+  std::vector<Token> tokens;               // in decode order
+  std::vector<std::uint32_t> block_ids;    // global block index of each non-zero block
+  std::vector<std::uint8_t> block_tokens;  // and its token count (1..16)
   std::vector<std::string> warnings;
   void clear() {
     tokens.clear();
@@ -47,9 +47,9 @@ struct EntropyResult {
 // Derived decoding tables of one Huffman table (libjpeg's d_derived_tbl, plus the AC fast table).
 struct HuffmanLookup {
   static constexpr int kBits = 9;
-  std::array<std::uint16_t, 1 << kBits> lookup{};   // (code length << 8) | symbol; 0: longer
-  std::array<std::int32_t, 1 << kBits> fast_ac{};   // value << 16 | run << 8 | total bits; 0: no
-  std::array<std::int32_t, 18> maxcode{};           // largest code of each length, -1 if none
+  std::array<std::uint16_t, 1 << kBits> lookup{};  // (code length << 8) | symbol; 0: longer
+  std::array<std::int32_t, 1 << kBits> fast_ac{};  // value * 65536 + run << 8 + total bits; 0: no
+  std::array<std::int32_t, 18> maxcode{};          // largest code of each length, -1 if none
   std::array<std::int32_t, 17> valoffset{};
   std::array<std::uint8_t, 256> symbols{};
 };

@@ -58,9 +58,9 @@ Layout make_layout(const Header& h) {
   l.width = h.width;
   l.height = h.height;
   l.color = color_transform(h);
-  l.format = l.color == HC_COLOR_GRAY                                     ? PixelFormat::Gray
+  l.format = l.color == HC_COLOR_GRAY                                   ? PixelFormat::Gray
              : (l.color == HC_COLOR_YCC_RGB || l.color == HC_COLOR_RGB) ? PixelFormat::RGB
-                                                                          : PixelFormat::CMYK;
+                                                                        : PixelFormat::CMYK;
   l.mcus_x = div_up(h.width, 8 * h.max_h);
   l.mcus_y = div_up(h.height, 8 * h.max_v);
   std::uint32_t first_group = 0;

@@ -76,8 +76,8 @@ TokenStreamInfo inspect_token_stream(const std::uint8_t* d, std::size_t size) {
     }
   }
   if (expected_offset != tokens)
-    invalid(4 * info.tokens_word, std::to_string(tokens - expected_offset) +
-                                      " tokens belong to no group");
+    invalid(4 * info.tokens_word,
+            std::to_string(tokens - expected_offset) + " tokens belong to no group");
   info.tokens = std::uint32_t(tokens);
   info.bytes = size;
   return info;

@@ -64,8 +64,8 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
     HC_GLOBAL const hc_u32* r = hc_job_component(job, c);
     s[c] = hc_upsample_at(planes + r[HC_JOB_C_PLANE_OFFSET], r[HC_JOB_C_STRIDE],
                           (hc_i32)r[HC_JOB_C_WIDTH], (hc_i32)r[HC_JOB_C_HEIGHT],
-                          (hc_i32)r[HC_JOB_C_HR], (hc_i32)r[HC_JOB_C_VR],
-                          (int)r[HC_JOB_C_METHOD], x, y);
+                          (hc_i32)r[HC_JOB_C_HR], (hc_i32)r[HC_JOB_C_VR], (int)r[HC_JOB_C_METHOD],
+                          x, y);
   }
   switch (job[HC_JOB_W_COLOR]) {
     case HC_COLOR_GRAY:

@@ -99,8 +99,8 @@ HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u8* out) {
   int i;
   /* Pass 1: columns from the input, results scaled up by 2^PASS1_BITS into the workspace. */
   for (i = 0; i < 8; i++) {
-    if ((in[8 + i] | in[16 + i] | in[24 + i] | in[32 + i] | in[40 + i] | in[48 + i] |
-         in[56 + i]) == 0) {
+    if ((in[8 + i] | in[16 + i] | in[24 + i] | in[32 + i] | in[40 + i] | in[48 + i] | in[56 + i]) ==
+        0) {
       hc_i32 dc = (hc_i32)((hc_u32)in[i] << HC_IDCT_PASS1_BITS);
       in[i] = dc;
       in[8 + i] = dc;
@@ -130,8 +130,8 @@ HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u8* out) {
     hc_idct_1d((hc_u32)in[r], (hc_u32)in[r + 1], (hc_u32)in[r + 2], (hc_u32)in[r + 3],
                (hc_u32)in[r + 4], (hc_u32)in[r + 5], (hc_u32)in[r + 6], (hc_u32)in[r + 7], t);
     for (k = 0; k < 8; k++)
-      out[r + k] = hc_idct_range_limit(
-          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + HC_IDCT_PASS1_BITS + 3));
+      out[r + k] =
+          hc_idct_range_limit(hc_idct_descale(t[k], HC_IDCT_CONST_BITS + HC_IDCT_PASS1_BITS + 3));
   }
 }
 

@@ -32,7 +32,7 @@
 #define HC_JOB_C_GRID_H 1      /* block rows */
 #define HC_JOB_C_FIRST_GROUP 2 /* index of its first group in the directory */
 #define HC_JOB_C_GROUPS 3
-#define HC_JOB_C_QUANT 4        /* its table among the job's four (the job holds one per component) */
+#define HC_JOB_C_QUANT 4 /* its table among the job's four (the job holds one per component) */
 #define HC_JOB_C_PLANE_OFFSET 5 /* byte offset of its plane in the planes buffer */
 #define HC_JOB_C_STRIDE 6       /* plane row pitch in bytes: grid_w * 8 */
 #define HC_JOB_C_WIDTH 7        /* downsampled width and height in samples */

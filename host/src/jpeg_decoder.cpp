@@ -2,9 +2,10 @@
 //   CPU threads: parse -> layout -> Huffman decode into the token stream -> job buffer
 //   pinned staging -> asynchronous copy -> decode_idct (or decode_tokens + idct)
 //   -> upsample_color -> asynchronous copy back (or the image stays on the device).
-// Two device slots, each with its own queue, pinned buffers and device buffers, alternate, so
-// the copy of image N+1 overlaps the kernels of image N while CPU threads are already decoding
-// the Huffman data of the images after it.
+// Four device slots, each with its own queue, pinned buffers and device buffers, take images in
+// turn, so the copy of image N+1 overlaps the kernels of image N while CPU threads are already
+// decoding the Huffman data of the images after it; a slot is reused only when its previous
+// image is complete.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -155,7 +156,8 @@ struct JpegDecoder::Impl {
     std::ptrdiff_t pending = -1;
     std::size_t pending_bytes = 0;
   };
-  Slot slots[2];
+  static constexpr int kSlots = 4;
+  Slot slots[kSlots];
 
   Impl(std::shared_ptr<Device> d, JpegDecodeOptions o) : device(std::move(d)), options(o) {
     if (!device) throw Error(ErrorCode::InvalidArgument, "JpegDecoder: no device");
@@ -230,7 +232,7 @@ struct JpegDecoder::Impl {
   }
 
   // The batch engine. CPU threads prepare images ahead (a bounded window); this thread feeds
-  // the device in input order through the two slots.
+  // the device in input order through the slots.
   void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
                  std::vector<Image>* images, DeviceBuffer* target,
                  const std::vector<std::size_t>* offsets) {
@@ -272,11 +274,10 @@ struct JpegDecoder::Impl {
         Prepared& p = prepared[i];
         times.huffman += p.seconds;
         if (!p.ok) {
-          if (!errors)
-            throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
+          if (!errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
           (*errors)[i] = p.error;
         } else {
-          Slot& s = slots[i % 2];
+          Slot& s = slots[i % kSlots];
           drain(s, images);
           if (images) {
             Image& img = (*images)[i];
@@ -296,8 +297,7 @@ struct JpegDecoder::Impl {
         // The job's host copy is in pinned memory now; free it early.
         std::vector<std::uint32_t>().swap(p.job);
       }
-      drain(slots[0], images);
-      drain(slots[1], images);
+      for (auto& s : slots) drain(s, images);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -383,9 +383,9 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<JpegInput>& input
   return images;
 }
 
-std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(const std::vector<JpegInput>& inputs,
-                                                             std::vector<std::string>* errors,
-                                                             std::shared_ptr<DeviceBuffer>* output) {
+std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
+    const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
+    std::shared_ptr<DeviceBuffer>* output) {
   // Sizes from the frame headers, so one buffer can hold every image.
   std::vector<std::size_t> offsets(inputs.size(), 0);
   std::vector<DeviceImage> images(inputs.size());
@@ -512,9 +512,8 @@ JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uin
   for (const auto& s : h.segments) {
     std::string name = s.marker == 0xFE ? "COM" : "APP" + std::to_string(s.marker - 0xE0);
     std::string tag;
-    for (std::size_t i = 0; i < s.length && i < 12 && data[s.offset + i] >= 0x20 &&
-                            data[s.offset + i] < 0x7F;
-         ++i)
+    for (std::size_t i = 0;
+         i < s.length && i < 12 && data[s.offset + i] >= 0x20 && data[s.offset + i] < 0x7F; ++i)
       tag += char(data[s.offset + i]);
     if (s.marker != 0xFE && !tag.empty()) name += " " + tag;
     name += " (" + std::to_string(s.length) + " bytes)";
@@ -523,11 +522,21 @@ JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uin
   try {
     const jpeg::Layout layout = jpeg::make_layout(h);
     switch (layout.color) {
-      case 0: fi.color = "grayscale"; break;
-      case 1: fi.color = "YCbCr"; break;
-      case 2: fi.color = "RGB"; break;
-      case 3: fi.color = "CMYK"; break;
-      default: fi.color = "YCCK"; break;
+      case 0:
+        fi.color = "grayscale";
+        break;
+      case 1:
+        fi.color = "YCbCr";
+        break;
+      case 2:
+        fi.color = "RGB";
+        break;
+      case 3:
+        fi.color = "CMYK";
+        break;
+      default:
+        fi.color = "YCCK";
+        break;
     }
     const jpeg::EntropyDecoder decoder(data, size, h, layout);
     const auto tasks = decoder.tasks(1);
@@ -543,8 +552,8 @@ JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uin
     // Non-zero coefficients: expand the stream and count.
     std::vector<std::uint32_t> words(fi.token_stream_bytes / 4);
     decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
-    const auto dense = jpeg::expand_token_stream(reinterpret_cast<const std::uint8_t*>(words.data()),
-                                                 words.size() * 4);
+    const auto dense = jpeg::expand_token_stream(
+        reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4);
     for (auto v : dense) fi.coefficients += v != 0;
     fi.decodable = true;
   } catch (const Error& e) {

@@ -63,7 +63,7 @@ void for_each_device(const std::function<void(Device&)>& body) {
     try {
       body(*device);
     } catch (const std::exception& e) {
-      FAIL_CHECK("exception: " << e.what());
+      FAIL_CHECK("exception: " << std::string(e.what()));
     }
     if (info.is_emulator) {
       std::string report = take_emulator_log();

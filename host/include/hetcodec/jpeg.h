@@ -75,7 +75,9 @@ class JpegDecoder {
   Device& device();
 
   Image decode(const std::uint8_t* data, std::size_t size);
-  Image decode(const std::vector<std::uint8_t>& bytes) { return decode(bytes.data(), bytes.size()); }
+  Image decode(const std::vector<std::uint8_t>& bytes) {
+    return decode(bytes.data(), bytes.size());
+  }
   DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size);
 
   // Decodes many images, overlapping the Huffman stage of later images (on CPU threads) with
@@ -108,16 +110,16 @@ class JpegDecoder {
 // What `hetcodec info` prints: the header, and the token stream the CPU stage makes.
 struct JpegFileInfo {
   int width = 0, height = 0, precision = 0, components = 0;
-  std::string process;  // "baseline Huffman (SOF0)", ...
+  std::string process;                // "baseline Huffman (SOF0)", ...
   std::vector<std::string> sampling;  // "2x2", "1x1", ... per component
   std::string subsampling;            // "4:2:0", "4:4:4", "gray", ... or "" when unnamed
   std::string color;                  // colour space the file is read as
   int restart_interval = 0;           // of the first scan, in MCUs; 0: none
   int scans = 0;
-  bool decodable = false;             // false: `unsupported` says why
+  bool decodable = false;  // false: `unsupported` says why
   std::string unsupported;
   std::uint64_t blocks = 0, nonzero_blocks = 0, coefficients = 0;  // non-zero coefficients
-  std::uint64_t token_stream_bytes = 0, dense_bytes = 0;  // dense: blocks x 64 x int16
+  std::uint64_t token_stream_bytes = 0, dense_bytes = 0;           // dense: blocks x 64 x int16
   std::vector<std::string> warnings;
   std::vector<std::string> segments;  // APPn / COM markers present ("APP0 JFIF", "APP1 Exif", ...)
 };
