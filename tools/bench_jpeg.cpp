@@ -12,7 +12,6 @@
 #include <chrono>
 #include <csetjmp>
 #include <cstdio>  // before jpeglib.h, which uses FILE
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
