@@ -3,15 +3,17 @@
 // one thread and on all threads, and nvJPEG's hybrid, GPU-hybrid and hardware backends where
 // libnvjpeg can be loaded. Host bytes in; our pipeline and nvJPEG leave RGB in device memory,
 // libjpeg-turbo in host memory.
-#include <dlfcn.h>
+// clang-format off
+#include <cstdio>  // before jpeglib.h, which uses FILE
 #include <jpeglib.h>
+// clang-format on
+#include <dlfcn.h>
 #include <png.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csetjmp>
-#include <cstdio>  // before jpeglib.h, which uses FILE
 #include <cstring>
 #include <filesystem>
 #include <fstream>
