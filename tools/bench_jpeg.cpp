@@ -379,7 +379,10 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
         images += batch.size();
         t = since(t0);
       }
-      const JpegStageTimes st = decoder.profile_stages(inputs);
+      decoder.reset_stage_times();
+    decoder.decode_batch_to_device(inputs, nullptr, &output);
+    const JpegStageTimes pipe = decoder.stage_times();
+    const JpegStageTimes st = decoder.profile_stages(inputs);
       const double per = 1e3 / double(batch.size());
       add("hetcodec " + info.spec + " " + info.name, "hetcodec", double(images) / t,
           {{"device", to_json(info)},
@@ -387,11 +390,20 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
            {"stage_ms_per_image",
             {{"huffman_all_threads", st.huffman * per},
              {"transfer", st.transfer * per},
-             {"kernels", st.device * per}}}});
+             {"kernels", st.device * per}}},
+         {"pipeline_ms_per_image",
+          {{"feeder_waiting_for_cpu_stage", pipe.wait_cpu * per},
+           {"feeder_enqueueing", pipe.enqueue * per},
+           {"feeder_waiting_for_device", pipe.device * per},
+           {"cpu_stage_summed_over_threads", pipe.huffman * per}}}});
       std::fprintf(stdout,
                    "    stages per image: Huffman %.3f ms (all threads), transfer %.3f ms, "
                    "kernels %.3f ms\n",
                    st.huffman * per, st.transfer * per, st.device * per);
+    std::fprintf(stdout,
+                 "    pipeline per image: feeder waits %.3f ms for the CPU stage, %.3f ms for the "
+                 "device, enqueues for %.3f ms; CPU stage %.3f ms summed over threads\n",
+                 pipe.wait_cpu * per, pipe.device * per, pipe.enqueue * per, pipe.huffman * per);
       std::fflush(stdout);
     } catch (const Error& e) {
       // One device failing does not lose the others' figures or the peers'.

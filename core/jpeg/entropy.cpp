@@ -281,6 +281,8 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
   bool bad_code = false;
   // Tokens are packed as coefficients arrive: `cur` collects up to four, then goes out.
   std::size_t ntokens = out.tokens.size();
+  // Room for a typical density at once (a token stands for at least 4 bits of data).
+  out.tokens.reserve(ntokens + (end - begin) / 3 + 64);
   for (int m = first_mcu; m < last_mcu; ++m) {
     const int mx = m % plan.mcus_x, my = m / plan.mcus_x;
     for (const auto& b : plan.mcu) {
@@ -289,7 +291,7 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
       const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
                                    std::uint32_t(mx * b.h + b.dx);
-      if (out.tokens.size() < ntokens + 16) out.tokens.resize(2 * (ntokens + 16));
+      if (out.tokens.size() < ntokens + 16) out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 16)));
       Token* tp = out.tokens.data() + ntokens;
       Token* const first = tp;
       Token cur;

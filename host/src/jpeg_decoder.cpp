@@ -81,7 +81,11 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const jpeg::Layout layout = jpeg::make_layout(header);
     const jpeg::EntropyDecoder decoder(data, size, header, layout);
     const auto tasks = decoder.tasks(threads);
-    std::vector<jpeg::EntropyResult> results(tasks.size());
+    // Per-thread scratch, reused from image to image: no allocation on the common path.
+    thread_local std::vector<jpeg::EntropyResult> results;
+    if (results.size() < tasks.size()) results.resize(tasks.size());
+    for (auto& r : results) r.clear();
+    results.resize(tasks.size());
     parallel_for(tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
     const std::size_t stream = decoder.stream_bytes(results);
     const std::size_t bytes = jpeg::job_bytes(stream);
@@ -268,8 +272,10 @@ struct JpegDecoder::Impl {
     try {
       for (std::size_t i = 0; i < n; ++i) {
         {
+          const auto w0 = Clock::now();
           std::unique_lock<std::mutex> lock(m);
           cv_ready.wait(lock, [&] { return ready[i] != 0; });
+          times.wait_cpu += seconds_since(w0);
         }
         Prepared& p = prepared[i];
         times.huffman += p.seconds;
@@ -286,7 +292,9 @@ struct JpegDecoder::Impl {
             img.format = p.format;
             img.warnings = p.warnings;
           }
+          const auto e0 = Clock::now();
           enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
+          times.enqueue += seconds_since(e0);
           ++times.images;
         }
         {

@@ -60,6 +60,10 @@ struct JpegStageTimes {
   double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
   double transfer = 0;  // staging copies and waiting for transfers
   double device = 0;    // waiting for kernels and transfers to finish
+  // Where the thread that feeds the device spends a batch: waiting for the CPU stage of the
+  // next image, and enqueueing (staging copy, transfers, kernel launches).
+  double wait_cpu = 0;
+  double enqueue = 0;
   std::uint64_t images = 0;
 };
 
