@@ -82,7 +82,9 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const jpeg::EntropyDecoder decoder(data, size, header, layout);
     const auto tasks = decoder.tasks(threads);
     // Per-thread scratch, reused from image to image: no allocation on the common path.
-    thread_local std::vector<jpeg::EntropyResult> results;
+    // (A reference, so that the helper threads of parallel_for write into this thread's.)
+    thread_local std::vector<jpeg::EntropyResult> scratch;
+    std::vector<jpeg::EntropyResult>& results = scratch;
     if (results.size() < tasks.size()) results.resize(tasks.size());
     for (auto& r : results) r.clear();
     results.resize(tasks.size());
