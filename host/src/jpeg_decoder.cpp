@@ -71,8 +71,9 @@ struct Prepared {
   double seconds = 0;
 };
 
+// `results` is scratch the caller keeps from image to image (its capacity is reused).
 void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
-             int threads, Prepared& out) {
+             int threads, Prepared& out, std::vector<jpeg::EntropyResult>& results) {
   const auto t0 = Clock::now();
   try {
     jpeg::Limits limits;
@@ -81,10 +82,6 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const jpeg::Layout layout = jpeg::make_layout(header);
     const jpeg::EntropyDecoder decoder(data, size, header, layout);
     const auto tasks = decoder.tasks(threads);
-    // Per-thread scratch, reused from image to image: no allocation on the common path.
-    // (A reference, so that the helper threads of parallel_for write into this thread's.)
-    thread_local std::vector<jpeg::EntropyResult> scratch;
-    std::vector<jpeg::EntropyResult>& results = scratch;
     if (results.size() < tasks.size()) results.resize(tasks.size());
     for (auto& r : results) r.clear();
     results.resize(tasks.size());
@@ -162,6 +159,24 @@ struct JpegDecoder::Impl {
     std::ptrdiff_t pending = -1;
     std::size_t pending_bytes = 0;
   };
+  // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
+  // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and job
+  // buffers that come back once their bytes are in pinned memory.
+  std::vector<std::vector<jpeg::EntropyResult>> scratch;
+  std::mutex pool_mutex;
+  std::vector<std::vector<std::uint32_t>> job_pool;
+  std::vector<std::uint32_t> take_job() {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    if (job_pool.empty()) return {};
+    std::vector<std::uint32_t> v = std::move(job_pool.back());
+    job_pool.pop_back();
+    return v;
+  }
+  void give_job(std::vector<std::uint32_t>&& v) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    if (job_pool.size() < 256) job_pool.push_back(std::move(v));
+  }
+
   static constexpr int kSlots = 4;
   Slot slots[kSlots];
 
@@ -252,7 +267,9 @@ struct JpegDecoder::Impl {
     std::atomic<bool> stop{false};
     const int workers = std::max(1, std::min<int>(options.threads, int(n)));
     const std::size_t window = std::size_t(workers) * 2 + 2;
-    auto worker = [&] {
+    const int workers_needed = std::max(1, std::min<int>(options.threads, int(n)));
+    if (int(scratch.size()) < workers_needed + 1) scratch.resize(std::size_t(workers_needed) + 1);
+    auto worker = [&](int id) {
       for (std::size_t i; !stop && (i = next.fetch_add(1)) < n;) {
         {
           std::unique_lock<std::mutex> lock(m);
@@ -260,7 +277,8 @@ struct JpegDecoder::Impl {
           if (stop) return;
         }
         // One image per thread: its restart intervals are decoded in sequence.
-        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i]);
+        prepared[i].job = take_job();
+        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i], scratch[std::size_t(id)]);
         {
           std::lock_guard<std::mutex> lock(m);
           ready[i] = 1;
@@ -269,7 +287,7 @@ struct JpegDecoder::Impl {
       }
     };
     std::vector<std::thread> pool;
-    for (int t = 0; t < workers; ++t) pool.emplace_back(worker);
+    for (int t = 0; t < workers; ++t) pool.emplace_back(worker, t);
     std::exception_ptr failure;
     try {
       for (std::size_t i = 0; i < n; ++i) {
@@ -304,8 +322,8 @@ struct JpegDecoder::Impl {
           consumed = i + 1;
         }
         cv_space.notify_all();
-        // The job's host copy is in pinned memory now; free it early.
-        std::vector<std::uint32_t>().swap(p.job);
+        // The job's host copy is in pinned memory now: its buffer goes back to the pool.
+        give_job(std::move(p.job));
       }
       for (auto& s : slots) drain(s, images);
     } catch (...) {
@@ -328,7 +346,8 @@ struct JpegDecoder::Impl {
 
   Prepared prepare_one(const std::uint8_t* data, std::size_t size) {
     Prepared p;
-    prepare(data, size, options, options.threads, p);
+    if (scratch.empty()) scratch.resize(1);
+    prepare(data, size, options, options.threads, p, scratch.back());
     times.huffman += p.seconds;
     if (!p.ok) throw Error(p.code, p.error);
     return p;
@@ -436,7 +455,8 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   std::vector<Prepared> prepared(n);
   auto t0 = Clock::now();
   parallel_for(n, im.options.threads, [&](std::size_t i) {
-    prepare(inputs[i].data, inputs[i].size, im.options, 1, prepared[i]);
+    thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
+    prepare(inputs[i].data, inputs[i].size, im.options, 1, prepared[i], results);
   });
   t.huffman = seconds_since(t0);
   std::size_t total = 0, max_planes = 0, max_out = 0;
