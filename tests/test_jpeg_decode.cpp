@@ -9,6 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hetcodec/jpeg.h"
 #include "tests/support/libjpeg_oracle.h"
@@ -308,3 +312,62 @@ TEST_CASE("truncated jpeg files decode as libjpeg-turbo decodes them, with a war
     }
   });
 }
+
+#ifdef HETCODEC_TEST_CLI
+namespace {
+std::string run_cli(const std::string& args) {
+  const std::string cmd = std::string(HETCODEC_TEST_CLI) + " " + args + " 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int rc = pclose(p);
+    out += "\nexit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("hetcodec decode writes what djpeg -dct int -pnm writes; info describes the file") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hetcodec-cli-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string in = data_dir() + "/testorig.jpg";
+  const std::string gray_in = (dir / "gray.jpg").string();
+  {
+    hetcodec::test::EncodeParams p;
+    const auto bytes = hetcodec::test::libjpeg_encode_ex(gray_of(hetcodec::test::synthetic_rgb(31, 17, 2)), p);
+    std::ofstream(gray_in, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  // IN OUT, by extension: .pnm gives PPM for colour and PGM for grayscale, as djpeg -pnm.
+  for (const auto& [src, out, magic] : {std::tuple<std::string, std::string, std::string>{in, "a.pnm", "P6\n227 149\n255\n"},
+                                        {gray_in, "g.pnm", "P5\n31 17\n255\n"}}) {
+    const std::string log = run_cli("-d cpu decode " + src + " " + (dir / out).string());
+    INFO(log);
+    REQUIRE(log.find("exit 0") != std::string::npos);
+    const auto written = read_file((dir / out).string());
+    const Raster ref = hetcodec::test::libjpeg_decode_default(read_file(src));
+    REQUIRE(written.size() == magic.size() + ref.samples.size());
+    CHECK(std::string(written.begin(), written.begin() + std::ptrdiff_t(magic.size())) == magic);
+    CHECK(std::equal(ref.samples.begin(), ref.samples.end(), written.begin() + std::ptrdiff_t(magic.size())));
+  }
+  // --output-dir with --format, a missing input reported while the others are written.
+  const std::string log = run_cli("-d cpu decode -q --output-dir " + (dir / "out").string() +
+                                  " --format pam " + in + " " + gray_in + " " + (dir / "missing.jpg").string());
+  INFO(log);
+  CHECK(log.find("missing.jpg") != std::string::npos);
+  CHECK(log.find("exit 1") != std::string::npos);
+  CHECK(fs::exists(dir / "out" / "testorig.pam"));
+  CHECK(fs::exists(dir / "out" / "gray.pam"));
+  const std::string info = run_cli("info " + in);
+  CHECK(info.find("227 x 149") != std::string::npos);
+  CHECK(info.find("4:2:0") != std::string::npos);
+  CHECK(info.find("token stream 26032 bytes") != std::string::npos);
+  CHECK(info.find("exit 0") != std::string::npos);
+  const std::string bad = run_cli("info " + data_dir() + "/LICENSE.txt");
+  CHECK(bad.find("invalid data: jpeg: byte 0") != std::string::npos);
+  CHECK(bad.find("exit 1") != std::string::npos);
+  fs::remove_all(dir);
+}
+#endif
