@@ -41,41 +41,13 @@ std::vector<std::uint8_t> libjpeg_encode_rgb444(const Raster& rgb, int quality) 
 
 std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, int v,
                                          int restart_rows, bool optimize) {
-  jpeg_compress_struct cinfo{};
-  ErrorManager err{};
-  cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = on_error;
-  unsigned char* out = nullptr;
-  unsigned long out_size = 0;
-  if (setjmp(err.jump)) {
-    jpeg_destroy_compress(&cinfo);
-    std::free(out);
-    throw std::runtime_error(std::string("libjpeg encode: ") + err.message);
-  }
-  jpeg_create_compress(&cinfo);
-  jpeg_mem_dest(&cinfo, &out, &out_size);
-  cinfo.image_width = static_cast<JDIMENSION>(rgb.width);
-  cinfo.image_height = static_cast<JDIMENSION>(rgb.height);
-  cinfo.input_components = 3;
-  cinfo.in_color_space = JCS_RGB;
-  jpeg_set_defaults(&cinfo);
-  jpeg_set_quality(&cinfo, quality, TRUE);
-  cinfo.dct_method = JDCT_ISLOW;
-  cinfo.comp_info[0].h_samp_factor = h;
-  cinfo.comp_info[0].v_samp_factor = v;
-  cinfo.restart_in_rows = restart_rows;
-  cinfo.optimize_coding = optimize ? TRUE : FALSE;
-  jpeg_start_compress(&cinfo, TRUE);
-  while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row =
-        const_cast<JSAMPROW>(rgb.samples.data() + std::size_t(cinfo.next_scanline) * rgb.width * 3);
-    jpeg_write_scanlines(&cinfo, &row, 1);
-  }
-  jpeg_finish_compress(&cinfo);
-  std::vector<std::uint8_t> bytes(out, out + out_size);
-  jpeg_destroy_compress(&cinfo);
-  std::free(out);
-  return bytes;
+  EncodeParams p;
+  p.quality = quality;
+  p.h[0] = h;
+  p.v[0] = v;
+  p.restart_rows = restart_rows;
+  p.optimize = optimize;
+  return libjpeg_encode_ex(rgb, p);
 }
 
 Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
