@@ -142,6 +142,16 @@ std::vector<Sample> corpus(bool small) {
     p = EncodeParams{};
     p.jfif = false;
     add("no-jfif", photo, p);
+    // Non-interleaved: one scan per component, with and without restarts and subsampling.
+    for (const auto& s : {kSamplings[0], kSamplings[2], kSamplings[4]}) {
+      p = EncodeParams{};
+      p.h[0] = s.h;
+      p.v[0] = s.v;
+      p.separate_scans = true;
+      add(std::string(s.name) + "-non-interleaved", photo, p);
+      p.restart_blocks = 11;
+      add(std::string(s.name) + "-non-interleaved-restart-11", photo, p);
+    }
   }
   // Files from a second encoder: FFmpeg's mjpeg (tests/data/jpeg/ffmpeg-*.jpg).
   for (const auto& e : std::filesystem::directory_iterator(data_dir())) {

@@ -160,6 +160,17 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
   cinfo.restart_in_rows = p.restart_rows;
   cinfo.restart_interval = static_cast<unsigned>(p.restart_blocks);
   cinfo.optimize_coding = p.optimize ? TRUE : FALSE;
+  jpeg_scan_info scans[4] = {};
+  if (p.separate_scans) {
+    for (int c = 0; c < cinfo.num_components; ++c) {
+      scans[c].comps_in_scan = 1;
+      scans[c].component_index[0] = c;
+      scans[c].Ss = 0;
+      scans[c].Se = 63;
+    }
+    cinfo.scan_info = scans;
+    cinfo.num_scans = cinfo.num_components;
+  }
   jpeg_start_compress(&cinfo, TRUE);
   const std::size_t row_bytes = std::size_t(in.width) * in.components;
   while (cinfo.next_scanline < cinfo.image_height) {

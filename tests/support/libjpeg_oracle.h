@@ -47,6 +47,8 @@ struct EncodeParams {
   bool optimize = false;
   bool keep_rgb = false;
   bool jfif = true;  // write the JFIF APP0 marker (libjpeg's default)
+  // Sequential but non-interleaved: one scan per component (libjpeg's scan_info).
+  bool separate_scans = false;
 };
 std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodeParams& params);
 
