@@ -291,21 +291,26 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
       const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
                                    std::uint32_t(mx * b.h + b.dx);
-      if (out.tokens.size() < ntokens + 16) out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 16)));
+      if (out.tokens.size() < ntokens + 16)
+        out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 16)));
+      // Coefficients go straight to the output token; its word is built in a register and
+      // stored when the token is full (building the whole token on the stack and copying it
+      // out stalls on store forwarding).
       Token* tp = out.tokens.data() + ntokens;
       Token* const first = tp;
-      Token cur;
-      cur.word = (raster & 63) << 24;
+      const std::uint32_t block_bits = (raster & 63) << 24;
+      std::uint32_t word = block_bits;
       int fill = 0, last_pos = 0;
       std::int16_t last_val = 0;
       auto emit = [&](int p, std::int16_t v) {
-        cur.coef[fill] = v;
-        cur.word |= std::uint32_t(p) << (6 * fill);
+        tp->coef[fill] = v;
+        word |= std::uint32_t(p) << (6 * fill);
         last_pos = p;
         last_val = v;
         if (++fill == 4) {
-          *tp++ = cur;
-          cur.word = (raster & 63) << 24;
+          tp->word = word;
+          ++tp;
+          word = block_bits;
           fill = 0;
         }
       };
