@@ -164,7 +164,31 @@ inline int decode_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_code) 
   return 0;
 }
 
+// The derived form of a table, from a small per-thread cache keyed by the table's content.
+std::shared_ptr<const HuffmanLookup> cached_derive(const HuffmanTable& t) {
+  struct Entry {
+    std::array<std::uint8_t, 17> counts;
+    std::vector<std::uint8_t> symbols;
+    std::shared_ptr<const HuffmanLookup> lookup;
+  };
+  thread_local std::vector<Entry> cache;
+  for (const auto& e : cache)
+    if (e.counts == t.counts && e.symbols == t.symbols) return e.lookup;
+  auto lookup = std::make_shared<const HuffmanLookup>(derive(t));
+  if (cache.size() >= 16) cache.erase(cache.begin());
+  cache.push_back({t.counts, t.symbols, lookup});
+  return lookup;
+}
+
 }  // namespace
+
+int EntropyDecoder::table_index(const HuffmanTable& t) {
+  auto lookup = cached_derive(t);
+  for (std::size_t i = 0; i < tables_.size(); ++i)
+    if (tables_[i] == lookup) return int(i);
+  tables_.push_back(std::move(lookup));
+  return int(tables_.size()) - 1;
+}
 
 EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const Header& header,
                                const Layout& layout)
@@ -204,10 +228,8 @@ EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const
                                         " has symbol " + std::to_string(dc.symbols[i]) +
                                         " (at most 15)");
       }
-      plan.lookup_dc.push_back(int(tables_.size()));
-      tables_.push_back(derive(dc));
-      plan.lookup_ac.push_back(int(tables_.size()));
-      tables_.push_back(derive(ac));
+      plan.lookup_dc.push_back(table_index(dc));
+      plan.lookup_ac.push_back(table_index(ac));
       const Component& comp = header.components[c];
       const int h = interleaved ? comp.h : 1, v = interleaved ? comp.v : 1;
       for (int dy = 0; dy < v; ++dy)
@@ -286,8 +308,8 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
   for (int m = first_mcu; m < last_mcu; ++m) {
     const int mx = m % plan.mcus_x, my = m / plan.mcus_x;
     for (const auto& b : plan.mcu) {
-      const HuffmanLookup& dc = tables_[std::size_t(b.dc)];
-      const HuffmanLookup& ac = tables_[std::size_t(b.ac)];
+      const HuffmanLookup& dc = *tables_[std::size_t(b.dc)];
+      const HuffmanLookup& ac = *tables_[std::size_t(b.ac)];
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
       const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
                                    std::uint32_t(mx * b.h + b.dx);

@@ -1,5 +1,5 @@
 // The CPU stage of JPEG decoding: Huffman decoding of sequential (baseline and extended) scans
-// into the token stream (core/jpeg/token_stream.h). Table-driven: a 9-bit lookahead table gives
+// into the token stream (core/jpeg/token_stream.h). Table-driven: an 11-bit lookahead table gives
 // most codes in one lookup, and AC codes whose magnitude bits also fit are decoded to their
 // run, value and length at once; bits come from a 64-bit buffer refilled several bytes at a time.
 //
@@ -15,6 +15,7 @@
 #define HETCODEC_CORE_JPEG_ENTROPY_H
 
 #include <array>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -46,7 +47,7 @@ struct EntropyResult {
 
 // Derived decoding tables of one Huffman table (libjpeg's d_derived_tbl, plus the AC fast table).
 struct HuffmanLookup {
-  static constexpr int kBits = 9;
+  static constexpr int kBits = 11;
   std::array<std::uint16_t, 1 << kBits> lookup{};  // (code length << 8) | symbol; 0: longer
   std::array<std::int32_t, 1 << kBits> fast_ac{};  // value * 65536 + run << 8 + total bits; 0: no
   std::array<std::int32_t, 18> maxcode{};          // largest code of each length, -1 if none
@@ -83,6 +84,7 @@ class EntropyDecoder {
     std::vector<Block> mcu;  // blocks of one MCU in coding order
     std::vector<int> lookup_dc, lookup_ac;
   };
+  int table_index(const HuffmanTable& t);
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
 
@@ -91,7 +93,9 @@ class EntropyDecoder {
   const Header& header_;
   const Layout& layout_;
   std::vector<ScanPlan> plans_;
-  std::vector<HuffmanLookup> tables_;
+  // Derived tables, shared by the components whose tables have the same content, and across
+  // decoders on the same thread (most files carry the same standard tables).
+  std::vector<std::shared_ptr<const HuffmanLookup>> tables_;
   std::vector<std::array<std::int32_t, 64>> quant_;
 };
 
