@@ -15,9 +15,9 @@
 #define HETCODEC_CORE_JPEG_ENTROPY_H
 
 #include <array>
-#include <memory>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 

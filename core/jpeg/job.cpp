@@ -10,9 +10,7 @@ std::size_t job_stream_offset() { return 4 * std::size_t(HC_JOB_TOKENS_WORD); }
 
 std::size_t job_bytes(std::size_t stream_bytes) { return job_stream_offset() + stream_bytes; }
 
-void write_job_header(const Layout& l, const EntropyDecoder& decoder, std::size_t stream_bytes,
-                      std::uint8_t* out) {
-  (void)stream_bytes;
+void write_job_header(const Layout& l, const EntropyDecoder& decoder, std::uint8_t* out) {
   auto* w = reinterpret_cast<std::uint32_t*>(out);
   std::memset(out, 0, job_stream_offset());
   const std::size_t nc = l.components.size();

@@ -19,8 +19,7 @@ std::size_t job_bytes(std::size_t stream_bytes);
 
 // Writes the header and quantisation tables (job_stream_offset() bytes) to `out`, which must be
 // 4-byte aligned; the token stream goes at out + job_stream_offset().
-void write_job_header(const Layout& layout, const EntropyDecoder& decoder, std::size_t stream_bytes,
-                      std::uint8_t* out);
+void write_job_header(const Layout& layout, const EntropyDecoder& decoder, std::uint8_t* out);
 
 }  // namespace hetcodec::jpeg
 

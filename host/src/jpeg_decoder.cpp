@@ -90,7 +90,7 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const std::size_t bytes = jpeg::job_bytes(stream);
     out.job.resize(bytes / 4);
     auto* job = reinterpret_cast<std::uint8_t*>(out.job.data());
-    jpeg::write_job_header(layout, decoder, stream, job);
+    jpeg::write_job_header(layout, decoder, job);
     decoder.write_stream(results, job + jpeg::job_stream_offset());
     out.info.job_bytes = bytes;
     out.info.groups = layout.groups;
@@ -266,9 +266,8 @@ struct JpegDecoder::Impl {
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
     // One core stays with this (feeding) thread when there are several.
-    const int workers = std::max(1, std::min<int>(options.threads > 2 ? options.threads - 1
-                                                                       : options.threads,
-                                                   int(n)));
+    const int workers = std::max(
+        1, std::min<int>(options.threads > 2 ? options.threads - 1 : options.threads, int(n)));
     const std::size_t window = std::size_t(workers) * 2 + 2;
     const int workers_needed = std::max(1, std::min<int>(options.threads, int(n)));
     if (int(scratch.size()) < workers_needed + 1) scratch.resize(std::size_t(workers_needed) + 1);
@@ -510,6 +509,26 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
 const JpegStageTimes& JpegDecoder::stage_times() const { return impl_->times; }
 void JpegDecoder::reset_stage_times() { impl_->times = {}; }
 
+namespace {
+// The token stream of a parsed file, decoded on this thread; its warnings are appended.
+std::vector<std::uint8_t> token_stream_of(const std::uint8_t* data, std::size_t size,
+                                          const jpeg::Header& h, const jpeg::Layout& layout,
+                                          std::vector<std::string>* warnings) {
+  const jpeg::EntropyDecoder decoder(data, size, h, layout);
+  const auto tasks = decoder.tasks(1);
+  std::vector<jpeg::EntropyResult> results(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) decoder.run(tasks[i], results[i]);
+  if (warnings)
+    for (const auto& r : results)
+      warnings->insert(warnings->end(), r.warnings.begin(), r.warnings.end());
+  std::vector<std::uint32_t> words(decoder.stream_bytes(results) / 4);
+  decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
+  std::vector<std::uint8_t> out(words.size() * 4);
+  std::memcpy(out.data(), words.data(), out.size());
+  return out;
+}
+}  // namespace
+
 JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uint64_t max_pixels) {
   JpegFileInfo fi;
   jpeg::Limits limits;
@@ -571,23 +590,17 @@ JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uin
         fi.color = "YCCK";
         break;
     }
-    const jpeg::EntropyDecoder decoder(data, size, h, layout);
-    const auto tasks = decoder.tasks(1);
-    std::vector<jpeg::EntropyResult> results(tasks.size());
-    for (std::size_t i = 0; i < tasks.size(); ++i) decoder.run(tasks[i], results[i]);
+    const std::vector<std::uint8_t> stream = token_stream_of(data, size, h, layout, &fi.warnings);
     fi.blocks = layout.blocks;
-    for (const auto& r : results) {
-      fi.nonzero_blocks += r.block_ids.size();
-      fi.warnings.insert(fi.warnings.end(), r.warnings.begin(), r.warnings.end());
-    }
-    fi.token_stream_bytes = decoder.stream_bytes(results);
+    fi.token_stream_bytes = stream.size();
     fi.dense_bytes = std::uint64_t(layout.blocks) * 128;
-    // Non-zero coefficients: expand the stream and count.
-    std::vector<std::uint32_t> words(fi.token_stream_bytes / 4);
-    decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
-    const auto dense = jpeg::expand_token_stream(
-        reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4);
-    for (auto v : dense) fi.coefficients += v != 0;
+    const auto dense = jpeg::expand_token_stream(stream.data(), stream.size());
+    for (std::size_t b = 0; b < dense.size() / 64; ++b) {
+      std::uint64_t n = 0;
+      for (std::size_t k = 0; k < 64; ++k) n += dense[64 * b + k] != 0;
+      fi.coefficients += n;
+      fi.nonzero_blocks += n != 0;
+    }
     fi.decodable = true;
   } catch (const Error& e) {
     if (e.code() != ErrorCode::Unsupported) throw;
@@ -602,15 +615,7 @@ std::vector<std::uint8_t> jpeg_token_stream(const std::uint8_t* data, std::size_
   limits.max_pixels = max_pixels;
   const jpeg::Header h = jpeg::parse(data, size, limits);
   const jpeg::Layout layout = jpeg::make_layout(h);
-  const jpeg::EntropyDecoder decoder(data, size, h, layout);
-  const auto tasks = decoder.tasks(1);
-  std::vector<jpeg::EntropyResult> results(tasks.size());
-  for (std::size_t i = 0; i < tasks.size(); ++i) decoder.run(tasks[i], results[i]);
-  std::vector<std::uint32_t> words(decoder.stream_bytes(results) / 4);
-  decoder.write_stream(results, reinterpret_cast<std::uint8_t*>(words.data()));
-  std::vector<std::uint8_t> out(words.size() * 4);
-  std::memcpy(out.data(), words.data(), out.size());
-  return out;
+  return token_stream_of(data, size, h, layout, nullptr);
 }
 
 }  // namespace hetcodec

@@ -50,11 +50,21 @@ std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, 
   return libjpeg_encode_ex(rgb, p);
 }
 
-Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
+namespace {
+void count_warnings(j_common_ptr cinfo, int level) {
+  if (level < 0) ++*static_cast<int*>(cinfo->client_data);
+}
+
+// Decompresses with JDCT_ISLOW and default upsampling into `out_space`, or into libjpeg's
+// default output colour space when `out_space` is JCS_UNKNOWN. Counts warnings.
+Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_space, int* warnings) {
   jpeg_decompress_struct cinfo{};
   ErrorManager err{};
+  int count = 0;
   cinfo.err = jpeg_std_error(&err.pub);
   err.pub.error_exit = on_error;
+  err.pub.emit_message = count_warnings;
+  cinfo.client_data = &count;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     throw std::runtime_error(std::string("libjpeg decode: ") + err.message);
@@ -63,7 +73,7 @@ Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
   jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
   jpeg_read_header(&cinfo, TRUE);
   cinfo.dct_method = JDCT_ISLOW;
-  cinfo.out_color_space = rgb ? JCS_RGB : JCS_YCbCr;
+  if (out_space != JCS_UNKNOWN) cinfo.out_color_space = out_space;
   jpeg_start_decompress(&cinfo);
   Raster r;
   r.width = static_cast<int>(cinfo.output_width);
@@ -76,7 +86,13 @@ Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
   }
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
+  if (warnings) *warnings = count;
   return r;
+}
+}  // namespace
+
+Raster libjpeg_decode(const std::vector<std::uint8_t>& jpeg, bool rgb) {
+  return decode_into(jpeg, rgb ? JCS_RGB : JCS_YCbCr, nullptr);
 }
 
 LibjpegHeader libjpeg_read_header(const std::vector<std::uint8_t>& jpeg) {
@@ -146,7 +162,9 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
   cinfo.image_width = static_cast<JDIMENSION>(in.width);
   cinfo.image_height = static_cast<JDIMENSION>(in.height);
   cinfo.input_components = in.components;
-  cinfo.in_color_space = in.components == 1 ? JCS_GRAYSCALE : in.components == 3 ? JCS_RGB : JCS_CMYK;
+  cinfo.in_color_space = in.components == 1   ? JCS_GRAYSCALE
+                         : in.components == 3 ? JCS_RGB
+                                              : JCS_CMYK;
   jpeg_set_defaults(&cinfo);
   if (in.components == 3 && p.keep_rgb) jpeg_set_colorspace(&cinfo, JCS_RGB);
   if (in.components == 4) jpeg_set_colorspace(&cinfo, p.keep_rgb ? JCS_CMYK : JCS_YCCK);
@@ -184,42 +202,8 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
   return bytes;
 }
 
-namespace {
-void count_warnings(j_common_ptr cinfo, int level) {
-  if (level < 0) ++*static_cast<int*>(cinfo->client_data);
-}
-}  // namespace
-
 Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnings) {
-  jpeg_decompress_struct cinfo{};
-  ErrorManager err{};
-  int count = 0;
-  cinfo.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = on_error;
-  err.pub.emit_message = count_warnings;
-  cinfo.client_data = &count;
-  if (setjmp(err.jump)) {
-    jpeg_destroy_decompress(&cinfo);
-    throw std::runtime_error(std::string("libjpeg decode: ") + err.message);
-  }
-  jpeg_create_decompress(&cinfo);
-  jpeg_mem_src(&cinfo, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
-  jpeg_read_header(&cinfo, TRUE);
-  cinfo.dct_method = JDCT_ISLOW;
-  jpeg_start_decompress(&cinfo);
-  Raster r;
-  r.width = static_cast<int>(cinfo.output_width);
-  r.height = static_cast<int>(cinfo.output_height);
-  r.components = cinfo.output_components;
-  r.samples.resize(std::size_t(r.width) * r.height * r.components);
-  while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = r.samples.data() + std::size_t(cinfo.output_scanline) * r.width * r.components;
-    jpeg_read_scanlines(&cinfo, &row, 1);
-  }
-  jpeg_finish_decompress(&cinfo);
-  jpeg_destroy_decompress(&cinfo);
-  if (warnings) *warnings = count;
-  return r;
+  return decode_into(jpeg, JCS_UNKNOWN, warnings);
 }
 
 Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg) {
@@ -246,8 +230,7 @@ Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg) {
       JBLOCKARRAY row = (*cinfo.mem->access_virt_barray)(reinterpret_cast<j_common_ptr>(&cinfo),
                                                          arrays[c], JDIMENSION(by), 1, FALSE);
       for (int bx = 0; bx < w; ++bx)
-        for (int k = 0; k < 64; ++k)
-          blocks[(std::size_t(by) * w + bx) * 64 + k] = row[0][bx][k];
+        for (int k = 0; k < 64; ++k) blocks[(std::size_t(by) * w + bx) * 64 + k] = row[0][bx][k];
     }
     out.blocks.push_back(std::move(blocks));
   }
