@@ -54,6 +54,20 @@ Raster cmyk_of(const Raster& rgb) {
   return c;
 }
 
+// The file with its DHT segments removed (FFmpeg's "default" tables are T.81's standard ones).
+std::vector<std::uint8_t> strip_dht(const std::vector<std::uint8_t>& in) {
+  std::vector<std::uint8_t> out(in.begin(), in.begin() + 2);
+  std::size_t pos = 2;
+  while (pos + 4 <= in.size() && in[pos] == 0xFF && in[pos + 1] != 0xDA) {
+    const std::size_t len = std::size_t(in[pos + 2]) << 8 | in[pos + 3];
+    if (in[pos + 1] != 0xC4) out.insert(out.end(), in.begin() + std::ptrdiff_t(pos), in.begin() + std::ptrdiff_t(pos + 2 + len));
+    pos += 2 + len;
+  }
+  out.insert(out.end(), in.begin() + std::ptrdiff_t(pos), in.end());
+  REQUIRE(out.size() < in.size());
+  return out;
+}
+
 struct Sampling {
   const char* name;
   int h, v;
@@ -160,6 +174,8 @@ std::vector<Sample> corpus(bool small) {
   }
   for (const char* name : {"testorig.jpg", "testimgint.jpg"})
     out.push_back({name, read_file(data_dir() + "/" + name)});
+  // A Motion-JPEG frame without DHT: the decoder must fall back to the standard tables.
+  out.push_back({"ffmpeg-no-dht", strip_dht(read_file(data_dir() + "/ffmpeg-yuvj420p-160x90-q20-default.jpg"))});
   return out;
 }
 

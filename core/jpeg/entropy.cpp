@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/jpeg/standard_tables.h"
 #include "core/portable/jpeg_zigzag.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -214,8 +215,15 @@ EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const
                                       " is not defined before the scan that uses it");
       static const int zz[64] = HC_JPEG_NATURAL_ORDER;
       for (int i = 0; i < 64; ++i) quant_[c][zz[i]] = std::int16_t(q.values[i]);
-      const HuffmanTable& dc = scan.dc_tables[scan.dc_table[k]];
-      const HuffmanTable& ac = scan.ac_tables[scan.ac_table[k]];
+      // Undefined slots 0 and 1 take the standard tables, as libjpeg-turbo does for
+      // Motion-JPEG frames without DHT.
+      const int dslot = scan.dc_table[k], aslot = scan.ac_table[k];
+      const HuffmanTable& dc = !scan.dc_tables[dslot].defined && dslot < 2
+                                   ? standard_huffman_table(false, dslot)
+                                   : scan.dc_tables[dslot];
+      const HuffmanTable& ac = !scan.ac_tables[aslot].defined && aslot < 2
+                                   ? standard_huffman_table(true, aslot)
+                                   : scan.ac_tables[aslot];
       if (!dc.defined)
         invalid(scan.data_offset,
                 "DC Huffman table " + std::to_string(scan.dc_table[k]) + " is not defined");
