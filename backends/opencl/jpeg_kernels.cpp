@@ -1,4 +1,8 @@
 // JPEG stages on OpenCL: host side of kernels_cl/jpeg_color.cl and kernels_cl/jpeg_decode.cl.
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
 
@@ -12,7 +16,8 @@ class ClJpegKernels : public JpegKernels {
 
   void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
                       std::uint32_t pixels) override {
-    cl::Kernel k = make_kernel(color_, "jpeg_ycc_to_rgb");
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(color_, "jpeg_ycc_to_rgb");
     HC_CL_CHECK(k.setArg(0, mem_of(ycc)));
     HC_CL_CHECK(k.setArg(1, mem_of(rgb)));
     HC_CL_CHECK(k.setArg(2, cl_uint(pixels)));
@@ -21,7 +26,8 @@ class ClJpegKernels : public JpegKernels {
 
   void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                        const JpegJobInfo& info) override {
-    cl::Kernel k = make_kernel(decode_, "jpeg_decode_idct");
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_decode_idct");
     HC_CL_CHECK(k.setArg(0, mem_of(job)));
     HC_CL_CHECK(k.setArg(1, mem_of(planes)));
     queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_idct");
@@ -29,7 +35,8 @@ class ClJpegKernels : public JpegKernels {
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
                          const JpegJobInfo& info) override {
-    cl::Kernel k = make_kernel(decode_, "jpeg_decode_tokens");
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_decode_tokens");
     HC_CL_CHECK(k.setArg(0, mem_of(job)));
     HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
     queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_tokens");
@@ -37,7 +44,8 @@ class ClJpegKernels : public JpegKernels {
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                 DeviceBuffer& planes, const JpegJobInfo& info) override {
-    cl::Kernel k = make_kernel(decode_, "jpeg_idct");
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_idct");
     const cl_uint blocks = cl_uint(info.groups) * 64;
     HC_CL_CHECK(k.setArg(0, mem_of(job)));
     HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
@@ -49,7 +57,8 @@ class ClJpegKernels : public JpegKernels {
   void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
                           DeviceBuffer& out, std::size_t out_offset,
                           const JpegJobInfo& info) override {
-    cl::Kernel k = make_kernel(decode_, "jpeg_upsample_color");
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_upsample_color");
     const cl_uint pixels = cl_uint(info.width * info.height);
     HC_CL_CHECK(k.setArg(0, mem_of(job)));
     HC_CL_CHECK(k.setArg(1, mem_of(planes)));
@@ -75,7 +84,18 @@ class ClJpegKernels : public JpegKernels {
     return sub;
   }
 
+  // Kernel objects are made once and reused: creating one per launch costs more than the
+  // launch. Their arguments are set and the launch enqueued under `mutex_` (a kernel object is
+  // not safe to set from two threads at once; an enqueued launch keeps its own arguments).
+  cl::Kernel& kernel(const cl::Program& program, const char* name) {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) it = kernels_.emplace(name, make_kernel(program, name)).first;
+    return it->second;
+  }
+
   cl::Program color_, decode_;
+  std::mutex mutex_;
+  std::map<std::string, cl::Kernel> kernels_;
 };
 
 }  // namespace
