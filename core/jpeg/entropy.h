@@ -18,7 +18,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/jpeg/layout.h"
@@ -32,8 +34,30 @@ struct EntropyTask {
   std::uint32_t first_interval = 0, intervals = 1;  // restart intervals of the scan
 };
 
+// An allocator whose construct() without arguments default-initialises: growing the token
+// scratch with resize() then leaves the new tokens unwritten instead of zeroing them (the
+// decoder writes every token it keeps; the slack is cut off when an interval ends).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct EntropyResult {
-  std::vector<Token> tokens;               // in decode order
+  std::vector<Token, UninitializedAllocator<Token>> tokens;  // in decode order
   std::vector<std::uint32_t> block_ids;    // global block index of each non-zero block
   std::vector<std::uint8_t> block_tokens;  // and its token count (1..16)
   std::vector<std::string> warnings;
