@@ -33,7 +33,7 @@ struct NaturalOrder {
 };
 const NaturalOrder kNatural;
 
-HuffmanLookup derive(const HuffmanTable& t) {
+HuffmanLookup derive(const HuffmanTable& t, bool ac) {
   HuffmanLookup d;
   constexpr int kBits = HuffmanLookup::kBits;
   std::uint8_t size[257];
@@ -70,13 +70,16 @@ HuffmanLookup derive(const HuffmanTable& t) {
       const std::uint32_t first = code_of[p] << (kBits - l);
       for (std::uint32_t j = 0; j < (1u << (kBits - l)); ++j) {
         const std::uint32_t idx = first | j;
-        d.lookup[idx] = std::uint16_t(l << 8 | sym);
-        const int r = sym >> 4, s = sym & 15;
+        std::int32_t e = std::int32_t(sym << 8 | l);
+        const int s = sym & 15;
         if (s && l + s <= kBits) {
           const int bits = int(idx >> (kBits - l - s)) & ((1 << s) - 1);
           const int v = bits < (1 << (s - 1)) ? bits - (1 << s) + 1 : bits;
-          d.fast_ac[idx] = v * 65536 + (r << 8) + (l + s);
+          e = std::int32_t(std::uint32_t(v) << 16) | sym << 8 | HuffmanLookup::kFull | (l + s);
+        } else if (!s && !ac) {
+          e |= HuffmanLookup::kFull;  // a DC difference of 0
         }
+        d.entry[idx] = e;
       }
     }
   }
@@ -85,29 +88,44 @@ HuffmanLookup derive(const HuffmanTable& t) {
 
 // MSB-first bit reader over one entropy-coded segment [p, end), unstuffing 0xFF00. Past the end
 // (or a marker) it supplies zero bits and counts them as padding.
+//
+// Below `safe` the next eight bytes hold no 0xFF, so fill() loads them at once and keeps the
+// buffer at 56 bits or more without a data-dependent branch; the bits it loads past the valid
+// ones are the stream's next bits, which the following load writes again unchanged. At a 0xFF
+// (or the segment's end) it goes byte by byte, then looks for the next 0xFF.
 struct BitReader {
   const std::uint8_t* p;
   const std::uint8_t* end;
+  const std::uint8_t* safe = nullptr;
   std::uint64_t buf = 0;
-  int nbits = 0;  // valid bits at the top of buf
+  int nbits = 0;  // valid bits at the top of buf (at most 63)
   int pad = 0;    // of which this many, at the bottom, are padding
 
-  __attribute__((always_inline)) void refill() {
-    if (pad == 0 && end - p >= 8) {
+  BitReader(const std::uint8_t* begin, const std::uint8_t* stop) : p(begin), end(stop) {
+    find_safe();
+  }
+  void find_safe() {
+    safe = p;
+    if (pad != 0 || end - p < 8) return;
+    const void* ff = std::memchr(p, 0xFF, std::size_t(end - p));
+    const std::uint8_t* limit = ff ? static_cast<const std::uint8_t*>(ff) : end;
+    if (limit - p > 7) safe = limit - 7;
+  }
+  // Leaves at least 48 bits in the buffer.
+  __attribute__((always_inline)) void fill() {
+    if (__builtin_expect(p < safe, 1)) {
       std::uint64_t w;
       std::memcpy(&w, p, 8);
-      const std::uint64_t x = ~w;  // a 0xFF byte of w is a zero byte of x
-      if (((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) == 0) {
-        const int take = (64 - nbits) >> 3;
-        w = __builtin_bswap64(w);
-        if (take < 8) w &= ~0ull << (64 - 8 * take);
-        buf |= w >> nbits;
-        p += take;
-        nbits += 8 * take;
-        return;
-      }
+      buf |= __builtin_bswap64(w) >> nbits;
+      const int take = (63 - nbits) >> 3;
+      p += take;
+      nbits += 8 * take;
+    } else if (nbits < 48) {
+      refill_slow();
     }
-    while (nbits <= 56) {
+  }
+  __attribute__((noinline)) void refill_slow() {
+    while (nbits <= 48) {
       std::uint64_t c = 0;
       if (pad == 0 && p < end) {
         c = *p++;
@@ -127,6 +145,7 @@ struct BitReader {
       buf |= c << (56 - nbits);
       nbits += 8;
     }
+    find_safe();
   }
   std::uint32_t peek(int n) const { return std::uint32_t(buf >> (64 - n)); }
   void consume(int n) {
@@ -146,13 +165,8 @@ inline int extend(std::uint32_t v, int s) {
   return v < (1u << (s - 1)) ? int(v) - (1 << s) + 1 : int(v);
 }
 
-// One symbol. The buffer holds at least 32 bits.
-inline int decode_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_code) {
-  const std::uint32_t e = t.lookup[br.peek(HuffmanLookup::kBits)];
-  if (e) {
-    br.consume(int(e >> 8));
-    return int(e & 0xFF);
-  }
+// The symbol of a code longer than the lookahead (the buffer holds at least 32 bits).
+inline int decode_long_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_code) {
   for (int l = HuffmanLookup::kBits + 1; l <= 16; ++l) {
     const std::int32_t code = std::int32_t(br.peek(l));
     if (code <= t.maxcode[l]) {
@@ -165,26 +179,28 @@ inline int decode_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_code) 
   return 0;
 }
 
-// The derived form of a table, from a small per-thread cache keyed by the table's content.
-std::shared_ptr<const HuffmanLookup> cached_derive(const HuffmanTable& t) {
+// The derived form of a table, from a small per-thread cache keyed by the table's content and
+// class (a DC entry decodes a zero difference in full; an AC one leaves EOB and ZRL to the caller).
+std::shared_ptr<const HuffmanLookup> cached_derive(const HuffmanTable& t, bool ac) {
   struct Entry {
+    bool ac;
     std::array<std::uint8_t, 17> counts;
     std::vector<std::uint8_t> symbols;
     std::shared_ptr<const HuffmanLookup> lookup;
   };
   thread_local std::vector<Entry> cache;
   for (const auto& e : cache)
-    if (e.counts == t.counts && e.symbols == t.symbols) return e.lookup;
-  auto lookup = std::make_shared<const HuffmanLookup>(derive(t));
+    if (e.ac == ac && e.counts == t.counts && e.symbols == t.symbols) return e.lookup;
+  auto lookup = std::make_shared<const HuffmanLookup>(derive(t, ac));
   if (cache.size() >= 16) cache.erase(cache.begin());
-  cache.push_back({t.counts, t.symbols, lookup});
+  cache.push_back({ac, t.counts, t.symbols, lookup});
   return lookup;
 }
 
 }  // namespace
 
-int EntropyDecoder::table_index(const HuffmanTable& t) {
-  auto lookup = cached_derive(t);
+int EntropyDecoder::table_index(const HuffmanTable& t, bool ac) {
+  auto lookup = cached_derive(t, ac);
   for (std::size_t i = 0; i < tables_.size(); ++i)
     if (tables_[i] == lookup) return int(i);
   tables_.push_back(std::move(lookup));
@@ -236,8 +252,8 @@ EntropyDecoder::EntropyDecoder(const std::uint8_t* data, std::size_t size, const
                                         " has symbol " + std::to_string(dc.symbols[i]) +
                                         " (at most 15)");
       }
-      plan.lookup_dc.push_back(table_index(dc));
-      plan.lookup_ac.push_back(table_index(ac));
+      plan.lookup_dc.push_back(table_index(dc, false));
+      plan.lookup_ac.push_back(table_index(ac, true));
       const Component& comp = header.components[c];
       const int h = interleaved ? comp.h : 1, v = interleaved ? comp.v : 1;
       for (int dy = 0; dy < v; ++dy)
@@ -309,10 +325,18 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
   const int last_mcu = plan.restart ? std::min(plan.mcus, first_mcu + plan.restart) : plan.mcus;
   int pred[4] = {0, 0, 0, 0};
   bool bad_code = false;
-  // Tokens are packed as coefficients arrive: `cur` collects up to four, then goes out.
+  std::int16_t val[64 + 4] = {};
+  std::uint8_t pos[64 + 4] = {};
   std::size_t ntokens = out.tokens.size();
   // Room for a typical density at once (a token stands for at least 4 bits of data).
   out.tokens.reserve(ntokens + (end - begin) / 3 + 64);
+  // Room for every block of the interval.
+  std::size_t nblocks = out.block_ids.size();
+  const std::size_t max_blocks = nblocks + std::size_t(last_mcu - first_mcu) * plan.mcu.size();
+  out.block_ids.resize(max_blocks);
+  out.block_tokens.resize(max_blocks);
+  std::uint32_t* const ids = out.block_ids.data();
+  std::uint8_t* const counts = out.block_tokens.data();
   for (int m = first_mcu; m < last_mcu; ++m) {
     const int mx = m % plan.mcus_x, my = m / plan.mcus_x;
     for (const auto& b : plan.mcu) {
@@ -323,54 +347,65 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
                                    std::uint32_t(mx * b.h + b.dx);
       if (out.tokens.size() < ntokens + 16)
         out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 16)));
-      // Coefficients go straight to the output token; its word is built in a register and
-      // stored when the token is full (building the whole token on the stack and copying it
-      // out stalls on store forwarding).
-      Token* tp = out.tokens.data() + ntokens;
-      Token* const first = tp;
-      const std::uint32_t block_bits = (raster & 63) << 24;
-      std::uint32_t word = block_bits;
-      int fill = 0, last_pos = 0;
-      std::int16_t last_val = 0;
-      auto emit = [&](int p, std::int16_t v) {
-        tp->coef[fill] = v;
-        word |= std::uint32_t(p) << (6 * fill);
-        last_pos = p;
-        last_val = v;
-        if (++fill == 4) {
-          tp->word = word;
-          ++tp;
-          word = block_bits;
-          fill = 0;
+      // The block's coefficients are collected in decode order, then packed into tokens. The
+      // buffer holds at least 32 bits at each symbol: enough for a code and its magnitude.
+      br.fill();
+      int diff;
+      std::int32_t e = dc.entry[br.peek(HuffmanLookup::kBits)];
+      if (e & HuffmanLookup::kFull) {
+        br.consume(e & 63);
+        diff = e >> 16;
+      } else {
+        int s;
+        if (e) {
+          br.consume(e & 63);
+          s = (e >> 8) & 15;
+        } else {
+          s = decode_long_symbol(br, dc, bad_code) & 15;
         }
-      };
-      if (br.nbits < 32) br.refill();
-      int s = decode_symbol(br, dc, bad_code);
-      int diff = 0;
-      if (s) {
-        if (br.nbits < 32) br.refill();
-        diff = extend(br.bits(s), s);
+        diff = s ? extend(br.bits(s), s) : 0;
       }
       pred[b.component] += diff;
       const std::int16_t dcv = std::int16_t(pred[b.component]);
-      if (dcv) emit(0, dcv);
+      val[0] = dcv;
+      pos[0] = 0;
+      int n = dcv != 0;
+      // After fill() the buffer holds at least 48 bits: a symbol decoded in full takes at most
+      // kBits of them, which leaves enough for a second symbol of any kind without refilling.
       for (int k = 1; k < 64;) {
-        if (br.nbits < 32) br.refill();
-        const std::int32_t e = ac.fast_ac[br.peek(HuffmanLookup::kBits)];
-        if (e) {
-          br.consume(e & 0xFF);
-          k += (e >> 8) & 0xFF;
-          emit(kNatural.at[k], std::int16_t(e >> 16));
-          ++k;
-          continue;
+        br.fill();
+        e = ac.entry[br.peek(HuffmanLookup::kBits)];
+        if (e & HuffmanLookup::kFull) {
+          br.consume(e & 63);
+          k += (e >> 12) & 15;
+          val[n] = std::int16_t(e >> 16);
+          pos[n] = std::uint8_t(kNatural.at[k]);
+          ++n;
+          if (++k >= 64) break;
+          e = ac.entry[br.peek(HuffmanLookup::kBits)];
+          if (e & HuffmanLookup::kFull) {
+            br.consume(e & 63);
+            k += (e >> 12) & 15;
+            val[n] = std::int16_t(e >> 16);
+            pos[n] = std::uint8_t(kNatural.at[k]);
+            ++n;
+            ++k;
+            continue;
+          }
         }
-        const int rs = decode_symbol(br, ac, bad_code);
-        const int r = rs >> 4;
-        s = rs & 15;
+        int rs;
+        if (e) {
+          br.consume(e & 63);
+          rs = (e >> 8) & 0xFF;
+        } else {
+          rs = decode_long_symbol(br, ac, bad_code);
+        }
+        const int r = rs >> 4, s = rs & 15;
         if (s) {
           k += r;
-          if (br.nbits < 32) br.refill();
-          emit(kNatural.at[k], std::int16_t(extend(br.bits(s), s)));
+          val[n] = std::int16_t(extend(br.bits(s), s));
+          pos[n] = std::uint8_t(kNatural.at[k]);
+          ++n;
           ++k;
         } else if (r == 15) {
           k += 16;
@@ -378,12 +413,31 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
           break;
         }
       }
-      // Pad the last token by repeating the last coefficient and position.
-      while (fill != 0) emit(last_pos, last_val);
-      if (tp != first) {
-        ntokens += std::size_t(tp - first);
-        out.block_ids.push_back(cl.first_block + raster);
-        out.block_tokens.push_back(std::uint8_t(tp - first));
+      if (n) {
+        // Pad the last token by repeating the last coefficient and position.
+        for (int i = 0; i < 3; ++i) {
+          val[n + i] = val[n - 1];
+          pos[n + i] = pos[n - 1];
+        }
+        const int count = (n + 3) >> 2;
+        Token* tp = out.tokens.data() + ntokens;
+        const std::uint32_t block_bits = (raster & 63) << 24;
+        // Two tokens are always written (the scratch has room; a second one past `count` is
+        // overwritten by the next block), so most blocks pack without a loop.
+        auto pack = [&](int t) {
+          std::memcpy(tp[t].coef, val + 4 * t, 8);
+          std::uint32_t x;
+          std::memcpy(&x, pos + 4 * t, 4);
+          tp[t].word = block_bits | (x & 0x3F) | (x >> 2 & 0xFC0) | (x >> 4 & 0x3F000) |
+                       (x >> 6 & 0xFC0000);
+        };
+        pack(0);
+        pack(1);
+        for (int t = 2; t < count; ++t) pack(t);
+        ntokens += std::size_t(count);
+        ids[nblocks] = cl.first_block + raster;
+        counts[nblocks] = std::uint8_t(count);
+        ++nblocks;
       }
     }
     if (br.exhausted()) {
@@ -394,6 +448,8 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
     }
   }
   out.tokens.resize(ntokens);
+  out.block_ids.resize(nblocks);
+  out.block_tokens.resize(nblocks);
   if (bad_code)
     out.warnings.push_back("corrupt JPEG data: bad Huffman code (restart interval " +
                            std::to_string(interval) + ")");

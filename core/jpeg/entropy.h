@@ -1,7 +1,7 @@
 // The CPU stage of JPEG decoding: Huffman decoding of sequential (baseline and extended) scans
-// into the token stream (core/jpeg/token_stream.h). Table-driven: an 11-bit lookahead table gives
-// most codes in one lookup, and AC codes whose magnitude bits also fit are decoded to their
-// run, value and length at once; bits come from a 64-bit buffer refilled several bytes at a time.
+// into the token stream (core/jpeg/token_stream.h). Table-driven: a 10-bit lookahead table gives
+// most codes in one lookup, and codes whose magnitude bits also fit are decoded to their run,
+// value and length at once; bits come from a 64-bit buffer refilled several bytes at a time.
 //
 // The work is split into tasks that can run on different threads: one per scan, or, when the
 // scan has restart markers, runs of whole restart intervals. Each task fills its own
@@ -58,8 +58,9 @@ struct UninitializedAllocator : std::allocator<T> {
 
 struct EntropyResult {
   std::vector<Token, UninitializedAllocator<Token>> tokens;  // in decode order
-  std::vector<std::uint32_t> block_ids;    // global block index of each non-zero block
-  std::vector<std::uint8_t> block_tokens;  // and its token count (1..16)
+  // Global block index of each non-zero block, and its token count (1..16).
+  std::vector<std::uint32_t, UninitializedAllocator<std::uint32_t>> block_ids;
+  std::vector<std::uint8_t, UninitializedAllocator<std::uint8_t>> block_tokens;
   std::vector<std::string> warnings;
   void clear() {
     tokens.clear();
@@ -69,12 +70,16 @@ struct EntropyResult {
   }
 };
 
-// Derived decoding tables of one Huffman table (libjpeg's d_derived_tbl, plus the AC fast table).
+// Derived decoding tables of one Huffman table (libjpeg's d_derived_tbl with a lookahead table
+// that also decodes the magnitude bits when they fit).
 struct HuffmanLookup {
-  static constexpr int kBits = 11;
-  std::array<std::uint16_t, 1 << kBits> lookup{};  // (code length << 8) | symbol; 0: longer
-  std::array<std::int32_t, 1 << kBits> fast_ac{};  // value * 65536 + run << 8 + total bits; 0: no
-  std::array<std::int32_t, 18> maxcode{};          // largest code of each length, -1 if none
+  static constexpr int kBits = 10;
+  // One entry per kBits-bit prefix; 0 when the code is longer than kBits. Bits 0-5: bits to
+  // consume; bit 6 (kFull): the magnitude bits fit too, the entry consumes them and bits 16-31
+  // hold the coefficient value (a DC difference of 0 is also full); bits 8-15: the symbol.
+  static constexpr std::int32_t kFull = 64;
+  std::array<std::int32_t, 1 << kBits> entry{};
+  std::array<std::int32_t, 18> maxcode{};  // largest code of each length, -1 if none
   std::array<std::int32_t, 17> valoffset{};
   std::array<std::uint8_t, 256> symbols{};
 };
@@ -108,7 +113,7 @@ class EntropyDecoder {
     std::vector<Block> mcu;  // blocks of one MCU in coding order
     std::vector<int> lookup_dc, lookup_ac;
   };
-  int table_index(const HuffmanTable& t);
+  int table_index(const HuffmanTable& t, bool ac);
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
 
