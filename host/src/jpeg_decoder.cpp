@@ -265,9 +265,9 @@ struct JpegDecoder::Impl {
     std::size_t consumed = 0;
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
-    // One core stays with this (feeding) thread when there are several.
-    const int workers = std::max(
-        1, std::min<int>(options.threads > 2 ? options.threads - 1 : options.threads, int(n)));
+    // As many CPU workers as threads: this (feeding) thread mostly sleeps on the device and
+    // on the workers, so giving it a core of its own leaves that core idle.
+    const int workers = std::max(1, std::min<int>(options.threads, int(n)));
     const std::size_t window = std::size_t(workers) * 2 + 2;
     const int workers_needed = std::max(1, std::min<int>(options.threads, int(n)));
     if (int(scratch.size()) < workers_needed + 1) scratch.resize(std::size_t(workers_needed) + 1);
