@@ -1,6 +1,6 @@
 // The JPEG decode pipeline (DESIGN.md §3), written once against backends/backend.h:
-//   CPU threads: parse -> layout -> Huffman decode into the token stream -> job buffer
-//   pinned staging -> asynchronous copy -> decode_idct (or decode_tokens + idct)
+//   CPU threads: parse -> layout -> Huffman decode into the token stream -> job buffer (written
+//   straight into pinned memory in a batch) -> asynchronous copy -> decode_idct (or decode_tokens + idct)
 //   -> upsample_color -> asynchronous copy back (or the image stays on the device).
 // Four device slots, each with its own queue, pinned buffers and device buffers, take images in
 // turn, so the copy of image N+1 overlaps the kernels of image N while CPU threads are already
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -64,7 +65,10 @@ struct Prepared {
   bool ok = false;
   ErrorCode code = ErrorCode::InvalidData;
   std::string error;
-  std::vector<std::uint32_t> job;  // the job buffer (core/portable/jpeg_job.h)
+  // The job buffer (core/portable/jpeg_job.h): in `job`, or, where the caller asked for it,
+  // written straight into pinned memory (`pinned`), so the feeding thread copies nothing.
+  std::vector<std::uint32_t> job;
+  std::unique_ptr<PinnedBuffer> pinned;
   JpegJobInfo info;
   PixelFormat format = PixelFormat::RGB;
   std::vector<std::string> warnings;
@@ -72,8 +76,10 @@ struct Prepared {
 };
 
 // `results` is scratch the caller keeps from image to image (its capacity is reused).
+// `pinned_for(bytes)`, when given, supplies pinned memory for the job instead of out.job.
 void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
-             int threads, Prepared& out, std::vector<jpeg::EntropyResult>& results) {
+             int threads, Prepared& out, std::vector<jpeg::EntropyResult>& results,
+             const std::function<std::unique_ptr<PinnedBuffer>(std::size_t)>& pinned_for = {}) {
   const auto t0 = Clock::now();
   try {
     jpeg::Limits limits;
@@ -88,8 +94,14 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     parallel_for(tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
     const std::size_t stream = decoder.stream_bytes(results);
     const std::size_t bytes = jpeg::job_bytes(stream);
-    out.job.resize(bytes / 4);
-    auto* job = reinterpret_cast<std::uint8_t*>(out.job.data());
+    std::uint8_t* job;
+    if (pinned_for) {
+      out.pinned = pinned_for(bytes);
+      job = static_cast<std::uint8_t*>(out.pinned->data());
+    } else {
+      out.job.resize(bytes / 4);
+      job = reinterpret_cast<std::uint8_t*>(out.job.data());
+    }
     jpeg::write_job_header(layout, decoder, job);
     decoder.write_stream(results, job + jpeg::job_stream_offset());
     out.info.job_bytes = bytes;
@@ -153,6 +165,7 @@ struct JpegDecoder::Impl {
   struct Slot {
     std::unique_ptr<Queue> queue;
     std::unique_ptr<PinnedBuffer> in, out;
+    std::unique_ptr<PinnedBuffer> staged;  // a worker's pinned job, until its copy has run
     std::unique_ptr<DeviceBuffer> job, planes, coefficients, output;
     std::unique_ptr<Event> done;
     // The image whose result waits in `out` (host path), or -1.
@@ -160,21 +173,31 @@ struct JpegDecoder::Impl {
     std::size_t pending_bytes = 0;
   };
   // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
-  // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and job
-  // buffers that come back once their bytes are in pinned memory.
+  // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and
+  // pinned job buffers.
   std::vector<std::vector<jpeg::EntropyResult>> scratch;
   std::mutex pool_mutex;
-  std::vector<std::vector<std::uint32_t>> job_pool;
-  std::vector<std::uint32_t> take_job() {
-    std::lock_guard<std::mutex> lock(pool_mutex);
-    if (job_pool.empty()) return {};
-    std::vector<std::uint32_t> v = std::move(job_pool.back());
-    job_pool.pop_back();
-    return v;
+  // Pinned job buffers for the batch path: workers write jobs into them, the feeding thread
+  // enqueues the copy, and they come back once the slot that copied them has drained.
+  std::vector<std::unique_ptr<PinnedBuffer>> pinned_pool;
+  std::unique_ptr<PinnedBuffer> take_pinned(std::size_t bytes) {
+    std::unique_ptr<PinnedBuffer> b;
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      if (!pinned_pool.empty()) {
+        b = std::move(pinned_pool.back());
+        pinned_pool.pop_back();
+      }
+    }
+    if (!b || b->size() < bytes) {
+      b.reset();
+      b = device->alloc_pinned(grown(bytes));
+    }
+    return b;
   }
-  void give_job(std::vector<std::uint32_t>&& v) {
+  void give_pinned(std::unique_ptr<PinnedBuffer>&& b) {
     std::lock_guard<std::mutex> lock(pool_mutex);
-    if (job_pool.size() < 256) job_pool.push_back(std::move(v));
+    if (pinned_pool.size() < 64) pinned_pool.push_back(std::move(b));
   }
 
   static constexpr int kSlots = 4;
@@ -206,6 +229,7 @@ struct JpegDecoder::Impl {
       times.device += seconds_since(t0);
       s.done.reset();
     }
+    if (s.staged) give_pinned(std::move(s.staged));
     if (s.pending >= 0 && images) {
       const auto t0 = Clock::now();
       Image& img = (*images)[std::size_t(s.pending)];
@@ -224,13 +248,17 @@ struct JpegDecoder::Impl {
     if (!s.queue) s.queue = device->create_queue();
     Queue& q = *s.queue;
     JpegKernels& k = device->jpeg();
-    const auto t0 = Clock::now();
-    ensure(s.in, p.info.job_bytes);
-    std::memcpy(s.in->data(), p.job.data(), p.info.job_bytes);
-    times.transfer += seconds_since(t0);
     ensure(s.job, p.info.job_bytes);
     ensure(s.planes, p.info.plane_bytes);
-    q.write(*s.job, 0, *s.in, 0, p.info.job_bytes);
+    if (p.pinned) {
+      q.write(*s.job, 0, *p.pinned, 0, p.info.job_bytes);
+    } else {
+      const auto t0 = Clock::now();
+      ensure(s.in, p.info.job_bytes);
+      std::memcpy(s.in->data(), p.job.data(), p.info.job_bytes);
+      times.transfer += seconds_since(t0);
+      q.write(*s.job, 0, *s.in, 0, p.info.job_bytes);
+    }
     if (options.fused) {
       k.decode_idct(q, *s.job, *s.planes, p.info);
     } else {
@@ -279,8 +307,8 @@ struct JpegDecoder::Impl {
           if (stop) return;
         }
         // One image per thread: its restart intervals are decoded in sequence.
-        prepared[i].job = take_job();
-        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i], scratch[std::size_t(id)]);
+        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i], scratch[std::size_t(id)],
+                [this](std::size_t bytes) { return take_pinned(bytes); });
         {
           std::lock_guard<std::mutex> lock(m);
           ready[i] = 1;
@@ -316,6 +344,7 @@ struct JpegDecoder::Impl {
           }
           const auto e0 = Clock::now();
           enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
+          s.staged = std::move(p.pinned);  // in use until the slot drains
           times.enqueue += seconds_since(e0);
           ++times.images;
         }
@@ -324,8 +353,6 @@ struct JpegDecoder::Impl {
           consumed = i + 1;
         }
         cv_space.notify_all();
-        // The job's host copy is in pinned memory now: its buffer goes back to the pool.
-        give_job(std::move(p.job));
       }
       for (auto& s : slots) drain(s, images);
     } catch (...) {
