@@ -180,24 +180,29 @@ struct JpegDecoder::Impl {
   // Pinned job buffers for the batch path: workers write jobs into them, the feeding thread
   // enqueues the copy, and they come back once the slot that copied them has drained.
   std::vector<std::unique_ptr<PinnedBuffer>> pinned_pool;
+  // The smallest pooled buffer that fits, else a new one. Buffers are never freed during a
+  // batch: freeing pinned memory synchronises the device (cudaFreeHost does).
   std::unique_ptr<PinnedBuffer> take_pinned(std::size_t bytes) {
-    std::unique_ptr<PinnedBuffer> b;
     {
       std::lock_guard<std::mutex> lock(pool_mutex);
-      if (!pinned_pool.empty()) {
-        b = std::move(pinned_pool.back());
+      std::size_t best = pinned_pool.size();
+      for (std::size_t i = 0; i < pinned_pool.size(); ++i)
+        if (pinned_pool[i]->size() >= bytes &&
+            (best == pinned_pool.size() || pinned_pool[i]->size() < pinned_pool[best]->size()))
+          best = i;
+      if (best < pinned_pool.size()) {
+        std::unique_ptr<PinnedBuffer> b = std::move(pinned_pool[best]);
+        pinned_pool[best] = std::move(pinned_pool.back());
         pinned_pool.pop_back();
+        return b;
       }
     }
-    if (!b || b->size() < bytes) {
-      b.reset();
-      b = device->alloc_pinned(grown(bytes));
-    }
-    return b;
+    // Rounded up generously, so that the buffer fits most of the images that follow.
+    return device->alloc_pinned(std::max<std::size_t>(bytes + bytes / 2, std::size_t(1) << 18));
   }
   void give_pinned(std::unique_ptr<PinnedBuffer>&& b) {
     std::lock_guard<std::mutex> lock(pool_mutex);
-    if (pinned_pool.size() < 64) pinned_pool.push_back(std::move(b));
+    pinned_pool.push_back(std::move(b));
   }
 
   static constexpr int kSlots = 4;
