@@ -7,4 +7,5 @@ if ! "$cli" --device cuda devices >/dev/null 2>&1; then
   echo "no CUDA device on this machine: compute-sanitizer $tool skipped"
   exit 77
 fi
-HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" --error-exitcode 1 "$suite"
+# --duration=true names each test case as it ends, so a run that stalls shows where.
+HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" --error-exitcode 1 "$suite" --duration=true
