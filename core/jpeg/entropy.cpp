@@ -100,6 +100,7 @@ struct BitReader {
   std::uint64_t buf = 0;
   int nbits = 0;  // valid bits at the top of buf (at most 63)
   int pad = 0;    // of which this many, at the bottom, are padding
+  std::uint64_t loaded = 0;  // bytes loaded after unstuffing, padding included
 
   BitReader(const std::uint8_t* begin, const std::uint8_t* stop) : p(begin), end(stop) {
     find_safe();
@@ -119,6 +120,7 @@ struct BitReader {
       buf |= __builtin_bswap64(w) >> nbits;
       const int take = (63 - nbits) >> 3;
       p += take;
+      loaded += std::uint64_t(take);
       nbits += 8 * take;
     } else if (nbits < 48) {
       refill_slow();
@@ -144,6 +146,7 @@ struct BitReader {
       }
       buf |= c << (56 - nbits);
       nbits += 8;
+      ++loaded;
     }
     find_safe();
   }
@@ -159,6 +162,8 @@ struct BitReader {
     return v;
   }
   bool exhausted() const { return nbits < pad; }  // padding bits have been consumed
+  // Bits consumed since the reader started, in the unstuffed stream.
+  std::uint64_t consumed() const { return loaded * 8 - std::uint64_t(nbits); }
 };
 
 inline int extend(std::uint32_t v, int s) {
@@ -177,6 +182,108 @@ inline int decode_long_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_c
   br.consume(17);  // libjpeg reads 17 bits, warns, and fakes a zero
   bad_code = true;
   return 0;
+}
+
+// One block: returns its DC difference, and writes its non-zero AC coefficients to val[1..m]
+// and their natural positions to pos[1..m] (index 0 is left for the DC value); returns m.
+__attribute__((always_inline)) inline int decode_block(BitReader& br, const HuffmanLookup& dc,
+                                                       const HuffmanLookup& ac, int& diff,
+                                                       std::int16_t* val, std::uint8_t* pos,
+                                                       bool& bad_code) {
+  // After fill() the buffer holds at least 48 bits: a symbol decoded in full takes at most kBits
+  // of them, which leaves enough for a second symbol of any kind (code and magnitude) without
+  // refilling.
+  br.fill();
+  std::int32_t e = dc.entry[br.peek(HuffmanLookup::kBits)];
+  if (e & HuffmanLookup::kFull) {
+    br.consume(e & 63);
+    diff = e >> 16;
+  } else {
+    int s;
+    if (e) {
+      br.consume(e & 63);
+      s = (e >> 8) & 15;
+    } else {
+      s = decode_long_symbol(br, dc, bad_code) & 15;
+    }
+    diff = s ? extend(br.bits(s), s) : 0;
+  }
+  int m = 0;
+  for (int k = 1; k < 64;) {
+    br.fill();
+    e = ac.entry[br.peek(HuffmanLookup::kBits)];
+    if (e & HuffmanLookup::kFull) {
+      br.consume(e & 63);
+      k += (e >> 12) & 15;
+      ++m;
+      val[m] = std::int16_t(e >> 16);
+      pos[m] = std::uint8_t(kNatural.at[k]);
+      if (++k >= 64) break;
+      e = ac.entry[br.peek(HuffmanLookup::kBits)];
+      if (e & HuffmanLookup::kFull) {
+        br.consume(e & 63);
+        k += (e >> 12) & 15;
+        ++m;
+        val[m] = std::int16_t(e >> 16);
+        pos[m] = std::uint8_t(kNatural.at[k]);
+        ++k;
+        continue;
+      }
+    }
+    int rs;
+    if (e) {
+      br.consume(e & 63);
+      rs = (e >> 8) & 0xFF;
+    } else {
+      rs = decode_long_symbol(br, ac, bad_code);
+    }
+    const int r = rs >> 4, s = rs & 15;
+    if (s) {
+      k += r;
+      ++m;
+      val[m] = std::int16_t(extend(br.bits(s), s));
+      pos[m] = std::uint8_t(kNatural.at[k]);
+      ++k;
+    } else if (r == 15) {
+      k += 16;
+    } else {
+      break;
+    }
+  }
+  return m;
+}
+
+// Packs one block (DC value `dcv`, AC coefficients in val/pos[1..m]) into tokens at `tp`, which
+// has room for 17; returns the token count (0 for an all-zero block). Two tokens are always
+// written: a second one past the count is scratch the next block overwrites.
+__attribute__((always_inline)) inline int pack_block(std::int16_t dcv, int m, std::int16_t* val,
+                                                     std::uint8_t* pos, std::uint32_t block_in_group,
+                                                     Token* tp) {
+  val[0] = dcv;
+  pos[0] = 0;
+  const int first = dcv != 0 ? 0 : 1;
+  const int n = m + 1 - first;
+  if (n == 0) return 0;
+  // Pad the last token by repeating the last coefficient and position.
+  for (int i = 1; i <= 3; ++i) {
+    val[m + i] = val[m];
+    pos[m + i] = pos[m];
+  }
+  const int count = (n + 3) >> 2;
+  const std::int16_t* v = val + first;
+  const std::uint8_t* q = pos + first;
+  const std::uint32_t block_bits = block_in_group << 24;
+  auto pack = [&](int t) {
+    std::memcpy(tp[t].coef, v + 4 * t, 8);
+    std::uint32_t x;
+    std::memcpy(&x, q + 4 * t, 4);
+    tp[t].word =
+        block_bits | (x & 0x3F) | (x >> 2 & 0xFC0) | (x >> 4 & 0x3F000) | (x >> 6 & 0xFC0000);
+  };
+  pack(0);
+  pack(1);
+  for (int t = 2; t < count; ++t) pack(t);
+  return count;
 }
 
 // The derived form of a table, from a small per-thread cache keyed by the table's content and
@@ -325,8 +432,8 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
   const int last_mcu = plan.restart ? std::min(plan.mcus, first_mcu + plan.restart) : plan.mcus;
   int pred[4] = {0, 0, 0, 0};
   bool bad_code = false;
-  std::int16_t val[64 + 4] = {};
-  std::uint8_t pos[64 + 4] = {};
+  std::int16_t val[64 + 8] = {};
+  std::uint8_t pos[64 + 8] = {};
   std::size_t ntokens = out.tokens.size();
   // Room for a typical density at once (a token stands for at least 4 bits of data).
   out.tokens.reserve(ntokens + (end - begin) / 3 + 64);
@@ -345,95 +452,14 @@ void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan, std
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
       const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
                                    std::uint32_t(mx * b.h + b.dx);
-      if (out.tokens.size() < ntokens + 16)
-        out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 16)));
-      // The block's coefficients are collected in decode order, then packed into tokens. The
-      // buffer holds at least 32 bits at each symbol: enough for a code and its magnitude.
-      br.fill();
+      if (out.tokens.size() < ntokens + 17)
+        out.tokens.resize(std::max(out.tokens.capacity(), 2 * (ntokens + 17)));
       int diff;
-      std::int32_t e = dc.entry[br.peek(HuffmanLookup::kBits)];
-      if (e & HuffmanLookup::kFull) {
-        br.consume(e & 63);
-        diff = e >> 16;
-      } else {
-        int s;
-        if (e) {
-          br.consume(e & 63);
-          s = (e >> 8) & 15;
-        } else {
-          s = decode_long_symbol(br, dc, bad_code) & 15;
-        }
-        diff = s ? extend(br.bits(s), s) : 0;
-      }
+      const int m = decode_block(br, dc, ac, diff, val, pos, bad_code);
       pred[b.component] += diff;
-      const std::int16_t dcv = std::int16_t(pred[b.component]);
-      val[0] = dcv;
-      pos[0] = 0;
-      int n = dcv != 0;
-      // After fill() the buffer holds at least 48 bits: a symbol decoded in full takes at most
-      // kBits of them, which leaves enough for a second symbol of any kind without refilling.
-      for (int k = 1; k < 64;) {
-        br.fill();
-        e = ac.entry[br.peek(HuffmanLookup::kBits)];
-        if (e & HuffmanLookup::kFull) {
-          br.consume(e & 63);
-          k += (e >> 12) & 15;
-          val[n] = std::int16_t(e >> 16);
-          pos[n] = std::uint8_t(kNatural.at[k]);
-          ++n;
-          if (++k >= 64) break;
-          e = ac.entry[br.peek(HuffmanLookup::kBits)];
-          if (e & HuffmanLookup::kFull) {
-            br.consume(e & 63);
-            k += (e >> 12) & 15;
-            val[n] = std::int16_t(e >> 16);
-            pos[n] = std::uint8_t(kNatural.at[k]);
-            ++n;
-            ++k;
-            continue;
-          }
-        }
-        int rs;
-        if (e) {
-          br.consume(e & 63);
-          rs = (e >> 8) & 0xFF;
-        } else {
-          rs = decode_long_symbol(br, ac, bad_code);
-        }
-        const int r = rs >> 4, s = rs & 15;
-        if (s) {
-          k += r;
-          val[n] = std::int16_t(extend(br.bits(s), s));
-          pos[n] = std::uint8_t(kNatural.at[k]);
-          ++n;
-          ++k;
-        } else if (r == 15) {
-          k += 16;
-        } else {
-          break;
-        }
-      }
-      if (n) {
-        // Pad the last token by repeating the last coefficient and position.
-        for (int i = 0; i < 3; ++i) {
-          val[n + i] = val[n - 1];
-          pos[n + i] = pos[n - 1];
-        }
-        const int count = (n + 3) >> 2;
-        Token* tp = out.tokens.data() + ntokens;
-        const std::uint32_t block_bits = (raster & 63) << 24;
-        // Two tokens are always written (the scratch has room; a second one past `count` is
-        // overwritten by the next block), so most blocks pack without a loop.
-        auto pack = [&](int t) {
-          std::memcpy(tp[t].coef, val + 4 * t, 8);
-          std::uint32_t x;
-          std::memcpy(&x, pos + 4 * t, 4);
-          tp[t].word = block_bits | (x & 0x3F) | (x >> 2 & 0xFC0) | (x >> 4 & 0x3F000) |
-                       (x >> 6 & 0xFC0000);
-        };
-        pack(0);
-        pack(1);
-        for (int t = 2; t < count; ++t) pack(t);
+      const int count = pack_block(std::int16_t(pred[b.component]), m, val, pos, raster & 63,
+                                   out.tokens.data() + ntokens);
+      if (count) {
         ntokens += std::size_t(count);
         ids[nblocks] = cl.first_block + raster;
         counts[nblocks] = std::uint8_t(count);
