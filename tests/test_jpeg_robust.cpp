@@ -13,6 +13,7 @@
 #include "hetcodec/jpeg.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/test_support.h"
+#include "tests/support/token_streams.h"
 
 using namespace hetcodec;
 
@@ -28,10 +29,26 @@ struct Outcome {
   int decoded = 0, warned = 0, errors = 0;
 };
 
+// The CPU stage's split decoding (a scan without restart markers cut into pieces decoded at
+// once) either declines a damaged file or gives the same tokens as sequential decoding.
+void check_split(const std::vector<std::uint8_t>& bytes) {
+  std::vector<std::uint8_t> sequential;
+  try {
+    sequential = hetcodec::test::stream_with_tasks(bytes, 1);
+  } catch (const Error&) {
+    return;  // not decodable at all
+  }
+  for (int pieces : {2, 5}) {
+    bool split = false;
+    CHECK(hetcodec::test::stream_split(bytes, pieces, 1, split) == sequential);
+  }
+}
+
 // One damaged input through the whole CPU pipeline.
 void try_decode(JpegDecoder& decoder, const std::vector<std::uint8_t>& bytes, Outcome& o,
                 const std::string& what) {
   INFO(what);
+  check_split(bytes);
   try {
     const Image img = decoder.decode(bytes.data(), bytes.size());
     REQUIRE(img.width > 0);

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -95,6 +96,16 @@ class EntropyDecoder {
   // At most `max_tasks` tasks (at least one per scan), covering every MCU once.
   std::vector<EntropyTask> tasks(int max_tasks) const;
   void run(const EntropyTask& task, EntropyResult& out) const;
+
+  // Runs fn(0..count-1), on several threads where it can.
+  using Parallel =
+      std::function<void(std::size_t count, const std::function<void(std::size_t)>& fn)>;
+  // Decodes a file with one scan and no restart markers in up to `pieces` pieces of at least
+  // `min_piece_bytes` at once (a speculative decoding: see entropy.cpp). Fills `out` with the
+  // same tokens run() writes and returns true; returns false when the file is not one for it
+  // or the pieces do not join cleanly (corrupt data), and the caller then uses run().
+  bool run_split(int pieces, std::size_t min_piece_bytes, const Parallel& parallel,
+                 std::vector<EntropyResult>& out) const;
 
   std::size_t stream_bytes(const std::vector<EntropyResult>& results) const;
   // Writes the token stream (stream_bytes() bytes) to `out`, which must be 4-byte aligned.

@@ -75,6 +75,9 @@ struct Prepared {
   double seconds = 0;
 };
 
+// Entropy-coded data per piece below which a scan is not split across threads.
+constexpr std::size_t kMinSplitBytes = 32 << 10;
+
 // `results` is scratch the caller keeps from image to image (its capacity is reused).
 // `pinned_for(bytes)`, when given, supplies pinned memory for the job instead of out.job.
 void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
@@ -88,10 +91,20 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const jpeg::Layout layout = jpeg::make_layout(header);
     const jpeg::EntropyDecoder decoder(data, size, header, layout);
     const auto tasks = decoder.tasks(threads);
-    if (results.size() < tasks.size()) results.resize(tasks.size());
-    for (auto& r : results) r.clear();
-    results.resize(tasks.size());
-    parallel_for(tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
+    // One scan without restart markers: its pieces are decoded at once where there are
+    // threads for it (the tokens are the same either way).
+    const bool split =
+        tasks.size() == 1 && threads > 1 &&
+        decoder.run_split(threads, kMinSplitBytes, [threads](std::size_t count, const std::function<void(std::size_t)>& fn) {
+          parallel_for(count, threads, fn);
+        }, results);
+    if (!split) {
+      if (results.size() < tasks.size()) results.resize(tasks.size());
+      for (auto& r : results) r.clear();
+      results.resize(tasks.size());
+      parallel_for(tasks.size(), threads,
+                   [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
+    }
     const std::size_t stream = decoder.stream_bytes(results);
     const std::size_t bytes = jpeg::job_bytes(stream);
     std::uint8_t* job;
@@ -306,6 +319,7 @@ struct JpegDecoder::Impl {
     // thread; each image it consumes returns a ticket and wakes one worker (waking all of
     // them for every image cost the feeding thread more than its own work).
     std::size_t tickets = std::size_t(workers) * 2 + 2;
+    const int per_image = std::max(1, options.threads / workers);
     const int workers_needed = std::max(1, std::min<int>(options.threads, int(n)));
     if (int(scratch.size()) < workers_needed + 1) scratch.resize(std::size_t(workers_needed) + 1);
     auto worker = [&](int id) {
@@ -318,8 +332,9 @@ struct JpegDecoder::Impl {
         }
         const std::size_t i = next.fetch_add(1);
         if (i >= n) return;
-        // One image per thread: its restart intervals are decoded in sequence.
-        prepare(inputs[i].data, inputs[i].size, options, 1, prepared[i], scratch[std::size_t(id)],
+        // One image per thread, unless the batch has fewer images than threads.
+        prepare(inputs[i].data, inputs[i].size, options, per_image, prepared[i],
+                scratch[std::size_t(id)],
                 [this](std::size_t bytes) { return take_pinned(bytes); });
         {
           std::lock_guard<std::mutex> lock(m);
