@@ -572,24 +572,25 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
         }
       }
       if (t < n) piece[t].base = unstuffed * 8;
-      if (t > 0) piece[t - 1].stop = unstuffed * 8;
+      if (t > 0) piece[t - 1].stop = unstuffed * 8;  // the last piece's: the end of the data
       if (ended) {
         // No piece may start at or after the end of the data.
         if (t < n && cut[t] > q) return false;
       }
     }
-    piece[n - 1].stop = ~std::uint64_t(0) >> 1;  // the last piece runs to the end of the data
   }
 
   // Decodes blocks from `br` (whose data starts `base` bits into the scan) at MCU position
   // `phase` into `pc`, while `more(at)` says so and the scan has blocks left.
   auto decode_blocks = [&](BitReader& br, std::uint64_t base, int& phase, Piece& pc,
-                           std::size_t limit, auto&& more) {
+                           std::size_t limit, auto&& more) -> std::size_t {
     std::int16_t val[64 + 8] = {};
     std::uint8_t pos[64 + 8] = {};
-    for (std::size_t k = 0; k < limit; ++k) {
+    std::size_t k = 0;
+    for (; k < limit; ++k) {
       const std::uint64_t at = base + br.consumed();
-      if (!more(at)) break;
+      // Past the end of the data nothing counts (and zero bits decode as long blocks).
+      if (!more(at) || br.exhausted()) break;
       const ScanPlan::Block& b = plan.mcu[std::size_t(phase)];
       bool bad = false;
       int diff;
@@ -607,6 +608,7 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
       pc.used += std::size_t(m);
       if (++phase == bpm) phase = 0;
     }
+    return k;
   };
 
   // Every piece at once, each from its first byte.
@@ -629,9 +631,11 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
   std::uint64_t base = piece[0].base, at = piece[0].exit_at;
   int phase = piece[0].exit_phase;
   auto bridge_one = [&] {
-    decode_blocks(br, base, phase, piece[owner], 1, [](std::uint64_t) { return true; });
+    if (decode_blocks(br, base, phase, piece[owner], 1, [](std::uint64_t) { return true; }) == 0)
+      return false;  // the data ran out: run() handles that
     at = base + br.consumed();
     ++valid;
+    return true;
   };
   for (std::size_t t = 1; t < n && valid < total; ++t) {
     Piece& nx = piece[t];
@@ -647,7 +651,7 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
         synced = true;
         break;
       }
-      bridge_one();
+      if (!bridge_one()) return false;
     }
     nx.first = nx.blocks.size();
     if (!synced) continue;
@@ -659,10 +663,8 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
     at = nx.exit_at;
     phase = nx.exit_phase;
   }
-  while (valid < total) {
-    if (br.exhausted()) return false;  // the data ran out: run() handles that
-    bridge_one();
-  }
+  while (valid < total)
+    if (!bridge_one()) return false;
 
   // Block numbers, the blocks that count (the last piece may have decoded past the scan's last
   // block), and checks.

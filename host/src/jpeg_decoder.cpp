@@ -92,9 +92,10 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const jpeg::EntropyDecoder decoder(data, size, header, layout);
     const auto tasks = decoder.tasks(threads);
     // One scan without restart markers: its pieces are decoded at once where there are
-    // threads for it (the tokens are the same either way).
+    // threads for it (the tokens are the same either way). Splitting about doubles the CPU
+    // work, so it pays from four threads on.
     const bool split =
-        tasks.size() == 1 && threads > 1 &&
+        tasks.size() == 1 && threads >= 4 &&
         decoder.run_split(threads, kMinSplitBytes, [threads](std::size_t count, const std::function<void(std::size_t)>& fn) {
           parallel_for(count, threads, fn);
         }, results);

@@ -6,6 +6,8 @@
 // machine without one.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include <iostream>
 #include <unistd.h>
 
 #include <cstdio>
@@ -61,6 +63,9 @@ int main(int argc, char** argv) {
       }
     }
     if (rc == 0) {
+      // Unbuffered, so that a run killed on a time limit (a stalled sanitizer run) shows how
+      // far it got (with --duration=true, each test case as it ends).
+      std::cout.setf(std::ios::unitbuf);
       doctest::Context context(argc, argv);
       rc = context.run();
     }
