@@ -511,9 +511,11 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   const std::size_t n = inputs.size();
   std::vector<Prepared> prepared(n);
   auto t0 = Clock::now();
+  // Threads per image as the batch engine gives them (all of them to a batch of one).
+  const int per_image = std::max(1, im.options.threads / int(std::max<std::size_t>(n, 1)));
   parallel_for(n, im.options.threads, [&](std::size_t i) {
     thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
-    prepare(inputs[i].data, inputs[i].size, im.options, 1, prepared[i], results);
+    prepare(inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results);
   });
   t.huffman = seconds_since(t0);
   std::size_t total = 0, max_planes = 0, max_out = 0;
