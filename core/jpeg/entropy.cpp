@@ -124,10 +124,16 @@ struct BitReader {
       loaded += std::uint64_t(take);
       nbits += 8 * take;
     } else if (nbits < 48) {
-      refill_slow();
+      // By value: a call that took this reader's address would keep its fields in memory
+      // rather than registers for the whole decoding loop.
+      *this = refilled(*this);
     }
   }
-  __attribute__((noinline)) void refill_slow() {
+  __attribute__((noinline)) static BitReader refilled(BitReader r) {
+    r.refill_slow();
+    return r;
+  }
+  void refill_slow() {
     while (nbits <= 48) {
       std::uint64_t c = 0;
       if (pad == 0 && p < end) {
