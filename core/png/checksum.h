@@ -1,0 +1,24 @@
+// CRC-32 (ISO 3309, as PNG chunks and gzip use it) and Adler-32 (RFC 1950, the zlib stream's
+// trailer), each with a combine step, so that pieces checksummed apart (by device work-groups,
+// or threads) give the checksum of the whole.
+#ifndef HETCODEC_CORE_PNG_CHECKSUM_H
+#define HETCODEC_CORE_PNG_CHECKSUM_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hetcodec::png {
+
+// CRC-32 of `n` bytes continuing from `crc` (0 to start).
+std::uint32_t crc32(std::uint32_t crc, const std::uint8_t* data, std::size_t n);
+// CRC-32 of A followed by B, from crc(A), crc(B) and B's length.
+std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t len_b);
+
+// Adler-32 of `n` bytes continuing from `adler` (1 to start).
+std::uint32_t adler32(std::uint32_t adler, const std::uint8_t* data, std::size_t n);
+// Adler-32 of A followed by B, from adler(A), adler(B) and B's length.
+std::uint32_t adler32_combine(std::uint32_t adler_a, std::uint32_t adler_b, std::uint64_t len_b);
+
+}  // namespace hetcodec::png
+
+#endif  // HETCODEC_CORE_PNG_CHECKSUM_H

@@ -1,0 +1,138 @@
+// The file as libpng 1.6 writes it (png_write_info, png_write_row per row, png_write_end):
+// signature, IHDR, the zlib stream in IDAT chunks of 8192 bytes (libpng's default
+// PNG_ZBUF_SIZE; the last one shorter), IEND. libpng sizes the zlib window to the image
+// (png_deflate_claim) and, for the first IDAT, rewrites the zlib header's window field to the
+// smallest that covers the data (optimize_cmf); both are reproduced.
+#include "core/png/writer.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+#include "core/png/checksum.h"
+#include "core/png/filter.h"
+#include "core/png/zlib_rle.h"
+
+namespace hetcodec::png {
+namespace {
+
+constexpr std::size_t kIdatSize = 8192;
+
+void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out.push_back(std::uint8_t(v >> s));
+}
+
+void chunk(std::vector<std::uint8_t>& out, const char type[4], const std::uint8_t* data,
+           std::size_t n) {
+  put32(out, std::uint32_t(n));
+  const std::size_t at = out.size();
+  out.insert(out.end(), type, type + 4);
+  if (n) out.insert(out.end(), data, data + n);
+  put32(out, crc32(0, out.data() + at, n + 4));
+}
+
+// libpng's png_image_size() for a non-interlaced image: filtered bytes, or 2^32 - 1 when the
+// rows or the height reach 32768.
+std::uint64_t image_size(const Raster& im) {
+  if (im.row_bytes() < 32768 && im.height < 32768)
+    return std::uint64_t(im.row_bytes() + 1) * std::uint64_t(im.height);
+  return 0xFFFFFFFFu;
+}
+
+// libpng's optimize_cmf(): a smaller window in the zlib header when the data is small.
+void optimize_cmf(std::uint8_t* z, std::uint64_t data_size) {
+  if (data_size > 16384) return;
+  unsigned cmf = z[0];
+  if ((cmf & 0x0F) != 8 || (cmf & 0xF0) > 0x70) return;
+  unsigned cinfo = cmf >> 4, half = 1u << (cinfo + 7);
+  if (data_size > half) return;
+  do {
+    half >>= 1;
+    --cinfo;
+  } while (cinfo > 0 && data_size <= half);
+  cmf = (cmf & 0x0F) | (cinfo << 4);
+  z[0] = std::uint8_t(cmf);
+  unsigned flg = z[1] & 0xE0;
+  flg += 0x1F - ((cmf << 8) + flg) % 0x1F;
+  z[1] = std::uint8_t(flg);
+}
+
+void check(const Raster& im) {
+  if (im.width < 1 || im.height < 1 || std::uint64_t(im.width) > 0x7FFFFFFF ||
+      std::uint64_t(im.height) > 0x7FFFFFFF)
+    throw Error(ErrorCode::InvalidArgument,
+                "png: image size " + std::to_string(im.width) + " x " +
+                    std::to_string(im.height) + " (PNG takes 1 to 2^31 - 1 each way)");
+  if (im.channels < 1 || im.channels > 4)
+    throw Error(ErrorCode::InvalidArgument,
+                "png: " + std::to_string(im.channels) + " channels (1 to 4 are possible)");
+  if (im.bit_depth != 8 && im.bit_depth != 16)
+    throw Error(ErrorCode::InvalidArgument,
+                "png: bit depth " + std::to_string(im.bit_depth) + " (the encoder takes 8 or 16)");
+  if (im.samples.size() != im.row_bytes() * std::size_t(im.height))
+    throw Error(ErrorCode::InvalidArgument,
+                "png: " + std::to_string(im.samples.size()) + " bytes of samples for " +
+                    std::to_string(im.width) + " x " + std::to_string(im.height) + " x " +
+                    std::to_string(im.channels) + " x " + std::to_string(im.bit_depth) + " bits");
+}
+
+}  // namespace
+
+int libpng_window_bits(std::uint64_t filtered_bytes) {
+  int bits = 15;
+  if (filtered_bytes <= 16384) {
+    std::uint64_t half = 1u << (bits - 1);
+    while (filtered_bytes + 262 <= half) {
+      half >>= 1;
+      --bits;
+    }
+  }
+  return bits;
+}
+
+std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
+  check(im);
+  const std::size_t rb = im.row_bytes();
+  const int bpp = im.channels * im.bit_depth / 8;
+  std::vector<std::uint8_t> out((rb + 1) * std::size_t(im.height));
+  std::vector<std::uint8_t> scratch(rb);
+  const unsigned mask = libpng_filter_mask(std::uint32_t(im.width), std::uint32_t(im.height));
+  for (int y = 0; y < im.height; ++y) {
+    const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
+    const std::uint8_t* prev = y ? row - rb : nullptr;
+    choose_filter_libpng(row, prev, rb, bpp, mask, out.data() + std::size_t(y) * (rb + 1),
+                         scratch.data());
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> encode_compatible(const Raster& im) {
+  const std::vector<std::uint8_t> filtered = filter_rows_libpng(im);
+  const std::size_t rb = im.row_bytes();
+  const std::uint64_t size = image_size(im);
+  std::vector<std::uint8_t> z =
+      zlib_rle_compress(filtered.data(), filtered.size(),
+                        std::vector<std::size_t>(std::size_t(im.height), rb + 1),
+                        libpng_window_bits(size));
+  optimize_cmf(z.data(), size);
+
+  std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  out.reserve(z.size() + z.size() / kIdatSize * 12 + 64);
+  std::uint8_t ihdr[13];
+  const std::uint32_t w = std::uint32_t(im.width), h = std::uint32_t(im.height);
+  for (int i = 0; i < 4; ++i) {
+    ihdr[i] = std::uint8_t(w >> (24 - 8 * i));
+    ihdr[4 + i] = std::uint8_t(h >> (24 - 8 * i));
+  }
+  static const std::uint8_t kColorType[5] = {0, 0, 4, 2, 6};
+  ihdr[8] = std::uint8_t(im.bit_depth);
+  ihdr[9] = kColorType[im.channels];
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
+  chunk(out, "IHDR", ihdr, 13);
+  for (std::size_t at = 0; at < z.size(); at += kIdatSize)
+    chunk(out, "IDAT", z.data() + at, std::min(kIdatSize, z.size() - at));
+  chunk(out, "IEND", nullptr, 0);
+  return out;
+}
+
+}  // namespace hetcodec::png

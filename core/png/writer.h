@@ -1,0 +1,35 @@
+// PNG files from raw scanlines: the CPU reference of the encoder's compatible mode, whose bytes
+// equal libpng 1.6's with png_set_compression_strategy(Z_RLE) and otherwise default settings.
+#ifndef HETCODEC_CORE_PNG_WRITER_H
+#define HETCODEC_CORE_PNG_WRITER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hetcodec::png {
+
+// Samples as PNG stores them: rows top to bottom, each width * channels samples of bit_depth
+// bits, 16-bit samples big-endian, no padding.
+struct Raster {
+  int width = 0, height = 0;
+  int channels = 3;    // 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
+  int bit_depth = 8;   // 8 or 16
+  std::vector<std::uint8_t> samples;
+  std::size_t row_bytes() const {
+    return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
+  }
+};
+
+// Throws Error(InvalidArgument) for a size, channel count or depth PNG (or this mode) lacks.
+std::vector<std::uint8_t> encode_compatible(const Raster& image);
+
+// The filtered scanlines (a filter byte, then the row) as libpng chooses them.
+std::vector<std::uint8_t> filter_rows_libpng(const Raster& image);
+
+// The zlib window libpng asks for: 15 bits, less for images of at most 16384 filtered bytes.
+int libpng_window_bits(std::uint64_t filtered_bytes);
+
+}  // namespace hetcodec::png
+
+#endif  // HETCODEC_CORE_PNG_WRITER_H

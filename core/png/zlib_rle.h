@@ -1,0 +1,22 @@
+// A zlib stream (RFC 1950/1951) whose bytes equal what zlib's deflate() writes with strategy
+// Z_RLE (run-length matches at distance 1 only), level 6 and memLevel 8, for input given to it
+// in pieces with Z_NO_FLUSH and then a Z_FINISH call with no input (as libpng feeds it, one
+// filtered row per call). The CPU reference of the PNG encoder's compatible mode.
+#ifndef HETCODEC_CORE_PNG_ZLIB_RLE_H
+#define HETCODEC_CORE_PNG_ZLIB_RLE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hetcodec::png {
+
+// `pieces` are the sizes of the successive deflate() calls' inputs (summing to n; empty: one
+// piece). `window_bits` 8..15 (8 becomes 9, as deflateInit2 makes it).
+std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
+                                            const std::vector<std::size_t>& pieces,
+                                            int window_bits);
+
+}  // namespace hetcodec::png
+
+#endif  // HETCODEC_CORE_PNG_ZLIB_RLE_H

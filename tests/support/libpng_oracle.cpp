@@ -1,0 +1,130 @@
+#include "tests/support/libpng_oracle.h"
+
+#include <png.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace hetcodec::test {
+namespace {
+
+void write_to_vector(png_structp png, png_bytep data, png_size_t n) {
+  auto* out = static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(png));
+  out->insert(out->end(), data, data + n);
+}
+
+void no_flush(png_structp) {}
+
+struct Reader {
+  const std::vector<std::uint8_t>* file;
+  std::size_t at = 0;
+};
+
+void read_from_vector(png_structp png, png_bytep data, png_size_t n) {
+  auto* r = static_cast<Reader*>(png_get_io_ptr(png));
+  if (r->at + n > r->file->size()) png_error(png, "read past the end");
+  std::memcpy(data, r->file->data() + r->at, n);
+  r->at += n;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> libpng_encode(const png::Raster& im, int strategy) {
+  std::vector<std::uint8_t> out;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    throw std::runtime_error("libpng failed to write");
+  }
+  png_set_write_fn(png, &out, write_to_vector, no_flush);
+  static const int kType[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                               PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+  png_set_IHDR(png, info, png_uint_32(im.width), png_uint_32(im.height), im.bit_depth,
+               kType[im.channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  if (strategy >= 0) png_set_compression_strategy(png, strategy);
+  png_write_info(png, info);
+  const std::size_t rb = im.row_bytes();
+  for (int y = 0; y < im.height; ++y)
+    png_write_row(png, const_cast<png_bytep>(im.samples.data() + std::size_t(y) * rb));
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
+std::vector<std::uint8_t> zlib_deflate(const std::vector<std::uint8_t>& input,
+                                       const std::vector<std::size_t>& pieces, int window_bits,
+                                       int strategy) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, strategy) != Z_OK)
+    throw std::runtime_error("deflateInit2 failed");
+  std::vector<std::uint8_t> out;
+  std::uint8_t buf[4096];
+  std::size_t at = 0;
+  auto pump = [&](std::size_t n, int flush) {
+    z.next_in = const_cast<Bytef*>(input.data() + at);
+    z.avail_in = uInt(n);
+    at += n;
+    int ret;
+    do {
+      z.next_out = buf;
+      z.avail_out = sizeof buf;
+      ret = deflate(&z, flush);
+      out.insert(out.end(), buf, buf + (sizeof buf - z.avail_out));
+    } while (z.avail_in != 0 || (flush == Z_FINISH && ret != Z_STREAM_END) || z.avail_out == 0);
+  };
+  for (std::size_t p : pieces) pump(p, Z_NO_FLUSH);
+  pump(0, Z_FINISH);
+  deflateEnd(&z);
+  return out;
+}
+
+std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) throw std::runtime_error("inflateInit failed");
+  std::vector<std::uint8_t> out;
+  std::uint8_t buf[16384];
+  z.next_in = const_cast<Bytef*>(stream.data());
+  z.avail_in = uInt(stream.size());
+  int ret;
+  do {
+    z.next_out = buf;
+    z.avail_out = sizeof buf;
+    ret = inflate(&z, Z_NO_FLUSH);
+    if (ret != Z_OK && ret != Z_STREAM_END) {
+      inflateEnd(&z);
+      throw std::runtime_error("inflate: " + std::string(z.msg ? z.msg : "error"));
+    }
+    out.insert(out.end(), buf, buf + (sizeof buf - z.avail_out));
+  } while (ret != Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
+png::Raster libpng_decode(const std::vector<std::uint8_t>& file) {
+  png::Raster im;
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    throw std::runtime_error("libpng failed to read");
+  }
+  Reader r{&file};
+  png_set_read_fn(png, &r, read_from_vector);
+  png_read_info(png, info);
+  im.width = int(png_get_image_width(png, info));
+  im.height = int(png_get_image_height(png, info));
+  im.bit_depth = png_get_bit_depth(png, info);
+  im.channels = png_get_channels(png, info);
+  im.samples.resize(im.row_bytes() * std::size_t(im.height));
+  for (int y = 0; y < im.height; ++y)
+    png_read_row(png, im.samples.data() + std::size_t(y) * im.row_bytes(), nullptr);
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  return im;
+}
+
+}  // namespace hetcodec::test

@@ -1,0 +1,32 @@
+// The libpng and zlib oracles for the PNG encoder, called through their C APIs.
+#ifndef HETCODEC_TESTS_SUPPORT_LIBPNG_ORACLE_H
+#define HETCODEC_TESTS_SUPPORT_LIBPNG_ORACLE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/png/writer.h"
+
+namespace hetcodec::test {
+
+// The PNG file libpng writes for `image` (png_write_row per row) with default settings and the
+// given zlib strategy (png_set_compression_strategy), or with its default strategy when
+// `strategy` is negative.
+std::vector<std::uint8_t> libpng_encode(const png::Raster& image, int strategy);
+
+// zlib's deflate() with level 6, memLevel 8 and the given window bits and strategy, fed the
+// input in `pieces` with Z_NO_FLUSH and then Z_FINISH with no input.
+std::vector<std::uint8_t> zlib_deflate(const std::vector<std::uint8_t>& input,
+                                       const std::vector<std::size_t>& pieces, int window_bits,
+                                       int strategy);
+
+// Inflates a zlib stream with zlib; throws std::runtime_error when it is not a valid one.
+std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream);
+
+// Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored).
+png::Raster libpng_decode(const std::vector<std::uint8_t>& file);
+
+}  // namespace hetcodec::test
+
+#endif  // HETCODEC_TESTS_SUPPORT_LIBPNG_ORACLE_H

@@ -1,0 +1,195 @@
+// The PNG encoder's CPU reference in compatible mode: checksums against zlib's, the Z_RLE
+// deflate stream against zlib's deflate() byte for byte, and whole files against libpng's with
+// png_set_compression_strategy(Z_RLE), for every colour type the mode takes, 8 and 16 bits,
+// 1x1 to images spanning many deflate blocks and window slides, flat and incompressible data,
+// and a real photograph.
+#include <doctest/doctest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "core/error.h"
+#include "core/png/checksum.h"
+#include "core/png/writer.h"
+#include "core/png/zlib_rle.h"
+#include "tests/support/libjpeg_oracle.h"
+#include "tests/support/libpng_oracle.h"
+#include "tests/support/test_support.h"
+
+using namespace hetcodec;
+
+namespace {
+
+std::vector<std::uint8_t> bytes(std::size_t n, unsigned seed) {
+  const auto r = hetcodec::test::random_bytes(n, seed);
+  return std::vector<std::uint8_t>(r.begin(), r.end());
+}
+
+// Runs of random lengths (1 to 600) of random bytes: literals, short and maximal matches.
+std::vector<std::uint8_t> runs(std::size_t n, unsigned seed) {
+  const auto r = bytes(n, seed);
+  std::vector<std::uint8_t> out;
+  for (std::size_t i = 0; out.size() < n; i += 2) {
+    const std::size_t len = 1 + (r[i % n] * 7u + r[(i + 1) % n]) % 600 * (r[(i + 1) % n] & 1);
+    out.insert(out.end(), std::min(len + 1, n - out.size()), r[i % n]);
+  }
+  return out;
+}
+
+png::Raster photo(int w, int h, int channels, int depth, unsigned seed) {
+  const auto rgb = hetcodec::test::synthetic_rgb(w, h, seed);
+  png::Raster im;
+  im.width = w;
+  im.height = h;
+  im.channels = channels;
+  im.bit_depth = depth;
+  const auto noise = bytes(std::size_t(w) * std::size_t(h), seed + 1);
+  for (int i = 0; i < w * h; ++i) {
+    const std::uint8_t* p = &rgb.samples[std::size_t(i) * 3];
+    std::uint8_t s[4];
+    int n = 0;
+    if (channels <= 2) {
+      s[n++] = std::uint8_t((p[0] * 2 + p[1] * 5 + p[2]) / 8);
+    } else {
+      s[n++] = p[0];
+      s[n++] = p[1];
+      s[n++] = p[2];
+    }
+    if (channels == 2 || channels == 4) s[n++] = std::uint8_t(i % w < w / 2 ? 255 : p[1] ^ p[2]);
+    for (int k = 0; k < n; ++k) {
+      im.samples.push_back(s[k]);
+      if (depth == 16) im.samples.push_back(std::uint8_t(s[k] * 3 + noise[std::size_t(i)] % 5));
+    }
+  }
+  return im;
+}
+
+}  // namespace
+
+TEST_CASE("png checksums equal zlib's crc32 and adler32, and combine") {
+  const auto data = bytes(100000, 3);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(5551), std::size_t(5552),
+                        std::size_t(5553), std::size_t(100000)}) {
+    INFO(n << " bytes");
+    CHECK(png::crc32(0, data.data(), n) == ::crc32(0, data.data(), uInt(n)));
+    CHECK(png::adler32(1, data.data(), n) == ::adler32(1, data.data(), uInt(n)));
+  }
+  for (std::size_t split : {std::size_t(0), std::size_t(1), std::size_t(777), std::size_t(65536),
+                            std::size_t(99999), std::size_t(100000)}) {
+    INFO("split at " << split);
+    const std::uint32_t ca = png::crc32(0, data.data(), split);
+    const std::uint32_t cb = png::crc32(0, data.data() + split, data.size() - split);
+    CHECK(png::crc32_combine(ca, cb, data.size() - split) == ::crc32(0, data.data(), uInt(data.size())));
+    const std::uint32_t aa = png::adler32(1, data.data(), split);
+    const std::uint32_t ab = png::adler32(1, data.data() + split, data.size() - split);
+    CHECK(png::adler32_combine(aa, ab, data.size() - split) ==
+          ::adler32(1, data.data(), uInt(data.size())));
+  }
+}
+
+TEST_CASE("the Z_RLE deflate stream equals zlib's deflate() byte for byte") {
+  struct Case {
+    std::string what;
+    std::vector<std::uint8_t> data;
+  };
+  std::vector<Case> cases = {
+      {"empty", {}},
+      {"one byte", {7}},
+      {"four equal bytes", {9, 9, 9, 9}},
+      {"random 70000 (stored blocks)", bytes(70000, 11)},
+      {"runs 400000 (many blocks, window slides)", runs(400000, 12)},
+      {"zeros 300000 (maximal matches)", std::vector<std::uint8_t>(300000, 0)},
+      {"runs 20000", runs(20000, 13)},
+  };
+  // A random/runs mix: blocks that are stored, fixed and dynamic in turn.
+  {
+    auto mix = runs(60000, 14);
+    const auto r = bytes(60000, 15);
+    mix.insert(mix.end(), r.begin(), r.end());
+    const auto tail = runs(90000, 16);
+    mix.insert(mix.end(), tail.begin(), tail.end());
+    cases.push_back({"mix", mix});
+  }
+  for (const auto& c : cases) {
+    for (int wbits : {9, 12, 15}) {
+      for (std::size_t piece : {std::size_t(0), std::size_t(1001), std::size_t(65536)}) {
+        INFO(c.what << ", window bits " << wbits << ", pieces of " << piece);
+        std::vector<std::size_t> pieces;
+        if (piece == 0) {
+          pieces.push_back(c.data.size());
+        } else {
+          for (std::size_t at = 0; at < c.data.size(); at += piece)
+            pieces.push_back(std::min(piece, c.data.size() - at));
+        }
+        const auto ours = png::zlib_rle_compress(c.data.data(), c.data.size(), pieces, wbits);
+        const auto ref = hetcodec::test::zlib_deflate(c.data, pieces, wbits, Z_RLE);
+        CHECK(ours.size() == ref.size());
+        CHECK(ours == ref);
+        CHECK(hetcodec::test::zlib_inflate(ours) == c.data);
+      }
+    }
+  }
+}
+
+TEST_CASE("compatible-mode PNG files equal libpng's with Z_RLE") {
+  struct Case {
+    int w, h, channels, depth;
+  };
+  const Case cases[] = {{1, 1, 3, 8},    {1, 1, 1, 16},   {1, 37, 3, 8},   {53, 1, 4, 8},
+                        {64, 64, 1, 8},  {61, 47, 2, 8},  {97, 61, 3, 8},  {83, 59, 4, 8},
+                        {45, 33, 1, 16}, {39, 28, 2, 16}, {71, 44, 3, 16}, {33, 29, 4, 16},
+                        {1, 20, 1, 16},  {30, 1, 1, 8},   {1, 9, 2, 8},    {17, 1, 4, 16},
+                        {300, 200, 3, 8}, {640, 480, 3, 8}, {257, 190, 4, 16}};
+  for (const auto& c : cases) {
+    INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
+    const png::Raster im = photo(c.w, c.h, c.channels, c.depth, unsigned(c.w * 31 + c.h));
+    const auto ours = png::encode_compatible(im);
+    const auto ref = hetcodec::test::libpng_encode(im, Z_RLE);
+    CHECK(ours.size() == ref.size());
+    CHECK(ours == ref);
+    const png::Raster back = hetcodec::test::libpng_decode(ours);
+    CHECK(back.samples == im.samples);
+  }
+  // Flat (long runs) and noise (incompressible: stored blocks).
+  for (bool noise : {false, true}) {
+    INFO((noise ? "noise" : "flat"));
+    png::Raster im;
+    im.width = 400;
+    im.height = 300;
+    im.channels = 3;
+    im.samples = noise ? bytes(400 * 300 * 3, 21) : std::vector<std::uint8_t>(400 * 300 * 3, 200);
+    CHECK(png::encode_compatible(im) == hetcodec::test::libpng_encode(im, Z_RLE));
+  }
+  // A real photograph: libjpeg-turbo's test image, decoded.
+  {
+    const std::string path = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/testorig.jpg";
+    std::ifstream f(path, std::ios::binary);
+    REQUIRE(f.good());
+    const std::vector<std::uint8_t> jpeg(std::istreambuf_iterator<char>(f), {});
+    const auto rgb = hetcodec::test::libjpeg_decode_default(jpeg);
+    png::Raster im;
+    im.width = rgb.width;
+    im.height = rgb.height;
+    im.channels = 3;
+    im.samples = rgb.samples;
+    CHECK(png::encode_compatible(im) == hetcodec::test::libpng_encode(im, Z_RLE));
+  }
+}
+
+TEST_CASE("the PNG encoder refuses what PNG cannot hold") {
+  png::Raster im;
+  im.width = 0;
+  im.height = 1;
+  CHECK_THROWS_AS(png::encode_compatible(im), Error);
+  im = photo(4, 4, 3, 8, 1);
+  im.bit_depth = 4;
+  CHECK_THROWS_AS(png::encode_compatible(im), Error);
+  im = photo(4, 4, 3, 8, 1);
+  im.samples.pop_back();
+  CHECK_THROWS_AS(png::encode_compatible(im), Error);
+  im = photo(4, 4, 3, 8, 1);
+  im.channels = 5;
+  CHECK_THROWS_AS(png::encode_compatible(im), Error);
+}
