@@ -142,6 +142,30 @@ class JpegKernels {
                                   std::size_t out_offset, const JpegJobInfo& info) = 0;
 };
 
+// ---- PNG encode stages (DESIGN.md §3 "PNG encode") -----------------------------------------
+
+struct PngFilterInfo {
+  std::uint32_t height = 0;
+  std::uint32_t row_bytes = 0;  // unfiltered bytes per row, at most kMaxPngRowBytes
+  std::uint32_t bpp = 1;        // bytes per complete pixel, 1..8
+  std::uint32_t mask = 0x1F;    // the filters allowed: bit t for filter type t (0 None .. 4 Paeth)
+  static constexpr std::uint32_t kMaxPngRowBytes = 1u << 28;
+};
+
+class PngKernels {
+ public:
+  virtual ~PngKernels() = default;
+  // Per row, the filter libpng 1.6 chooses among those in info.mask (core/portable/png_filter.h)
+  // and the filtered row: `rows` holds height rows of row_bytes, `filtered` receives height rows
+  // of a filter byte and row_bytes filtered bytes. Checks the arguments (InvalidArgument).
+  void filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
+                   const PngFilterInfo& info);
+
+ protected:
+  virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
+                               const PngFilterInfo& info) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -152,6 +176,7 @@ class Device {
   virtual std::unique_ptr<Queue> create_queue() = 0;
   // Kernels are built on first use (OpenCL: from the embedded sources, through the disk cache).
   virtual JpegKernels& jpeg() = 0;
+  virtual PngKernels& png() = 0;
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}

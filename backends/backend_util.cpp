@@ -15,6 +15,20 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
   }
 }
 
+void PngKernels::filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
+                             const PngFilterInfo& info) {
+  if (info.bpp < 1 || info.bpp > 8 || info.mask == 0 || info.mask > 0x1F ||
+      info.row_bytes > PngFilterInfo::kMaxPngRowBytes || (info.row_bytes && info.row_bytes < info.bpp))
+    throw Error(ErrorCode::InvalidArgument,
+                "filter_rows: row of " + std::to_string(info.row_bytes) + " bytes, " +
+                    std::to_string(info.bpp) + " per pixel, filter mask " +
+                    std::to_string(info.mask));
+  check_range("filter_rows input", 0, std::size_t(info.height) * info.row_bytes, rows.size());
+  check_range("filter_rows output", 0, std::size_t(info.height) * (std::size_t(info.row_bytes) + 1),
+              filtered.size());
+  if (info.height && info.row_bytes) run_filter_rows(queue, rows, filtered, info);
+}
+
 void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
                              std::uint32_t pixels) {
   check_range("ycc_to_rgb input", 0, 3 * std::size_t(pixels), ycc.size());

@@ -22,6 +22,10 @@ cudaError_t launch_jpeg_idct(cudaStream_t stream, const std::uint8_t* job,
 cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const std::uint8_t* job,
                                        const std::uint8_t* planes, std::uint8_t* out,
                                        std::uint32_t pixels);
+// The PNG encode stages of kernels_cu/png_encode.cu.
+cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
+                                   std::uint8_t* out, std::uint32_t height,
+                                   std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask);
 
 }  // namespace hetcodec::cuda
 

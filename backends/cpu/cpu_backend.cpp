@@ -86,10 +86,15 @@ class CpuDevice : public Device {
     std::call_once(jpeg_once_, [this] { jpeg_ = make_jpeg_kernels(); });
     return *jpeg_;
   }
+  PngKernels& png() override {
+    std::call_once(png_once_, [this] { png_ = make_png_kernels(); });
+    return *png_;
+  }
 
  private:
-  std::once_flag jpeg_once_;
+  std::once_flag jpeg_once_, png_once_;
   std::unique_ptr<JpegKernels> jpeg_;
+  std::unique_ptr<PngKernels> png_;
 };
 
 std::string cpuinfo_field(const char* key) {

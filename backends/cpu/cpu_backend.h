@@ -23,6 +23,7 @@ class Buffer : public DeviceBuffer {
 DeviceInfo device_info();
 std::shared_ptr<Device> open_device(const DeviceInfo& info);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
+std::unique_ptr<PngKernels> make_png_kernels();
 
 }  // namespace hetcodec::cpu
 

@@ -62,6 +62,7 @@ bool is_pinned_host(const void* p);
 CudaQueue& queue_cast(Queue& queue);
 std::uint8_t* ptr_of(const DeviceBuffer& buffer);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
+std::unique_ptr<PngKernels> make_png_kernels();
 
 }  // namespace hetcodec::cuda
 

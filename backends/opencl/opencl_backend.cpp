@@ -194,15 +194,26 @@ std::unique_ptr<Queue> ClDevice::create_queue() {
   return std::make_unique<ClQueue>(context_, device_);
 }
 
-JpegKernels& ClDevice::jpeg() {
+// Kernel sets are made on first use, outside the lock (making one builds programs, and
+// program() takes the lock); if two threads race, the first one stored wins.
+template <typename T, typename Make>
+T& ClDevice::kernels_once(std::unique_ptr<T>& slot, Make make) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (jpeg_) return *jpeg_;
+    if (slot) return *slot;
   }
-  auto kernels = make_jpeg_kernels(*this);  // builds outside the lock: program() takes it
+  auto kernels = make();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!jpeg_) jpeg_ = std::move(kernels);
-  return *jpeg_;
+  if (!slot) slot = std::move(kernels);
+  return *slot;
+}
+
+JpegKernels& ClDevice::jpeg() {
+  return kernels_once(jpeg_, [this] { return make_jpeg_kernels(*this); });
+}
+
+PngKernels& ClDevice::png() {
+  return kernels_once(png_, [this] { return make_png_kernels(*this); });
 }
 
 std::string ClDevice::build_options() const {

@@ -11,6 +11,7 @@ typedef short hc_i16;
 typedef ushort hc_u16;
 typedef int hc_i32;
 typedef uint hc_u32;
+typedef ulong hc_u64;
 #define HC_FN static inline
 #define HC_GLOBAL __global
 #define HC_LOCAL __local
@@ -23,6 +24,7 @@ typedef int16_t hc_i16;
 typedef uint16_t hc_u16;
 typedef int32_t hc_i32;
 typedef uint32_t hc_u32;
+typedef uint64_t hc_u64;
 #if defined(__CUDACC__)
 #define HC_FN static __host__ __device__ __forceinline__
 #else

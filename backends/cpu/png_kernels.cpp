@@ -1,0 +1,37 @@
+// PNG encode stages on the CPU reference: the core/portable arithmetic the CUDA and OpenCL
+// kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
+#include "backends/backend_util.h"
+#include "backends/cpu/cpu_backend.h"
+#include "core/portable/png_filter.h"
+
+namespace hetcodec::cpu {
+namespace {
+
+class CpuPngKernels : public PngKernels {
+ public:
+  void run_filter_rows(Queue&, const DeviceBuffer& rows, DeviceBuffer& filtered,
+                       const PngFilterInfo& info) override {
+    const std::uint8_t* in = backend_cast<const Buffer>(rows, "cpu").data();
+    std::uint8_t* out = backend_cast<Buffer>(filtered, "cpu").data();
+    const std::size_t rb = info.row_bytes;
+    for (std::uint32_t y = 0; y < info.height; ++y) {
+      const std::uint8_t* row = in + y * rb;
+      const std::uint8_t* prev = y ? row - rb : row;
+      hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
+      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
+        for (int t = 0; t < HC_PNG_FILTERS; ++t)
+          s[t] += hc_png_score(hc_png_filter_byte(t, row, prev, y > 0, i, info.bpp));
+      const int best = hc_png_pick(s[0], s[1], s[2], s[3], s[4], info.mask);
+      std::uint8_t* o = out + y * (rb + 1);
+      o[0] = std::uint8_t(best);
+      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
+        o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, info.bpp);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<PngKernels> make_png_kernels() { return std::make_unique<CpuPngKernels>(); }
+
+}  // namespace hetcodec::cpu

@@ -1,0 +1,55 @@
+/* PNG scanline filters (PNG specification section 9) and libpng's per-row choice, one byte at
+ * a time, shared by core/png (the CPU reference), backends/cpu, kernels_cu and kernels_cl. */
+#ifndef HETCODEC_PORTABLE_PNG_FILTER_H
+#define HETCODEC_PORTABLE_PNG_FILTER_H
+
+#include "core/portable/common.h"
+
+#define HC_PNG_FILTERS 5
+
+/* Paeth predictor; ties go to a, then b, then c. The distances |b - c|, |a - c| and
+ * |a + b - 2c| are compared through their squares, which order the same way: LLVM turns an
+ * absolute value into the llvm.abs intrinsic, which Oclgrind cannot run. */
+HC_FN hc_i32 hc_png_paeth(hc_i32 a, hc_i32 b, hc_i32 c) {
+  hc_i32 p = b - c, q = a - c, r = p + q;
+  hc_i32 pa = p * p, pb = q * q, pc = r * r;
+  return (pa <= pb && pa <= pc) ? a : (pb <= pc) ? b : c;
+}
+
+/* Byte i of `row` filtered with `type` (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth); `prev` is the
+ * row above, read only when has_prev (the first row has zeros above it). */
+HC_FN hc_u8 hc_png_filter_byte(hc_i32 type, const HC_GLOBAL hc_u8* row,
+                               const HC_GLOBAL hc_u8* prev, hc_i32 has_prev, hc_u32 i,
+                               hc_u32 bpp) {
+  hc_i32 x = row[i];
+  hc_i32 a = i >= bpp ? row[i - bpp] : 0;
+  hc_i32 b = has_prev ? prev[i] : 0;
+  hc_i32 c = (has_prev && i >= bpp) ? prev[i - bpp] : 0;
+  hc_i32 pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) >> 1 : type == 4 ? hc_png_paeth(a, b, c) : 0;
+  return (hc_u8)((x - pred) & 0xFF);
+}
+
+/* libpng's score of one filtered byte: its distance from 0 modulo 256. */
+HC_FN hc_u32 hc_png_score(hc_u8 v) { return v < 128 ? (hc_u32)v : 256u - (hc_u32)v; }
+
+/* The filter libpng picks from the five rows' scores over the allowed filters (`mask` bit t for
+ * type t): the lowest score, ties to the earlier type. */
+HC_FN hc_i32 hc_png_pick(hc_u64 s0, hc_u64 s1, hc_u64 s2, hc_u64 s3, hc_u64 s4, hc_u32 mask) {
+  hc_i32 best = -1;
+  hc_u64 best_score = 0;
+  hc_u64 s[HC_PNG_FILTERS];
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
+  s[4] = s4;
+  for (hc_i32 t = 0; t < HC_PNG_FILTERS; ++t) {
+    if (((mask >> t) & 1u) && (best < 0 || s[t] < best_score)) {
+      best = t;
+      best_score = s[t];
+    }
+  }
+  return best < 0 ? 0 : best;
+}
+
+#endif /* HETCODEC_PORTABLE_PNG_FILTER_H */

@@ -1,0 +1,46 @@
+/* PNG encode stages (core/portable/png_filter.h). Twin of kernels_cu/png_encode.cu and
+ * backends/cpu/png_kernels.cpp. png_filter_rows: one work-group of 256 per row; each work-item
+ * scores its bytes under the five filters, the group reduces the scores, picks libpng's filter
+ * and writes the filtered row. */
+#include "core/portable/png_filter.h"
+
+#define HC_FILTER_ITEMS 256
+
+__kernel __attribute__((reqd_work_group_size(HC_FILTER_ITEMS, 1, 1)))
+void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_bytes, uint bpp,
+                     uint mask) {
+  __local ulong part[HC_PNG_FILTERS * HC_FILTER_ITEMS];
+  __local int choice;
+  const uint y = get_group_id(0), tid = get_local_id(0);
+  __global const uchar* row = rows + (size_t)y * row_bytes;
+  __global const uchar* prev = y ? row - row_bytes : row;
+  ulong s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+  for (uint i = tid; i < row_bytes; i += HC_FILTER_ITEMS) {
+    s0 += hc_png_score(hc_png_filter_byte(0, row, prev, y > 0, i, bpp));
+    s1 += hc_png_score(hc_png_filter_byte(1, row, prev, y > 0, i, bpp));
+    s2 += hc_png_score(hc_png_filter_byte(2, row, prev, y > 0, i, bpp));
+    s3 += hc_png_score(hc_png_filter_byte(3, row, prev, y > 0, i, bpp));
+    s4 += hc_png_score(hc_png_filter_byte(4, row, prev, y > 0, i, bpp));
+  }
+  part[0 * HC_FILTER_ITEMS + tid] = s0;
+  part[1 * HC_FILTER_ITEMS + tid] = s1;
+  part[2 * HC_FILTER_ITEMS + tid] = s2;
+  part[3 * HC_FILTER_ITEMS + tid] = s3;
+  part[4 * HC_FILTER_ITEMS + tid] = s4;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint step = HC_FILTER_ITEMS / 2; step > 0; step >>= 1) {
+    if (tid < step)
+      for (int t = 0; t < HC_PNG_FILTERS; ++t)
+        part[t * HC_FILTER_ITEMS + tid] += part[t * HC_FILTER_ITEMS + tid + step];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (tid == 0)
+    choice = hc_png_pick(part[0], part[HC_FILTER_ITEMS], part[2 * HC_FILTER_ITEMS],
+                         part[3 * HC_FILTER_ITEMS], part[4 * HC_FILTER_ITEMS], mask);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int best = choice;
+  __global uchar* o = out + (size_t)y * ((size_t)row_bytes + 1);
+  if (tid == 0) o[0] = (uchar)best;
+  for (uint i = tid; i < row_bytes; i += HC_FILTER_ITEMS)
+    o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
+}

@@ -1,0 +1,48 @@
+// PNG encode stages (core/portable/png_filter.h). Twin of kernels_cl/png_encode.cl and
+// backends/cpu/png_kernels.cpp. filter_rows: one block of 256 threads per row; each thread
+// scores its bytes under the five filters, the block reduces the scores, picks libpng's filter
+// and writes the filtered row.
+#include "core/portable/png_filter.h"
+#include "kernels_cu/launch.h"
+
+namespace hetcodec::cuda {
+
+constexpr unsigned kFilterThreads = 256;
+
+__global__ void png_filter_rows(const std::uint8_t* rows, std::uint8_t* out,
+                                std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask) {
+  __shared__ hc_u64 part[HC_PNG_FILTERS][kFilterThreads];
+  __shared__ hc_i32 choice;
+  const std::uint32_t y = blockIdx.x, tid = threadIdx.x;
+  const std::uint8_t* row = rows + std::size_t(y) * row_bytes;
+  const std::uint8_t* prev = y ? row - row_bytes : row;
+  hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
+  for (std::uint32_t i = tid; i < row_bytes; i += kFilterThreads)
+    for (int t = 0; t < HC_PNG_FILTERS; ++t)
+      s[t] += hc_png_score(hc_png_filter_byte(t, row, prev, y > 0, i, bpp));
+  for (int t = 0; t < HC_PNG_FILTERS; ++t) part[t][tid] = s[t];
+  __syncthreads();
+  for (unsigned step = kFilterThreads / 2; step > 0; step >>= 1) {
+    if (tid < step)
+      for (int t = 0; t < HC_PNG_FILTERS; ++t) part[t][tid] += part[t][tid + step];
+    __syncthreads();
+  }
+  if (tid == 0) choice = hc_png_pick(part[0][0], part[1][0], part[2][0], part[3][0], part[4][0], mask);
+  __syncthreads();
+  const hc_i32 best = choice;
+  std::uint8_t* o = out + std::size_t(y) * (std::size_t(row_bytes) + 1);
+  if (tid == 0) o[0] = std::uint8_t(best);
+  for (std::uint32_t i = tid; i < row_bytes; i += kFilterThreads)
+    o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
+}
+
+cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
+                                   std::uint8_t* out, std::uint32_t height,
+                                   std::uint32_t row_bytes, std::uint32_t bpp,
+                                   std::uint32_t mask) {
+  if (height == 0 || row_bytes == 0) return cudaSuccess;
+  png_filter_rows<<<height, kFilterThreads, 0, stream>>>(rows, out, row_bytes, bpp, mask);
+  return cudaGetLastError();
+}
+
+}  // namespace hetcodec::cuda
