@@ -341,18 +341,7 @@ TEST_CASE("truncated jpeg files decode as libjpeg-turbo decodes them, with a war
 
 #ifdef HETCODEC_TEST_CLI
 namespace {
-std::string run_cli(const std::string& args) {
-  const std::string cmd = std::string(HETCODEC_TEST_CLI) + " " + args + " 2>&1";
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    const int rc = pclose(p);
-    out += "\nexit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
-  }
-  return out;
-}
+std::string run_cli(const std::string& args) { return hetcodec::test::run_command(HETCODEC_TEST_CLI, args); }
 }  // namespace
 
 TEST_CASE("hetcodec decode writes what djpeg -dct int -pnm writes; info describes the file") {

@@ -2,12 +2,21 @@
 // the PNG encode tests hold to libpng's files.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "backends/backend.h"
 #include "core/png/filter.h"
 #include "core/png/writer.h"
+#include "hetcodec/png.h"
 #include "tests/support/libjpeg_oracle.h"
+#include "tests/support/libpng_oracle.h"
 #include "tests/support/test_support.h"
 
 using namespace hetcodec;
@@ -101,3 +110,98 @@ TEST_CASE("png filter_rows refuses bad arguments") {
     CHECK_THROWS_AS(dev.png().filter_rows(*q, *rows, *out, info), Error);
   });
 }
+
+TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") {
+  struct Case {
+    int w, h, channels, depth;
+    bool noise;
+  };
+  const Case cases[] = {{1, 1, 1, 8, false},  {1, 30, 3, 8, false},   {30, 1, 2, 16, true},
+                        {97, 61, 3, 8, false}, {64, 40, 4, 16, false}, {200, 150, 4, 8, true}};
+  for_each_device([&](Device& dev) {
+    PngEncoder encoder(std::shared_ptr<Device>(&dev, [](Device*) {}));
+    for (const auto& c : cases) {
+      INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
+      const png::Raster r = raster(c.w, c.h, c.channels, c.depth, unsigned(3 * c.w + c.h), c.noise);
+      RawImage raw;
+      raw.width = r.width;
+      raw.height = r.height;
+      raw.channels = r.channels;
+      raw.bit_depth = r.bit_depth;
+      raw.samples = r.samples;
+      CHECK(encoder.encode(raw) == hetcodec::test::libpng_encode(r, Z_RLE));
+    }
+    RawImage bad;
+    bad.width = 3;
+    bad.height = 3;
+    bad.samples.resize(26);
+    CHECK_THROWS_AS(encoder.encode(bad), Error);
+  });
+  PngEncodeOptions parallel;
+  parallel.mode = PngMode::Parallel;
+  CHECK_THROWS_AS(PngEncoder("cpu", parallel), Error);
+}
+
+#ifdef HETCODEC_TEST_CLI
+TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPEG inputs") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hetcodec-encode-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& header,
+                   const std::vector<std::uint8_t>& body) {
+    std::ofstream f(dir / name, std::ios::binary);
+    f << header;
+    f.write(reinterpret_cast<const char*>(body.data()), std::streamsize(body.size()));
+  };
+  auto read = [&](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
+  };
+  auto cli = [](const std::string& args) {
+    return hetcodec::test::run_command(HETCODEC_TEST_CLI, args);
+  };
+  const png::Raster rgb = raster(61, 43, 3, 8, 9, false);
+  const png::Raster rgba16 = raster(37, 29, 4, 16, 10, false);
+  write("a.ppm", "P6\n# a comment\n61 43\n255\n", rgb.samples);
+  write("b.pam", "P7\nWIDTH 37\nHEIGHT 29\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n",
+        rgba16.samples);
+  // A PNG written by libpng with its default strategy: re-encoded, the pixels are the same.
+  const auto default_png = hetcodec::test::libpng_encode(rgba16, -1);
+  write("c.png", "", default_png);
+  const std::string jpeg = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/testorig.jpg";
+
+  std::string log = cli("-d cpu encode " + (dir / "a.ppm").string() + " " + (dir / "a.png").string());
+  CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
+  CHECK(read(dir / "a.png") == hetcodec::test::libpng_encode(rgb, Z_RLE));
+
+  log = cli("-d cpu encode -q --output-dir " + (dir / "out").string() + " " +
+            (dir / "b.pam").string() + " " + (dir / "c.png").string() + " " + jpeg);
+  CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
+  CHECK(read(dir / "out" / "b.png") == hetcodec::test::libpng_encode(rgba16, Z_RLE));
+  png::Raster c = rgba16;
+  CHECK(read(dir / "out" / "c.png") == hetcodec::test::libpng_encode(c, Z_RLE));
+  const auto decoded = hetcodec::test::libjpeg_decode_default(read(jpeg));
+  png::Raster photo;
+  photo.width = decoded.width;
+  photo.height = decoded.height;
+  photo.channels = 3;
+  photo.samples = decoded.samples;
+  CHECK(read(dir / "out" / "testorig.png") == hetcodec::test::libpng_encode(photo, Z_RLE));
+
+  // Refusals: a maxval PNG cannot keep, a truncated file, the parallel mode; others go on.
+  write("bad.pgm", "P5\n4 4\n1000\n", std::vector<std::uint8_t>(32, 1));
+  write("short.ppm", "P6\n10 10\n255\n", std::vector<std::uint8_t>(10, 1));
+  log = cli("-d cpu encode --output-dir " + (dir / "out2").string() + " " +
+            (dir / "bad.pgm").string() + " " + (dir / "short.ppm").string() + " " +
+            (dir / "a.ppm").string());
+  CHECK_MESSAGE(log.find("maxval 1000") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("truncated") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("exit 1") != std::string::npos, log);
+  CHECK(read(dir / "out2" / "a.png") == hetcodec::test::libpng_encode(rgb, Z_RLE));
+  log = cli("-d cpu encode --png-mode parallel " + (dir / "a.ppm").string() + " " +
+            (dir / "p.png").string());
+  CHECK_MESSAGE(log.find("parallel mode is not available") != std::string::npos, log);
+  CHECK(log.find("exit 0") == std::string::npos);
+  fs::remove_all(dir);
+}
+#endif

@@ -4,6 +4,8 @@
 #define HETCODEC_TOOLS_CLI_H
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -21,12 +23,29 @@ struct GlobalOptions {
 std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
 
 nlohmann::json to_json(const DeviceInfo& info);
+// Input and output paths of a file command: `IN OUT` (two files), or, with `output_dir`, every
+// file to DIR/<name without extension>.<ext> (the directory is created). Error(InvalidArgument)
+// for anything else, naming `command`.
+std::vector<std::pair<std::string, std::string>> plan_jobs(const std::string& command,
+                                                           const std::vector<std::string>& files,
+                                                           const std::string& output_dir,
+                                                           const std::string& ext);
+// "N <done>, M failed, T s" on stderr after a run of several files started at `t0`.
+void report_batch(const char* done, std::size_t files, int failed,
+                  std::chrono::steady_clock::time_point t0);
+
+// A whole file, or Error(InvalidArgument) naming it.
+std::vector<std::uint8_t> read_all(const std::string& path);
+// `header` then `body` to a new file, or Error(InvalidArgument) naming it.
+void write_bytes(const std::string& path, const std::string& header,
+                 const std::vector<std::uint8_t>& body);
 std::string human_bytes(std::uint64_t bytes);
 
 void add_devices_command(CLI::App& app, GlobalOptions& options);
 void add_bench_command(CLI::App& app, GlobalOptions& options);
 void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& options);
 void add_decode_commands(CLI::App& app, GlobalOptions& options);
+void add_encode_command(CLI::App& app, GlobalOptions& options);
 void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools

@@ -15,14 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::uint8_t> read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot open " + path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
-  if (f.bad()) throw Error(ErrorCode::InvalidArgument, "cannot read " + path);
-  return bytes;
-}
-
 // libjpeg-turbo's cmyk_to_rgb (cmyk.h), which djpeg uses to write CMYK files as PPM: Adobe's
 // inverted CMYK, each of C, M, Y scaled by K.
 std::vector<std::uint8_t> cmyk_as_rgb(const Image& img) {
@@ -33,15 +25,6 @@ std::vector<std::uint8_t> cmyk_as_rgb(const Image& img) {
       rgb[3 * i + c] = std::uint8_t(double(img.pixels[4 * i + c]) * k / 255.0 + 0.5);
   }
   return rgb;
-}
-
-void write_bytes(const std::string& path, const std::string& header,
-                 const std::vector<std::uint8_t>& body) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
-  f.write(header.data(), std::streamsize(header.size()));
-  f.write(reinterpret_cast<const char*>(body.data()), std::streamsize(body.size()));
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
 }
 
 void write_png(const std::string& path, int width, int height, int channels,
@@ -135,22 +118,7 @@ std::string device_spec(const GlobalOptions& g) {
 }
 
 int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
-  std::vector<std::pair<std::string, std::string>> jobs;  // input, output
-  if (o.output_dir.empty()) {
-    if (o.files.size() != 2)
-      throw Error(ErrorCode::InvalidArgument,
-                  "decode IN OUT, or decode --output-dir DIR FILES... (got " +
-                      std::to_string(o.files.size()) + " paths)");
-    jobs.push_back({o.files[0], o.files[1]});
-  } else {
-    std::error_code ec;
-    fs::create_directories(o.output_dir, ec);
-    if (!fs::is_directory(o.output_dir))
-      throw Error(ErrorCode::InvalidArgument, "cannot create directory " + o.output_dir);
-    const std::string ext = o.format.empty() ? "pnm" : o.format;
-    for (const auto& f : o.files)
-      jobs.push_back({f, (fs::path(o.output_dir) / fs::path(f).stem()).string() + "." + ext});
-  }
+  const auto jobs = plan_jobs("decode", o.files, o.output_dir, o.format.empty() ? "pnm" : o.format);
   std::shared_ptr<Device> device;
   try {
     device = open_device(device_spec(g));
@@ -208,11 +176,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
                   << "x" << img.height << " " << to_string(img.format) << ")\n";
     }
   }
-  if (!o.quiet && jobs.size() > 1) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "%zu decoded, %d failed, %.2f s\n", jobs.size() - std::size_t(failed),
-                 failed, s);
-  }
+  if (!o.quiet) report_batch("decoded", jobs.size(), failed, t0);
   return failed ? 1 : 0;
 }
 

@@ -1,7 +1,10 @@
 // `hetcodec`: the command-line tool. Commands register themselves from their own files; this
 // file holds the global options and turns hetcodec::Error into a message and an exit code.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include "tools/cli.h"
 
@@ -38,6 +41,53 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"emulator", d.is_emulator}};
 }
 
+std::vector<std::pair<std::string, std::string>> plan_jobs(const std::string& command,
+                                                           const std::vector<std::string>& files,
+                                                           const std::string& output_dir,
+                                                           const std::string& ext) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> jobs;
+  if (output_dir.empty()) {
+    if (files.size() != 2)
+      throw Error(ErrorCode::InvalidArgument,
+                  command + " IN OUT, or " + command + " --output-dir DIR FILES... (got " +
+                      std::to_string(files.size()) + " paths)");
+    jobs.push_back({files[0], files[1]});
+    return jobs;
+  }
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (!fs::is_directory(output_dir))
+    throw Error(ErrorCode::InvalidArgument, "cannot create directory " + output_dir);
+  for (const auto& f : files)
+    jobs.push_back({f, (fs::path(output_dir) / fs::path(f).stem()).string() + "." + ext});
+  return jobs;
+}
+
+void report_batch(const char* done, std::size_t files, int failed,
+                  std::chrono::steady_clock::time_point t0) {
+  if (files < 2) return;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "%zu %s, %d failed, %.2f s\n", files - std::size_t(failed), done, failed, s);
+}
+
+std::vector<std::uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot open " + path);
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
+  if (f.bad()) throw Error(ErrorCode::InvalidArgument, "cannot read " + path);
+  return bytes;
+}
+
+void write_bytes(const std::string& path, const std::string& header,
+                 const std::vector<std::uint8_t>& body) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
+  f.write(header.data(), std::streamsize(header.size()));
+  f.write(reinterpret_cast<const char*>(body.data()), std::streamsize(body.size()));
+  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
+}
+
 std::string human_bytes(std::uint64_t bytes) {
   char buf[32];
   if (bytes >= (1ULL << 30))
@@ -66,6 +116,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(version()));
   tools::add_devices_command(app, options);
   tools::add_decode_commands(app, options);
+  tools::add_encode_command(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
   try {

@@ -57,26 +57,32 @@ void optimize_cmf(std::uint8_t* z, std::uint64_t data_size) {
   z[1] = std::uint8_t(flg);
 }
 
-void check(const Raster& im) {
-  if (im.width < 1 || im.height < 1 || std::uint64_t(im.width) > 0x7FFFFFFF ||
-      std::uint64_t(im.height) > 0x7FFFFFFF)
+}  // namespace
+
+void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes) {
+  if (width < 1 || height < 1)
     throw Error(ErrorCode::InvalidArgument,
-                "png: image size " + std::to_string(im.width) + " x " +
-                    std::to_string(im.height) + " (PNG takes 1 to 2^31 - 1 each way)");
-  if (im.channels < 1 || im.channels > 4)
+                "png: image size " + std::to_string(width) + " x " + std::to_string(height) +
+                    " (PNG takes 1 to 2^31 - 1 each way)");
+  if (channels < 1 || channels > 4)
     throw Error(ErrorCode::InvalidArgument,
-                "png: " + std::to_string(im.channels) + " channels (1 to 4 are possible)");
-  if (im.bit_depth != 8 && im.bit_depth != 16)
+                "png: " + std::to_string(channels) + " channels (1 to 4 are possible)");
+  if (bit_depth != 8 && bit_depth != 16)
     throw Error(ErrorCode::InvalidArgument,
-                "png: bit depth " + std::to_string(im.bit_depth) + " (the encoder takes 8 or 16)");
-  if (im.samples.size() != im.row_bytes() * std::size_t(im.height))
+                "png: bit depth " + std::to_string(bit_depth) + " (the encoder takes 8 or 16)");
+  const std::uint64_t need = std::uint64_t(width) * std::uint64_t(channels) *
+                             std::uint64_t(bit_depth / 8) * std::uint64_t(height);
+  if (sample_bytes != need)
     throw Error(ErrorCode::InvalidArgument,
-                "png: " + std::to_string(im.samples.size()) + " bytes of samples for " +
-                    std::to_string(im.width) + " x " + std::to_string(im.height) + " x " +
-                    std::to_string(im.channels) + " x " + std::to_string(im.bit_depth) + " bits");
+                "png: " + std::to_string(sample_bytes) + " bytes of samples for " +
+                    std::to_string(width) + " x " + std::to_string(height) + " x " +
+                    std::to_string(channels) + " x " + std::to_string(bit_depth) + " bits (" +
+                    std::to_string(need) + " expected)");
 }
 
-}  // namespace
+void check_raster(const Raster& im) {
+  check_shape(im.width, im.height, im.channels, im.bit_depth, im.samples.size());
+}
 
 int libpng_window_bits(std::uint64_t filtered_bytes) {
   int bits = 15;
@@ -90,8 +96,12 @@ int libpng_window_bits(std::uint64_t filtered_bytes) {
   return bits;
 }
 
+unsigned libpng_filter_mask_of(const Raster& im) {
+  return libpng_filter_mask(std::uint32_t(im.width), std::uint32_t(im.height));
+}
+
 std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
-  check(im);
+  check_raster(im);
   const std::size_t rb = im.row_bytes();
   const int bpp = im.channels * im.bit_depth / 8;
   std::vector<std::uint8_t> out((rb + 1) * std::size_t(im.height));
@@ -107,8 +117,14 @@ std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
 }
 
 std::vector<std::uint8_t> encode_compatible(const Raster& im) {
-  const std::vector<std::uint8_t> filtered = filter_rows_libpng(im);
+  return assemble_compatible(im, filter_rows_libpng(im));
+}
+
+std::vector<std::uint8_t> assemble_compatible(const Raster& im,
+                                              const std::vector<std::uint8_t>& filtered) {
   const std::size_t rb = im.row_bytes();
+  if (filtered.size() != (rb + 1) * std::size_t(im.height))
+    throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");
   const std::uint64_t size = image_size(im);
   std::vector<std::uint8_t> z =
       zlib_rle_compress(filtered.data(), filtered.size(),

@@ -23,6 +23,17 @@ struct Raster {
 
 // Throws Error(InvalidArgument) for a size, channel count or depth PNG (or this mode) lacks.
 std::vector<std::uint8_t> encode_compatible(const Raster& image);
+// The same checks alone, on an image or on its shape and sample count.
+void check_raster(const Raster& image);
+void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes);
+
+// The file from rows already filtered as libpng filters them (filter_rows_libpng(), or the
+// device's filter_rows stage): `image` gives the size and format, its samples are not read.
+std::vector<std::uint8_t> assemble_compatible(const Raster& image,
+                                              const std::vector<std::uint8_t>& filtered);
+
+// libpng's filter mask for the image and its bytes per pixel.
+unsigned libpng_filter_mask_of(const Raster& image);
 
 // The filtered scanlines (a filter byte, then the row) as libpng chooses them.
 std::vector<std::uint8_t> filter_rows_libpng(const Raster& image);

@@ -1,6 +1,10 @@
 // Test support shared by every suite (see the header).
 #include "tests/support/test_support.h"
 
+#include <sys/wait.h>
+
+#include <cstdio>
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -82,6 +86,19 @@ std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
     b = static_cast<unsigned char>(x >> 24);
   }
   return v;
+}
+
+std::string run_command(const std::string& program, const std::string& args) {
+  const std::string cmd = program + " " + args + " 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    const int rc = pclose(p);
+    out += "\nexit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+  }
+  return out;
 }
 
 }  // namespace hetcodec::test

@@ -25,6 +25,10 @@ std::string take_emulator_log();
 // Where Oclgrind writes its kernel reports (set by the test main; empty when unset).
 std::string& log_path();
 
+// Runs `program args` in a shell with stderr joined to stdout; returns the output followed by
+// "\nexit N" (N: the exit status, or -1 when it did not exit normally).
+std::string run_command(const std::string& program, const std::string& args);
+
 // Deterministic bytes for test data (xorshift), never zeros.
 std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed);
 

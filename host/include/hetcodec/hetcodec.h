@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "hetcodec/jpeg.h"
+#include "hetcodec/png.h"
 
 namespace hetcodec {
 

@@ -1,0 +1,66 @@
+// PNG encoding (DESIGN.md §3 "PNG encode").
+//
+//   hetcodec::PngEncoder encoder("auto");               // or "cpu", "cuda:0", "opencl:pocl"
+//   std::vector<std::uint8_t> file = encoder.encode(image);
+//
+// Compatible mode writes the file libpng 1.6 writes with png_set_compression_strategy(Z_RLE)
+// and otherwise default settings, byte for byte: libpng's filter choice per row runs on the
+// device; the Z_RLE deflate stream, its checksums and the chunks are made on the host.
+// The parallel mode (segments inflatable independently) is not built yet and is refused.
+#ifndef HETCODEC_PNG_H
+#define HETCODEC_PNG_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/error.h"
+#include "core/image.h"
+
+namespace hetcodec {
+
+// Samples as a PNG holds them: 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA) channels of 8
+// or 16 bits, rows top to bottom without padding, 16-bit samples big-endian.
+struct RawImage {
+  int width = 0, height = 0;
+  int channels = 3;
+  int bit_depth = 8;
+  std::vector<std::uint8_t> samples;
+  std::size_t row_bytes() const {
+    return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
+  }
+};
+
+// An 8-bit gray or RGB image as a RawImage; CMYK has no PNG form (Error(InvalidArgument)).
+RawImage to_raw(const Image& image);
+
+enum class PngMode { Compatible, Parallel };
+
+struct PngEncodeOptions {
+  PngMode mode = PngMode::Compatible;
+};
+
+class PngEncoder {
+ public:
+  explicit PngEncoder(const std::string& device_spec = "", PngEncodeOptions options = {});
+  PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options = {});
+  ~PngEncoder();
+  PngEncoder(const PngEncoder&) = delete;
+  PngEncoder& operator=(const PngEncoder&) = delete;
+
+  Device& device();
+  // The PNG file. Error(InvalidArgument) for an image PNG cannot hold (no pixels, more than
+  // 2^31 - 1 either way, a channel count or depth outside the above, samples of the wrong size).
+  std::vector<std::uint8_t> encode(const RawImage& image);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_PNG_H

@@ -1,0 +1,78 @@
+// The PNG encode pipeline (DESIGN.md §3 "PNG encode"), compatible mode: the image goes to the
+// device, PngKernels::filter_rows picks libpng's filter per row and filters it, the filtered
+// rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
+#include <string>
+
+#include "core/png/writer.h"
+#include "hetcodec/png.h"
+
+namespace hetcodec {
+
+RawImage to_raw(const Image& image) {
+  if (image.format == PixelFormat::CMYK)
+    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
+  RawImage raw;
+  raw.width = image.width;
+  raw.height = image.height;
+  raw.channels = channels(image.format);
+  raw.bit_depth = 8;
+  raw.samples = image.pixels;
+  return raw;
+}
+
+struct PngEncoder::Impl {
+  std::shared_ptr<Device> device;
+  PngEncodeOptions options;
+  std::unique_ptr<Queue> queue;
+  std::unique_ptr<DeviceBuffer> rows, filtered;
+};
+
+PngEncoder::PngEncoder(const std::string& spec, PngEncodeOptions options)
+    : PngEncoder(open_device(spec), options) {}
+
+PngEncoder::PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  if (!device) throw Error(ErrorCode::InvalidArgument, "PngEncoder: no device");
+  if (options.mode == PngMode::Parallel)
+    throw Error(ErrorCode::Unsupported,
+                "png: the parallel mode is not available yet; use the compatible mode");
+  impl_->device = std::move(device);
+  impl_->options = options;
+}
+
+PngEncoder::~PngEncoder() = default;
+
+Device& PngEncoder::device() { return *impl_->device; }
+
+std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
+  png::check_shape(image.width, image.height, image.channels, image.bit_depth,
+                   image.samples.size());
+  png::Raster shape;  // the size and format; the samples stay in `image`
+  shape.width = image.width;
+  shape.height = image.height;
+  shape.channels = image.channels;
+  shape.bit_depth = image.bit_depth;
+  const std::size_t rb = image.row_bytes();
+  if (rb > PngFilterInfo::kMaxPngRowBytes)
+    throw Error(ErrorCode::LimitExceeded, "png: rows of " + std::to_string(rb) +
+                                              " bytes (the encoder takes at most 2^28)");
+  Impl& im = *impl_;
+  Device& dev = *im.device;
+  if (!im.queue) im.queue = dev.create_queue();
+  const std::size_t in_bytes = image.samples.size(), out_bytes = (rb + 1) * std::size_t(image.height);
+  if (!im.rows || im.rows->size() < in_bytes) im.rows = dev.alloc(in_bytes);
+  if (!im.filtered || im.filtered->size() < out_bytes) im.filtered = dev.alloc(out_bytes);
+  im.queue->write(*im.rows, 0, image.samples.data(), in_bytes);
+  PngFilterInfo info;
+  info.height = std::uint32_t(image.height);
+  info.row_bytes = std::uint32_t(rb);
+  info.bpp = std::uint32_t(image.channels * image.bit_depth / 8);
+  info.mask = png::libpng_filter_mask_of(shape);
+  dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
+  std::vector<std::uint8_t> filtered(out_bytes);
+  im.queue->read(filtered.data(), *im.filtered, 0, out_bytes);
+  im.queue->finish();
+  return png::assemble_compatible(shape, filtered);
+}
+
+}  // namespace hetcodec

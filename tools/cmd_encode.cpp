@@ -1,0 +1,222 @@
+// `hetcodec encode`: PNM, PAM, PNG or JPEG in, PNG out.
+#include <png.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "tools/cli.h"
+
+namespace hetcodec::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct EncodeOptions {
+  std::vector<std::string> files;
+  std::string output_dir;
+  std::string mode = "compatible";
+  bool quiet = false;
+};
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) {
+  throw Error(ErrorCode::InvalidData, path + ": " + what);
+}
+
+// Netpbm: P5 (PGM) and P6 (PPM) with maxval 255 or 65535, and P7 (PAM) with DEPTH 1 to 4.
+RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
+  std::size_t at = 2;
+  auto skip_space = [&] {
+    for (;;) {
+      while (at < b.size() && std::isspace(b[at])) ++at;
+      if (at < b.size() && b[at] == '#') {
+        while (at < b.size() && b[at] != '\n') ++at;
+        continue;
+      }
+      return;
+    }
+  };
+  auto number = [&]() -> long {
+    skip_space();
+    long v = 0;
+    std::size_t digits = 0;
+    while (at < b.size() && std::isdigit(b[at]) && digits < 10) v = v * 10 + (b[at++] - '0'), ++digits;
+    if (!digits) bad(path, "bad header (a number expected at byte " + std::to_string(at) + ")");
+    return v;
+  };
+  RawImage im;
+  long maxval = 0;
+  if (b[1] == '5' || b[1] == '6') {
+    im.width = int(number());
+    im.height = int(number());
+    maxval = number();
+    im.channels = b[1] == '5' ? 1 : 3;
+    ++at;  // the single whitespace byte after maxval
+  } else {
+    long w = -1, h = -1, depth = -1;
+    for (;;) {
+      skip_space();
+      std::size_t end = at;
+      while (end < b.size() && !std::isspace(b[end])) ++end;
+      const std::string key(b.begin() + std::ptrdiff_t(at), b.begin() + std::ptrdiff_t(end));
+      at = end;
+      if (key == "ENDHDR") {
+        while (at < b.size() && b[at] != '\n') ++at;
+        ++at;
+        break;
+      }
+      if (key == "WIDTH") w = number();
+      else if (key == "HEIGHT") h = number();
+      else if (key == "DEPTH") depth = number();
+      else if (key == "MAXVAL") maxval = number();
+      else if (key == "TUPLTYPE") {
+        while (at < b.size() && b[at] != '\n') ++at;
+      } else if (key.empty() || at >= b.size()) {
+        bad(path, "PAM header without ENDHDR");
+      } else {
+        bad(path, "unknown PAM header field " + key);
+      }
+    }
+    if (depth < 1 || depth > 4) bad(path, "PAM depth " + std::to_string(depth) + " (1 to 4)");
+    im.width = int(w);
+    im.height = int(h);
+    im.channels = int(depth);
+  }
+  if (maxval != 255 && maxval != 65535)
+    bad(path, "maxval " + std::to_string(maxval) + " (PNG keeps 255 or 65535 exactly)");
+  im.bit_depth = maxval == 255 ? 8 : 16;
+  if (im.width < 1 || im.height < 1) bad(path, "image size " + std::to_string(im.width) + " x " +
+                                                   std::to_string(im.height));
+  const std::size_t need = im.row_bytes() * std::size_t(im.height);
+  if (at > b.size() || b.size() - at < need)
+    bad(path, "truncated: " + std::to_string(need) + " bytes of samples expected");
+  im.samples.assign(b.begin() + std::ptrdiff_t(at), b.begin() + std::ptrdiff_t(at + need));
+  return im;
+}
+
+struct PngSource {
+  const std::vector<std::uint8_t>* bytes;
+  std::size_t at = 8;
+};
+
+// Any PNG through libpng, expanded to 8 or 16 bits per sample without a palette (palette and
+// tRNS become RGB or RGBA, gray below 8 bits becomes 8-bit gray), interlacing undone.
+RawImage read_png(const std::string& path, const std::vector<std::uint8_t>& b) {
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  RawImage im;
+  PngSource src{&b};
+  if (!png || !info || setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    bad(path, "libpng could not read it");
+  }
+  png_set_read_fn(png, &src, [](png_structp p, png_bytep data, png_size_t n) {
+    auto* s = static_cast<PngSource*>(png_get_io_ptr(p));
+    if (s->at + n > s->bytes->size()) png_error(p, "truncated");
+    std::memcpy(data, s->bytes->data() + s->at, n);
+    s->at += n;
+  });
+  png_set_sig_bytes(png, 8);
+  png_read_info(png, info);
+  png_set_expand(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  im.width = int(png_get_image_width(png, info));
+  im.height = int(png_get_image_height(png, info));
+  im.channels = png_get_channels(png, info);
+  im.bit_depth = png_get_bit_depth(png, info);
+  im.samples.resize(im.row_bytes() * std::size_t(im.height));
+  std::vector<png_bytep> rows(std::size_t(im.height));
+  for (int y = 0; y < im.height; ++y) rows[std::size_t(y)] = im.samples.data() + std::size_t(y) * im.row_bytes();
+  png_read_image(png, rows.data());
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  return im;
+}
+
+RawImage read_input(const std::string& path, const std::shared_ptr<Device>& device) {
+  const std::vector<std::uint8_t> b = read_all(path);
+  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
+    return read_netpbm(path, b);
+  static const std::uint8_t kSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (b.size() >= 8 && std::memcmp(b.data(), kSig, 8) == 0) return read_png(path, b);
+  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
+    JpegDecoder decoder(device);
+    const Image img = decoder.decode(b);
+    for (const auto& w : img.warnings) std::cerr << path << ": warning: " << w << "\n";
+    if (img.format == PixelFormat::CMYK) bad(path, "a CMYK JPEG has no PNG form");
+    return to_raw(img);
+  }
+  bad(path, "not a PNM (P5/P6), PAM (P7), PNG or JPEG file");
+}
+
+int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
+  if (g.devices.size() > 1)
+    throw Error(ErrorCode::InvalidArgument, "encode runs on one device; give --device once");
+  PngEncodeOptions opts;
+  opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
+  const auto jobs = plan_jobs("encode", o.files, o.output_dir, "png");
+  auto device = open_device(g.devices.empty() ? std::string() : g.devices[0]);
+  PngEncoder encoder(device, opts);
+  if (!o.quiet)
+    std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
+              << device->info().spec << " (" << device->info().name << "), " << o.mode
+              << " mode\n";
+  int failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string progress =
+        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
+    try {
+      const RawImage im = read_input(jobs[i].first, device);
+      const auto file = encoder.encode(im);
+      write_bytes(jobs[i].second, "", file);
+      if (!o.quiet)
+        std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << im.width
+                  << "x" << im.height << ", " << im.channels << " channel"
+                  << (im.channels == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
+                  << file.size() << " bytes)\n";
+    } catch (const Error& e) {
+      std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what()
+                << "\n";
+      ++failed;
+    }
+  }
+  if (!o.quiet) report_batch("encoded", jobs.size(), failed, t0);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+void add_encode_command(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<EncodeOptions>();
+  auto* cmd = app.add_subcommand(
+      "encode",
+      "encode images as PNG; the filter choice runs on the device\n"
+      "  hetcodec encode IN OUT.png\n"
+      "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
+      "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
+      "(any type: palette and transparency become RGB(A), low depths 8 bits), and JPEG\n"
+      "(decoded by hetcodec on the same device). The compatible mode writes the bytes libpng\n"
+      "1.6 writes with the Z_RLE strategy and default settings.");
+  cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
+      ->required()
+      ->type_name("PATH");
+  cmd->add_option("-o,--output-dir", o->output_dir, "write DIR/<input name>.png for each input")
+      ->type_name("DIR");
+  cmd->add_option("--png-mode", o->mode,
+                  "compatible: libpng's bytes (Z_RLE); parallel: not available yet")
+      ->check(CLI::IsMember({"compatible", "parallel"}))
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
+  cmd->callback([&global, o] {
+    const int rc = run_encode(global, *o);
+    if (rc) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace hetcodec::tools
