@@ -138,7 +138,9 @@ RawImage read_png(const std::string& path, const std::vector<std::uint8_t>& b) {
   return im;
 }
 
-RawImage read_input(const std::string& path, const std::shared_ptr<Device>& device) {
+}  // namespace
+
+RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
   const std::vector<std::uint8_t> b = read_all(path);
   if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
     return read_netpbm(path, b);
@@ -153,6 +155,8 @@ RawImage read_input(const std::string& path, const std::shared_ptr<Device>& devi
   }
   bad(path, "not a PNM (P5/P6), PAM (P7), PNG or JPEG file");
 }
+
+namespace {
 
 int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   if (g.devices.size() > 1)
@@ -172,7 +176,7 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
     const std::string progress =
         jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
     try {
-      const RawImage im = read_input(jobs[i].first, device);
+      const RawImage im = read_image_file(jobs[i].first, device);
       const auto file = encoder.encode(im);
       write_bytes(jobs[i].second, "", file);
       if (!o.quiet)

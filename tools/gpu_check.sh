@@ -4,7 +4,8 @@
 # and the transfer benchmark. Logs and JSON go to LOGDIR.
 # usage: tools/gpu_check.sh [LOGDIR] [CUDA_ARCHS]      (defaults: build-gpu/logs, 90)
 # With HETCODEC_BENCH_CORPUS=DIR (holding imagenet/ and large/ from `hetcodec corpus`) it also
-# runs `bench jpeg` on every device: batches of 256 ImageNet-like images and single large ones.
+# runs `bench jpeg` on every device (batches of 256 ImageNet-like images and single large
+# ones) and `bench png-encode` on 2040x1356 crops of the large ones.
 # Some drivers install libnvidia-opencl.so.1 without an .icd file; HETCODEC_OPENCL_ICDS makes
 # the ICD loader see it anyway (backends/opencl/icd_setup.cpp).
 set -uo pipefail
@@ -30,5 +31,7 @@ if [ -n "${HETCODEC_BENCH_CORPUS:-}" ]; then
     --json "$logs/bench_jpeg_imagenet.json" 2>&1 | tee "$logs/bench_jpeg_imagenet.txt"
   ./build-gpu/tools/hetcodec -d all bench jpeg "$HETCODEC_BENCH_CORPUS/large" --batch 1 \
     --json "$logs/bench_jpeg_large.json" 2>&1 | tee "$logs/bench_jpeg_large.txt"
+  ./build-gpu/tools/hetcodec -d all bench png-encode "$HETCODEC_BENCH_CORPUS/large" \
+    --json "$logs/bench_png_encode.json" 2>&1 | tee "$logs/bench_png_encode.txt"
 fi
 exit $rc

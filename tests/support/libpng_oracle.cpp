@@ -1,5 +1,7 @@
 #include "tests/support/libpng_oracle.h"
 
+#include "tools/libpng_write.h"
+
 #include <png.h>
 #include <zlib.h>
 
@@ -9,13 +11,6 @@
 
 namespace hetcodec::test {
 namespace {
-
-void write_to_vector(png_structp png, png_bytep data, png_size_t n) {
-  auto* out = static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(png));
-  out->insert(out->end(), data, data + n);
-}
-
-void no_flush(png_structp) {}
 
 struct Reader {
   const std::vector<std::uint8_t>* file;
@@ -32,27 +27,8 @@ void read_from_vector(png_structp png, png_bytep data, png_size_t n) {
 }  // namespace
 
 std::vector<std::uint8_t> libpng_encode(const png::Raster& im, int strategy) {
-  std::vector<std::uint8_t> out;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png_create_info_struct(png);
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    throw std::runtime_error("libpng failed to write");
-  }
-  png_set_write_fn(png, &out, write_to_vector, no_flush);
-  static const int kType[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-                               PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
-  png_set_IHDR(png, info, png_uint_32(im.width), png_uint_32(im.height), im.bit_depth,
-               kType[im.channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  if (strategy >= 0) png_set_compression_strategy(png, strategy);
-  png_write_info(png, info);
-  const std::size_t rb = im.row_bytes();
-  for (int y = 0; y < im.height; ++y)
-    png_write_row(png, const_cast<png_bytep>(im.samples.data() + std::size_t(y) * rb));
-  png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  return out;
+  return tools::libpng_write(im.width, im.height, im.channels, im.bit_depth, im.samples.data(),
+                             strategy);
 }
 
 std::vector<std::uint8_t> zlib_deflate(const std::vector<std::uint8_t>& input,

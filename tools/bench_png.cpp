@@ -1,0 +1,198 @@
+// `hetcodec bench png-encode`: PNG encoding from host samples to PNG bytes on the host, per
+// selected device, with libpng (default settings, and the Z_RLE strategy) measured in the same
+// run on the same images; output sizes against both.
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "tools/cli.h"
+#include "tools/libpng_write.h"
+
+namespace hetcodec::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct BenchPngOptions {
+  std::vector<std::string> paths;
+  std::string crop = "2040x1356";
+  double min_time = 2.0;
+  bool peers = true;
+  std::string json_path;
+};
+
+// A photo-like synthetic RGB image: smooth gradients, edges and mild noise.
+RawImage synthetic(int w, int h, unsigned seed) {
+  RawImage im;
+  im.width = w;
+  im.height = h;
+  im.samples.resize(std::size_t(w) * std::size_t(h) * 3);
+  unsigned x = seed * 2654435761u + 1;
+  for (int y = 0; y < h; ++y)
+    for (int i = 0; i < w; ++i) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      const int n = int(x % 7) - 3;
+      const int edge = ((i / 97 + y / 61) & 1) * 40;
+      std::uint8_t* p = &im.samples[(std::size_t(y) * std::size_t(w) + std::size_t(i)) * 3];
+      p[0] = std::uint8_t(std::clamp(i * 255 / w + edge + n, 0, 255));
+      p[1] = std::uint8_t(std::clamp(y * 255 / h + n, 0, 255));
+      p[2] = std::uint8_t(std::clamp((i + y) * 127 / (w + h) + 64 - edge / 2 + n, 0, 255));
+    }
+  return im;
+}
+
+RawImage center_crop(const RawImage& im, int w, int h) {
+  if (im.width <= w && im.height <= h) return im;
+  w = std::min(w, im.width);
+  h = std::min(h, im.height);
+  const std::size_t px = std::size_t(im.channels) * std::size_t(im.bit_depth / 8);
+  RawImage out = im;
+  out.width = w;
+  out.height = h;
+  out.samples.resize(std::size_t(w) * std::size_t(h) * px);
+  const int x0 = (im.width - w) / 2, y0 = (im.height - h) / 2;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(&im.samples[(std::size_t(y0 + y) * std::size_t(im.width) + std::size_t(x0)) * px],
+                std::size_t(w) * px, &out.samples[std::size_t(y) * std::size_t(w) * px]);
+  return out;
+}
+
+std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
+  return tools::libpng_write(im.width, im.height, im.channels, im.bit_depth, im.samples.data(),
+                             strategy);
+}
+
+struct Result {
+  std::string name, kind;
+  double mp_s = 0;
+  std::uint64_t bytes = 0;
+  nlohmann::json device;
+};
+
+// Encodes the images round-robin for at least `min_time` seconds after one warm-up pass.
+template <typename Encode>
+Result measure(const std::string& name, const std::string& kind, const std::vector<RawImage>& ims,
+               double min_time, Encode&& encode) {
+  Result r{name, kind};
+  for (const auto& im : ims) r.bytes += encode(im).size();
+  double mp = 0, t = 0;
+  const auto t0 = Clock::now();
+  for (std::size_t i = 0; t < min_time; ++i) {
+    const RawImage& im = ims[i % ims.size()];
+    encode(im);
+    mp += double(im.width) * double(im.height) / 1e6;
+    t = std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  r.mp_s = mp / t;
+  return r;
+}
+
+void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
+  int cw = 0, ch = 0;
+  if (std::sscanf(o.crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
+    throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + o.crop + ")");
+  std::vector<RawImage> ims;
+  std::string source;
+  auto cpu = open_device("cpu");
+  for (const auto& p : o.paths) {
+    std::vector<fs::path> files;
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::directory_iterator(p))
+        if (e.is_regular_file()) files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(p);
+    }
+    for (const auto& f : files) ims.push_back(center_crop(read_image_file(f.string(), cpu), cw, ch));
+  }
+  if (!ims.empty()) {
+    source = std::to_string(ims.size()) + " images from " + o.paths[0] + ", cropped to at most " + o.crop;
+  } else {
+    for (unsigned s = 0; s < 4; ++s) ims.push_back(synthetic(cw, ch, s + 1));
+    source = "built-in: 4 synthetic " + o.crop + " RGB images";
+  }
+  double total_mp = 0;
+  for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
+  std::fprintf(stdout, "bench png-encode: %s, %.1f MP, compatible mode\n", source.c_str(), total_mp);
+  std::vector<Result> results;
+  auto print = [&](const Result& r) {
+    std::fprintf(stdout, "%-52s %9.1f MP/s  %7.3f GP/s  %10llu bytes\n", r.name.c_str(), r.mp_s,
+                 r.mp_s / 1000.0, (unsigned long long)r.bytes);
+    std::fflush(stdout);
+  };
+  for (const auto& info : selected_devices(global)) {
+    PngEncoder encoder(open_device(info.spec));
+    results.push_back(measure("hetcodec " + info.spec + " " + info.name, "hetcodec", ims, o.min_time,
+                              [&](const RawImage& im) { return encoder.encode(im); }));
+    results.back().device = to_json(info);
+    print(results.back());
+  }
+  if (o.peers) {
+    results.push_back(measure("libpng default", "libpng", ims, o.min_time,
+                              [](const RawImage& im) { return libpng_write(im, -1); }));
+    print(results.back());
+    results.push_back(measure("libpng Z_RLE", "libpng", ims, o.min_time,
+                              [](const RawImage& im) { return libpng_write(im, Z_RLE); }));
+    print(results.back());
+    std::fprintf(stdout, "ratios (MP/s over MP/s; bytes over bytes):\n");
+    for (auto& r : results) {
+      if (r.kind != "hetcodec") continue;
+      for (const auto& peer : results) {
+        if (peer.kind == "hetcodec") continue;
+        std::fprintf(stdout, "  %s / %s = %.2f speed, %.4f size\n", r.name.c_str(),
+                     peer.name.c_str(), r.mp_s / peer.mp_s, double(r.bytes) / double(peer.bytes));
+      }
+    }
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json j;
+    j["benchmark"] = "png-encode";
+    j["mode"] = "compatible";
+    j["version"] = version();
+    j["corpus"] = source;
+    j["megapixels"] = total_mp;
+    j["min_time_s"] = o.min_time;
+    for (const auto& r : results) {
+      nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"megapixels_per_s", r.mp_s},
+                          {"output_bytes", r.bytes}};
+      if (!r.device.is_null()) e["device"] = r.device;
+      j["results"].push_back(e);
+    }
+    if (o.json_path == "-") {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      const std::string text = j.dump(2) + "\n";
+      write_bytes(o.json_path, text, {});
+    }
+  }
+}
+
+}  // namespace
+
+void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
+  auto o = std::make_shared<BenchPngOptions>();
+  auto* cmd = bench.add_subcommand(
+      "png-encode",
+      "PNG encoding, host samples in, PNG bytes on the host, per selected device (compatible\n"
+      "mode), with libpng (default, and the Z_RLE strategy) in the same run; output sizes.\n"
+      "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
+      "without inputs, four synthetic photo-like images of that size.");
+  cmd->add_option("inputs", o->paths, "image files or directories")->type_name("PATH");
+  cmd->add_option("--crop", o->crop, "largest size measured, WxH")->capture_default_str();
+  cmd->add_option("--min-time", o->min_time, "seconds to repeat each measurement")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  cmd->add_flag("!--no-peers", o->peers, "skip libpng");
+  cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE");
+  cmd->callback([&global, o] { run_bench_png(global, *o); });
+}
+
+}  // namespace hetcodec::tools
