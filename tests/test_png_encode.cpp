@@ -111,6 +111,15 @@ TEST_CASE("the Z_RLE deflate stream equals zlib's deflate() byte for byte") {
     const auto tail = runs(90000, 16);
     mix.insert(mix.end(), tail.begin(), tail.end());
     cases.push_back({"mix", mix});
+    // Larger ones, for the threaded path: noise (stored blocks, after the window has slid) in
+    // runs, and a photo-like filtered image.
+    auto big = runs(300000, 17);
+    const auto noise = bytes(400000, 18);
+    big.insert(big.end(), noise.begin(), noise.end());
+    const auto more = runs(200000, 19);
+    big.insert(big.end(), more.begin(), more.end());
+    cases.push_back({"runs, noise, runs 900000", big});
+    cases.push_back({"photo rows", png::filter_rows_libpng(photo(420, 300, 3, 8, 4))});
   }
   for (const auto& c : cases) {
     for (int wbits : {9, 12, 15}) {
@@ -128,6 +137,8 @@ TEST_CASE("the Z_RLE deflate stream equals zlib's deflate() byte for byte") {
         CHECK(ours.size() == ref.size());
         CHECK(ours == ref);
         CHECK(hetcodec::test::zlib_inflate(ours) == c.data);
+        // Spread over threads (inputs of 256 KiB or more): the same bytes.
+        CHECK(png::zlib_rle_compress(c.data.data(), c.data.size(), pieces, wbits, 4) == ref);
       }
     }
   }

@@ -121,7 +121,8 @@ std::vector<std::uint8_t> encode_compatible(const Raster& im) {
 }
 
 std::vector<std::uint8_t> assemble_compatible(const Raster& im,
-                                              const std::vector<std::uint8_t>& filtered) {
+                                              const std::vector<std::uint8_t>& filtered,
+                                              int threads) {
   const std::size_t rb = im.row_bytes();
   if (filtered.size() != (rb + 1) * std::size_t(im.height))
     throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");
@@ -129,7 +130,7 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& im,
   std::vector<std::uint8_t> z =
       zlib_rle_compress(filtered.data(), filtered.size(),
                         std::vector<std::size_t>(std::size_t(im.height), rb + 1),
-                        libpng_window_bits(size));
+                        libpng_window_bits(size), threads);
   optimize_cmf(z.data(), size);
 
   std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};

@@ -29,8 +29,10 @@ void check_shape(int width, int height, int channels, int bit_depth, std::size_t
 
 // The file from rows already filtered as libpng filters them (filter_rows_libpng(), or the
 // device's filter_rows stage): `image` gives the size and format, its samples are not read.
+// `threads` > 1 spreads the deflate work of large images over that many threads.
 std::vector<std::uint8_t> assemble_compatible(const Raster& image,
-                                              const std::vector<std::uint8_t>& filtered);
+                                              const std::vector<std::uint8_t>& filtered,
+                                              int threads = 1);
 
 // libpng's filter mask for the image and its bytes per pixel.
 unsigned libpng_filter_mask_of(const Raster& image);

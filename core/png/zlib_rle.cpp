@@ -17,6 +17,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstring>
+#include <thread>
 
 #include "core/png/checksum.h"
 
@@ -130,31 +133,62 @@ class Deflater {
 
   // `stored` is null when the block's bytes have left the window.
   void flush_block(const std::uint8_t* stored, std::size_t stored_len, bool last) {
-    build_tree(l_, kLCodes, kStatic.llen.data(), kExtraLBits, kLiterals + 1, kMaxBits);
-    build_tree(d_, kDCodes, kStatic.dlen.data(), kExtraDBits, 0, kMaxBits);
-    const int max_blindex = build_bl_tree();
-    std::uint64_t opt_lenb = (opt_len_ + 3 + 7) >> 3;
-    const std::uint64_t static_lenb = (static_len_ + 3 + 7) >> 3;
-    if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
-    if (stored_len + 4 <= opt_lenb && stored) {
-      bits_.put(last ? 1 : 0, 3);
-      bits_.windup();
-      bits_.out.push_back(std::uint8_t(stored_len));
-      bits_.out.push_back(std::uint8_t(stored_len >> 8));
-      bits_.out.push_back(std::uint8_t(~stored_len));
-      bits_.out.push_back(std::uint8_t(~stored_len >> 8));
-      bits_.out.insert(bits_.out.end(), stored, stored + stored_len);
-    } else if (static_lenb == opt_lenb) {
-      bits_.put((1u << 1) + (last ? 1 : 0), 3);
-      compress(kStatic.lcode.data(), kStatic.llen.data(), kStatic.dcode.data(), kStatic.dlen.data());
+    const Plan p = plan(stored_len);
+    if (p.stored_fits && stored) {
+      emit_stored(bits_, stored, stored_len, last);
     } else {
-      bits_.put((2u << 1) + (last ? 1 : 0), 3);
-      send_all_trees(l_.max_code + 1, d_.max_code + 1, max_blindex + 1);
-      compress(l_.code.data(), l_.len.data(), d_.code.data(), d_.len.data());
+      emit_coded(p, last);
     }
     init_block();
     if (last) bits_.windup();
   }
+
+  // The choice _tr_flush_block() makes from the block's trees (built here).
+  struct Plan {
+    bool stored_fits = false;  // a stored block is no larger (when its bytes are at hand)
+    bool fixed = false;        // otherwise: the fixed codes, or the dynamic trees
+    int max_blindex = 0;
+  };
+  Plan plan(std::size_t stored_len) {
+    build_tree(l_, kLCodes, kStatic.llen.data(), kExtraLBits, kLiterals + 1, kMaxBits);
+    build_tree(d_, kDCodes, kStatic.dlen.data(), kExtraDBits, 0, kMaxBits);
+    Plan p;
+    p.max_blindex = build_bl_tree();
+    std::uint64_t opt_lenb = (opt_len_ + 3 + 7) >> 3;
+    const std::uint64_t static_lenb = (static_len_ + 3 + 7) >> 3;
+    if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
+    p.stored_fits = stored_len + 4 <= opt_lenb;
+    p.fixed = static_lenb == opt_lenb;
+    return p;
+  }
+  static void emit_stored(BitWriter& bits, const std::uint8_t* data, std::size_t len, bool last) {
+    bits.put(last ? 1 : 0, 3);
+    bits.windup();
+    bits.out.push_back(std::uint8_t(len));
+    bits.out.push_back(std::uint8_t(len >> 8));
+    bits.out.push_back(std::uint8_t(~len));
+    bits.out.push_back(std::uint8_t(~len >> 8));
+    bits.out.insert(bits.out.end(), data, data + len);
+  }
+  // A fixed or dynamic block, from its header bits to its end-of-block code.
+  void emit_coded(const Plan& p, bool last) {
+    if (p.fixed) {
+      bits_.put((1u << 1) + (last ? 1 : 0), 3);
+      compress(kStatic.lcode.data(), kStatic.llen.data(), kStatic.dcode.data(), kStatic.dlen.data());
+    } else {
+      bits_.put((2u << 1) + (last ? 1 : 0), 3);
+      send_all_trees(l_.max_code + 1, d_.max_code + 1, p.max_blindex + 1);
+      compress(l_.code.data(), l_.len.data(), d_.code.data(), d_.len.data());
+    }
+  }
+  // The bits written so far: whole bytes in the output vector, then `tail` bits (0..7) in a
+  // last byte that is appended.
+  int close_bits() {
+    const int tail = bits_.n;
+    bits_.windup();
+    return tail;
+  }
+  void reset() { init_block(); }
 
  private:
   void init_block() {
@@ -401,19 +435,20 @@ class Deflater {
   std::vector<Symbol> syms_;
 };
 
-}  // namespace
-
-std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
-                                            const std::vector<std::size_t>& pieces,
-                                            int window_bits) {
-  if (window_bits == 8) window_bits = 9;
-  std::vector<std::uint8_t> out;
-  out.reserve(n / 2 + 64);
-  // Header: deflate, the window size, FLEVEL 0 (zlib writes 0 for the Z_RLE strategy).
+void zlib_header(std::vector<std::uint8_t>& out, int window_bits) {
+  // Deflate, the window size, FLEVEL 0 (zlib writes 0 for the Z_RLE strategy).
   std::uint32_t header = (8u + (std::uint32_t(window_bits - 8) << 4)) << 8;
   header += 31 - header % 31;
   out.push_back(std::uint8_t(header >> 8));
   out.push_back(std::uint8_t(header));
+}
+
+std::vector<std::uint8_t> compress_sequential(const std::uint8_t* data, std::size_t n,
+                                              const std::vector<std::size_t>& pieces,
+                                              int window_bits) {
+  std::vector<std::uint8_t> out;
+  out.reserve(n / 2 + 64);
+  zlib_header(out, window_bits);
 
   const std::size_t wsize = std::size_t(1) << window_bits, window_size = 2 * wsize;
   const std::size_t max_dist = wsize - kMinLookahead;
@@ -484,6 +519,158 @@ std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_
   const std::uint32_t adler = adler32(1, data, n);
   for (int s = 24; s >= 0; s -= 8) out.push_back(std::uint8_t(adler >> s));
   return out;
+}
+
+
+// The symbols of data[a, b), where a and b start runs of equal bytes (or are 0 and n): the
+// parse of a run never leaves it, so pieces cut there parse independently.
+void parse(const std::uint8_t* data, std::size_t n, std::size_t a, std::size_t b,
+           std::vector<Symbol>& out) {
+  out.clear();
+  out.reserve(b - a);
+  std::size_t g = a;
+  while (g < b) {
+    std::size_t len = 0;
+    if (g > 0 && n - g >= std::size_t(kMinMatch)) {
+      const std::uint8_t prev = data[g - 1];
+      if (data[g] == prev && data[g + 1] == prev && data[g + 2] == prev) {
+        const std::size_t limit = std::min<std::size_t>(kMaxMatch, n - g);
+        len = 3;
+        while (len < limit && data[g + len] == prev) ++len;
+      }
+    }
+    if (len >= std::size_t(kMinMatch)) {
+      out.push_back({1, std::uint8_t(len - kMinMatch)});
+      g += len;
+    } else {
+      out.push_back({0, data[g]});
+      ++g;
+    }
+  }
+}
+
+template <typename Fn>
+void run_parallel(std::size_t count, int threads, Fn fn) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && std::size_t(t) < count; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// The same stream with the work spread over threads: the parse in pieces cut at run starts,
+// then every block (trees, choice, codes) on its own, then the blocks joined at their bit
+// offsets. Returns false when a block would be stored but whether its bytes are still in
+// zlib's window depends on how the input arrived; the caller then runs the sequential path.
+bool compress_parallel(const std::uint8_t* data, std::size_t n, int window_bits, int threads,
+                       std::vector<std::uint8_t>& out) {
+  const std::size_t wsize = std::size_t(1) << window_bits;
+  const std::size_t sym_limit = (std::size_t(1) << (8 + 6)) - 1;
+  const std::size_t pieces = std::size_t(threads) * 4;
+  std::vector<std::size_t> cut(pieces + 1, n);
+  cut[0] = 0;
+  for (std::size_t t = 1; t < pieces; ++t) {
+    std::size_t c = std::max(cut[t - 1], n / pieces * t);
+    while (c < n && c > 0 && data[c] == data[c - 1]) ++c;
+    cut[t] = c;
+  }
+  std::vector<std::vector<Symbol>> parsed(pieces);
+  run_parallel(pieces, threads, [&](std::size_t t) { parse(data, n, cut[t], cut[t + 1], parsed[t]); });
+  std::vector<Symbol> syms;
+  std::size_t total = 0;
+  for (const auto& p : parsed) total += p.size();
+  syms.reserve(total);
+  for (auto& p : parsed) {
+    syms.insert(syms.end(), p.begin(), p.end());
+    std::vector<Symbol>().swap(p);
+  }
+  // Blocks: full ones of sym_limit symbols, then the last (possibly empty) one.
+  const std::size_t full = total / sym_limit;
+  const std::size_t blocks = full + 1;
+  std::vector<std::size_t> bytes(blocks, 0);
+  run_parallel(blocks, threads, [&](std::size_t k) {
+    const std::size_t a = k * sym_limit, b = std::min(total, a + sym_limit);
+    std::size_t len = 0;
+    for (std::size_t i = a; i < b; ++i) len += syms[i].match ? std::size_t(syms[i].value) + 3 : 1;
+    bytes[k] = len;
+  });
+  std::vector<std::size_t> start(blocks + 1, 0);
+  for (std::size_t k = 0; k < blocks; ++k) start[k + 1] = start[k] + bytes[k];
+  // Before the window first slides (at 2 * wsize - 262 bytes) every block's bytes are at
+  // hand; after, at least the last wsize - 262 bytes before the current position are.
+  const bool never_slides = n < 2 * wsize - kMinLookahead;
+  struct Coded {
+    std::vector<std::uint8_t> bytes;
+    int tail = 0;
+    bool stored = false;
+  };
+  std::vector<Coded> coded(blocks);
+  std::atomic<bool> unsure{false};
+  run_parallel(blocks, threads, [&](std::size_t k) {
+    Coded& c = coded[k];
+    Deflater z(c.bytes);
+    const std::size_t a = k * sym_limit, b = std::min(total, a + sym_limit);
+    for (std::size_t i = a; i < b; ++i) z.tally(syms[i]);
+    const Deflater::Plan p = z.plan(bytes[k]);
+    if (p.stored_fits) {
+      if (!never_slides && bytes[k] > wsize - kMinLookahead) unsure = true;
+      c.stored = true;
+      return;
+    }
+    z.emit_coded(p, k + 1 == blocks);
+    c.tail = z.close_bits();
+  });
+  if (unsure) return false;
+  out.clear();
+  out.reserve(n / 2 + 64);
+  zlib_header(out, window_bits);
+  BitWriter bits{out};
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const bool last = k + 1 == blocks;
+    const Coded& c = coded[k];
+    if (c.stored) {
+      Deflater::emit_stored(bits, data + start[k], bytes[k], last);
+      continue;
+    }
+    const std::size_t whole = c.bytes.size() - (c.tail ? 1 : 0);
+    std::size_t i = 0;
+    if (bits.n == 0) {
+      out.insert(out.end(), c.bytes.begin(), c.bytes.begin() + std::ptrdiff_t(whole));
+      i = whole;
+    }
+    for (; i + 4 <= whole; i += 4) {
+      std::uint32_t w;
+      std::memcpy(&w, c.bytes.data() + i, 4);
+      bits.put(w, 32);
+    }
+    for (; i < whole; ++i) bits.put(c.bytes[i], 8);
+    if (c.tail) bits.put(c.bytes.back() & ((1u << c.tail) - 1), c.tail);
+  }
+  bits.windup();
+  // Adler-32 in pieces, combined.
+  std::vector<std::uint32_t> adler(pieces);
+  run_parallel(pieces, threads, [&](std::size_t t) {
+    adler[t] = adler32(1, data + cut[t], cut[t + 1] - cut[t]);
+  });
+  std::uint32_t a32 = 1;
+  for (std::size_t t = 0; t < pieces; ++t) a32 = adler32_combine(a32, adler[t], cut[t + 1] - cut[t]);
+  for (int sh = 24; sh >= 0; sh -= 8) out.push_back(std::uint8_t(a32 >> sh));
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
+                                            const std::vector<std::size_t>& pieces,
+                                            int window_bits, int threads) {
+  if (window_bits == 8) window_bits = 9;
+  std::vector<std::uint8_t> out;
+  if (threads > 1 && n >= (std::size_t(1) << 18) && compress_parallel(data, n, window_bits, threads, out))
+    return out;
+  return compress_sequential(data, n, pieces, window_bits);
 }
 
 }  // namespace hetcodec::png

@@ -12,10 +12,11 @@
 namespace hetcodec::png {
 
 // `pieces` are the sizes of the successive deflate() calls' inputs (summing to n; empty: one
-// piece). `window_bits` 8..15 (8 becomes 9, as deflateInit2 makes it).
+// piece). `window_bits` 8..15 (8 becomes 9, as deflateInit2 makes it). With `threads` > 1 the
+// work of inputs of 256 KiB or more is spread over that many threads (the same bytes).
 std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
                                             const std::vector<std::size_t>& pieces,
-                                            int window_bits);
+                                            int window_bits, int threads = 1);
 
 }  // namespace hetcodec::png
 

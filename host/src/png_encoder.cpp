@@ -1,7 +1,9 @@
 // The PNG encode pipeline (DESIGN.md §3 "PNG encode"), compatible mode: the image goes to the
 // device, PngKernels::filter_rows picks libpng's filter per row and filters it, the filtered
 // rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "core/png/writer.h"
 #include "hetcodec/png.h"
@@ -37,6 +39,7 @@ PngEncoder::PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options)
     throw Error(ErrorCode::Unsupported,
                 "png: the parallel mode is not available yet; use the compatible mode");
   impl_->device = std::move(device);
+  if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   impl_->options = options;
 }
 
@@ -72,7 +75,7 @@ std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
   std::vector<std::uint8_t> filtered(out_bytes);
   im.queue->read(filtered.data(), *im.filtered, 0, out_bytes);
   im.queue->finish();
-  return png::assemble_compatible(shape, filtered);
+  return png::assemble_compatible(shape, filtered, im.options.threads);
 }
 
 }  // namespace hetcodec

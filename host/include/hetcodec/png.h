@@ -5,7 +5,8 @@
 //
 // Compatible mode writes the file libpng 1.6 writes with png_set_compression_strategy(Z_RLE)
 // and otherwise default settings, byte for byte: libpng's filter choice per row runs on the
-// device; the Z_RLE deflate stream, its checksums and the chunks are made on the host.
+// device; the Z_RLE deflate stream (on CPU threads), its checksums and the chunks are made on
+// the host.
 // The parallel mode (segments inflatable independently) is not built yet and is refused.
 #ifndef HETCODEC_PNG_H
 #define HETCODEC_PNG_H
@@ -41,6 +42,9 @@ enum class PngMode { Compatible, Parallel };
 
 struct PngEncodeOptions {
   PngMode mode = PngMode::Compatible;
+  // CPU threads for the host stages of a large image (the deflate stream). 0: one per
+  // hardware thread.
+  int threads = 0;
 };
 
 class PngEncoder {
