@@ -119,7 +119,12 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
   const Case cases[] = {{1, 1, 1, 8, false},  {1, 30, 3, 8, false},   {30, 1, 2, 16, true},
                         {97, 61, 3, 8, false}, {64, 40, 4, 16, false}, {200, 150, 4, 8, true}};
   for_each_device([&](Device& dev) {
-    PngEncoder encoder(std::shared_ptr<Device>(&dev, [](Device*) {}));
+    PngEncodeOptions compatible;
+    compatible.mode = PngMode::Compatible;
+    PngEncoder encoder(std::shared_ptr<Device>(&dev, [](Device*) {}), compatible);
+    PngEncodeOptions parallel;
+    parallel.segments = 5;
+    PngEncoder fast(std::shared_ptr<Device>(&dev, [](Device*) {}), parallel);
     for (const auto& c : cases) {
       INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
       const png::Raster r = raster(c.w, c.h, c.channels, c.depth, unsigned(3 * c.w + c.h), c.noise);
@@ -130,6 +135,10 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
       raw.bit_depth = r.bit_depth;
       raw.samples = r.samples;
       CHECK(encoder.encode(raw) == hetcodec::test::libpng_encode(r, Z_RLE));
+      // The parallel mode: the same as the CPU reference's, and libpng reads the samples back.
+      const auto file = fast.encode(raw);
+      CHECK(file == png::assemble_parallel(r, png::filter_rows_libpng(r), 5, 1));
+      CHECK(hetcodec::test::libpng_decode(file).samples == r.samples);
     }
     RawImage bad;
     bad.width = 3;
@@ -137,9 +146,6 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
     bad.samples.resize(26);
     CHECK_THROWS_AS(encoder.encode(bad), Error);
   });
-  PngEncodeOptions parallel;
-  parallel.mode = PngMode::Parallel;
-  CHECK_THROWS_AS(PngEncoder("cpu", parallel), Error);
 }
 
 #ifdef HETCODEC_TEST_CLI
@@ -170,11 +176,12 @@ TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPE
   write("c.png", "", default_png);
   const std::string jpeg = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/testorig.jpg";
 
-  std::string log = cli("-d cpu encode " + (dir / "a.ppm").string() + " " + (dir / "a.png").string());
+  std::string log = cli("-d cpu encode --png-mode compatible " + (dir / "a.ppm").string() + " " +
+                        (dir / "a.png").string());
   CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
   CHECK(read(dir / "a.png") == hetcodec::test::libpng_encode(rgb, Z_RLE));
 
-  log = cli("-d cpu encode -q --output-dir " + (dir / "out").string() + " " +
+  log = cli("-d cpu encode -q --png-mode compatible --output-dir " + (dir / "out").string() + " " +
             (dir / "b.pam").string() + " " + (dir / "c.png").string() + " " + jpeg);
   CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
   CHECK(read(dir / "out" / "b.png") == hetcodec::test::libpng_encode(rgba16, Z_RLE));
@@ -188,20 +195,22 @@ TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPE
   photo.samples = decoded.samples;
   CHECK(read(dir / "out" / "testorig.png") == hetcodec::test::libpng_encode(photo, Z_RLE));
 
-  // Refusals: a maxval PNG cannot keep, a truncated file, the parallel mode; others go on.
+  // Refusals: a maxval PNG cannot keep, a truncated file; the others go on.
   write("bad.pgm", "P5\n4 4\n1000\n", std::vector<std::uint8_t>(32, 1));
   write("short.ppm", "P6\n10 10\n255\n", std::vector<std::uint8_t>(10, 1));
-  log = cli("-d cpu encode --output-dir " + (dir / "out2").string() + " " +
+  log = cli("-d cpu encode --png-mode compatible --output-dir " + (dir / "out2").string() + " " +
             (dir / "bad.pgm").string() + " " + (dir / "short.ppm").string() + " " +
             (dir / "a.ppm").string());
   CHECK_MESSAGE(log.find("maxval 1000") != std::string::npos, log);
   CHECK_MESSAGE(log.find("truncated") != std::string::npos, log);
   CHECK_MESSAGE(log.find("exit 1") != std::string::npos, log);
   CHECK(read(dir / "out2" / "a.png") == hetcodec::test::libpng_encode(rgb, Z_RLE));
-  log = cli("-d cpu encode --png-mode parallel " + (dir / "a.ppm").string() + " " +
-            (dir / "p.png").string());
-  CHECK_MESSAGE(log.find("parallel mode is not available") != std::string::npos, log);
-  CHECK(log.find("exit 0") == std::string::npos);
+  // The default, parallel mode: the samples come back through libpng, with the index.
+  log = cli("-d cpu encode --segments 4 " + (dir / "a.ppm").string() + " " + (dir / "p.png").string());
+  CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
+  const auto p = read(dir / "p.png");
+  CHECK(hetcodec::test::libpng_decode(p).samples == rgb.samples);
+  CHECK(png::read_restart_index(p).first_row.size() == 4);
   fs::remove_all(dir);
 }
 #endif

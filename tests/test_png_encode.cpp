@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -203,4 +204,76 @@ TEST_CASE("the PNG encoder refuses what PNG cannot hold") {
   im = photo(4, 4, 3, 8, 1);
   im.channels = 5;
   CHECK_THROWS_AS(png::encode_compatible(im), Error);
+}
+
+namespace {
+
+// The zlib stream of a PNG file: its IDAT chunks' data joined.
+std::vector<std::uint8_t> idat_stream(const std::vector<std::uint8_t>& f) {
+  std::vector<std::uint8_t> z;
+  for (std::size_t at = 8; at + 12 <= f.size();) {
+    const std::size_t len = std::size_t(f[at]) << 24 | std::size_t(f[at + 1]) << 16 |
+                            std::size_t(f[at + 2]) << 8 | f[at + 3];
+    if (std::memcmp(&f[at + 4], "IDAT", 4) == 0)
+      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8), f.begin() + std::ptrdiff_t(at + 8 + len));
+    at += 12 + len;
+  }
+  return z;
+}
+
+// Raw-inflates data[a, b) on its own; `final`: it holds the stream's last block.
+std::vector<std::uint8_t> inflate_segment(const std::vector<std::uint8_t>& z, std::size_t a,
+                                          std::size_t b, bool final) {
+  z_stream s{};
+  REQUIRE(inflateInit2(&s, -15) == Z_OK);
+  std::vector<std::uint8_t> out(1 << 22);
+  s.next_in = const_cast<Bytef*>(z.data() + a);
+  s.avail_in = uInt(b - a);
+  s.next_out = out.data();
+  s.avail_out = uInt(out.size());
+  const int ret = inflate(&s, Z_SYNC_FLUSH);
+  CHECK(ret == (final ? Z_STREAM_END : Z_OK));
+  CHECK(s.avail_in == 0);
+  out.resize(out.size() - s.avail_out);
+  inflateEnd(&s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("parallel-mode PNG files: valid for libpng, segments inflate on their own, size") {
+  struct Case {
+    int w, h, channels, depth, segments;
+  };
+  const Case cases[] = {{1, 1, 3, 8, 4},   {1, 9, 1, 16, 3},  {33, 20, 2, 8, 20}, {97, 61, 3, 8, 1},
+                        {97, 61, 3, 8, 7}, {64, 40, 4, 16, 64}, {300, 200, 3, 8, 16}};
+  for (const auto& c : cases) {
+    INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits, "
+              << c.segments << " segments");
+    const png::Raster im = photo(c.w, c.h, c.channels, c.depth, unsigned(c.w + c.h));
+    const auto filtered = png::filter_rows_libpng(im);
+    const auto file = png::assemble_parallel(im, filtered, c.segments, 3);
+    CHECK(png::assemble_parallel(im, filtered, c.segments, 1) == file);
+    CHECK(hetcodec::test::libpng_decode(file).samples == im.samples);
+    const png::RestartIndex index = png::read_restart_index(file);
+    const std::size_t count = std::size_t(std::min(c.segments, c.h));
+    REQUIRE(index.first_row.size() == count);
+    const auto z = idat_stream(file);
+    CHECK(hetcodec::test::zlib_inflate(z) == filtered);
+    const std::size_t stride = im.row_bytes() + 1;
+    for (std::size_t k = 0; k < count; ++k) {
+      CHECK(index.first_row[k] == std::uint32_t(std::size_t(c.h) * k / count));
+      const bool last = k + 1 == count;
+      const std::size_t end = last ? z.size() - 4 : index.offset[k + 1];
+      const auto rows = inflate_segment(z, index.offset[k], end, last);
+      const std::size_t r1 = last ? std::size_t(c.h) : index.first_row[k + 1];
+      CHECK(rows == std::vector<std::uint8_t>(filtered.begin() + std::ptrdiff_t(index.first_row[k] * stride),
+                                              filtered.begin() + std::ptrdiff_t(r1 * stride)));
+    }
+  }
+  // The size cost of the segments on a photo: within 3% of the compatible mode's.
+  const png::Raster im = photo(640, 480, 3, 8, 77);
+  const auto compatible = png::encode_compatible(im);
+  const auto parallel = png::assemble_parallel(im, png::filter_rows_libpng(im), 16, 4);
+  CHECK(double(parallel.size()) <= 1.03 * double(compatible.size()));
 }

@@ -23,6 +23,7 @@ struct BenchPngOptions {
   std::string crop = "2040x1356";
   double min_time = 2.0;
   bool peers = true;
+  int segments = 0;
   std::string json_path;
 };
 
@@ -70,7 +71,7 @@ std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
 }
 
 struct Result {
-  std::string name, kind;
+  std::string name, kind, mode;
   double mp_s = 0;
   std::uint64_t bytes = 0;
   nlohmann::json device;
@@ -120,7 +121,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   }
   double total_mp = 0;
   for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
-  std::fprintf(stdout, "bench png-encode: %s, %.1f MP, compatible mode\n", source.c_str(), total_mp);
+  std::fprintf(stdout, "bench png-encode: %s, %.1f MP\n", source.c_str(), total_mp);
   std::vector<Result> results;
   auto print = [&](const Result& r) {
     std::fprintf(stdout, "%-52s %9.1f MP/s  %7.3f GP/s  %10llu bytes\n", r.name.c_str(), r.mp_s,
@@ -128,11 +129,19 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
     std::fflush(stdout);
   };
   for (const auto& info : selected_devices(global)) {
-    PngEncoder encoder(open_device(info.spec));
-    results.push_back(measure("hetcodec " + info.spec + " " + info.name, "hetcodec", ims, o.min_time,
-                              [&](const RawImage& im) { return encoder.encode(im); }));
-    results.back().device = to_json(info);
-    print(results.back());
+    auto device = open_device(info.spec);
+    for (PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
+      PngEncodeOptions opts;
+      opts.mode = mode;
+      opts.segments = o.segments;
+      PngEncoder encoder(device, opts);
+      const char* m = mode == PngMode::Compatible ? "compatible" : "parallel";
+      results.push_back(measure("hetcodec " + info.spec + " " + m, "hetcodec", ims, o.min_time,
+                                [&](const RawImage& im) { return encoder.encode(im); }));
+      results.back().device = to_json(info);
+      results.back().mode = m;
+      print(results.back());
+    }
   }
   if (o.peers) {
     results.push_back(measure("libpng default", "libpng", ims, o.min_time,
@@ -154,7 +163,6 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   if (!o.json_path.empty()) {
     nlohmann::json j;
     j["benchmark"] = "png-encode";
-    j["mode"] = "compatible";
     j["version"] = version();
     j["corpus"] = source;
     j["megapixels"] = total_mp;
@@ -163,6 +171,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
       nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"megapixels_per_s", r.mp_s},
                           {"output_bytes", r.bytes}};
       if (!r.device.is_null()) e["device"] = r.device;
+      if (!r.mode.empty()) e["mode"] = r.mode;
       j["results"].push_back(e);
     }
     if (o.json_path == "-") {
@@ -180,8 +189,9 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
   auto o = std::make_shared<BenchPngOptions>();
   auto* cmd = bench.add_subcommand(
       "png-encode",
-      "PNG encoding, host samples in, PNG bytes on the host, per selected device (compatible\n"
-      "mode), with libpng (default, and the Z_RLE strategy) in the same run; output sizes.\n"
+      "PNG encoding, host samples in, PNG bytes on the host, per selected device in the\n"
+      "compatible and the parallel mode, with libpng (default, and the Z_RLE strategy) in the\n"
+      "same run; output sizes.\n"
       "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
       "without inputs, four synthetic photo-like images of that size.");
   cmd->add_option("inputs", o->paths, "image files or directories")->type_name("PATH");
@@ -190,6 +200,9 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();
   cmd->add_flag("!--no-peers", o->peers, "skip libpng");
+  cmd->add_option("--segments", o->segments, "parallel mode: segments (0: one per compute unit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   cmd->callback([&global, o] { run_bench_png(global, *o); });

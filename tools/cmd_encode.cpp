@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 struct EncodeOptions {
   std::vector<std::string> files;
   std::string output_dir;
-  std::string mode = "compatible";
+  std::string mode = "parallel";
+  int segments = 0;
   bool quiet = false;
 };
 
@@ -163,6 +164,7 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
     throw Error(ErrorCode::InvalidArgument, "encode runs on one device; give --device once");
   PngEncodeOptions opts;
   opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
+  opts.segments = o.segments;
   const auto jobs = plan_jobs("encode", o.files, o.output_dir, "png");
   auto device = open_device(g.devices.empty() ? std::string() : g.devices[0]);
   PngEncoder encoder(device, opts);
@@ -205,16 +207,22 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
       "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
       "(any type: palette and transparency become RGB(A), low depths 8 bits), and JPEG\n"
-      "(decoded by hetcodec on the same device). The compatible mode writes the bytes libpng\n"
-      "1.6 writes with the Z_RLE strategy and default settings.");
+      "(decoded by hetcodec on the same device). The parallel mode (default) writes segments\n"
+      "a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6 writes\n"
+      "with the Z_RLE strategy and default settings.");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
   cmd->add_option("-o,--output-dir", o->output_dir, "write DIR/<input name>.png for each input")
       ->type_name("DIR");
   cmd->add_option("--png-mode", o->mode,
-                  "compatible: libpng's bytes (Z_RLE); parallel: not available yet")
+                  "parallel: segments that inflate independently, indexed in an hcRS chunk;\n"
+                  "compatible: libpng's bytes with the Z_RLE strategy")
       ->check(CLI::IsMember({"compatible", "parallel"}))
+      ->capture_default_str();
+  cmd->add_option("--segments", o->segments,
+                  "parallel mode: segments (0: one per compute unit of the device)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {

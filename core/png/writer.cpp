@@ -6,6 +6,7 @@
 #include "core/png/writer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "core/error.h"
@@ -17,6 +18,8 @@ namespace hetcodec::png {
 namespace {
 
 constexpr std::size_t kIdatSize = 8192;
+// The parallel mode writes larger IDAT chunks: fewer chunk headers and CRCs to handle.
+constexpr std::size_t kParallelIdatSize = std::size_t(1) << 20;
 
 void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int s = 24; s >= 0; s -= 8) out.push_back(std::uint8_t(v >> s));
@@ -55,6 +58,21 @@ void optimize_cmf(std::uint8_t* z, std::uint64_t data_size) {
   unsigned flg = z[1] & 0xE0;
   flg += 0x1F - ((cmf << 8) + flg) % 0x1F;
   z[1] = std::uint8_t(flg);
+}
+
+void start_file(std::vector<std::uint8_t>& out, const Raster& im) {
+  out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  std::uint8_t ihdr[13];
+  const std::uint32_t w = std::uint32_t(im.width), h = std::uint32_t(im.height);
+  for (int i = 0; i < 4; ++i) {
+    ihdr[i] = std::uint8_t(w >> (24 - 8 * i));
+    ihdr[4 + i] = std::uint8_t(h >> (24 - 8 * i));
+  }
+  static const std::uint8_t kColorType[5] = {0, 0, 4, 2, 6};
+  ihdr[8] = std::uint8_t(im.bit_depth);
+  ihdr[9] = kColorType[im.channels];
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
+  chunk(out, "IHDR", ihdr, 13);
 }
 
 }  // namespace
@@ -133,23 +151,72 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& im,
                         libpng_window_bits(size), threads);
   optimize_cmf(z.data(), size);
 
-  std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  out.reserve(z.size() + z.size() / kIdatSize * 12 + 64);
-  std::uint8_t ihdr[13];
-  const std::uint32_t w = std::uint32_t(im.width), h = std::uint32_t(im.height);
-  for (int i = 0; i < 4; ++i) {
-    ihdr[i] = std::uint8_t(w >> (24 - 8 * i));
-    ihdr[4 + i] = std::uint8_t(h >> (24 - 8 * i));
-  }
-  static const std::uint8_t kColorType[5] = {0, 0, 4, 2, 6};
-  ihdr[8] = std::uint8_t(im.bit_depth);
-  ihdr[9] = kColorType[im.channels];
-  ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
-  chunk(out, "IHDR", ihdr, 13);
+  std::vector<std::uint8_t> out;
+  start_file(out, im);
   for (std::size_t at = 0; at < z.size(); at += kIdatSize)
     chunk(out, "IDAT", z.data() + at, std::min(kIdatSize, z.size() - at));
   chunk(out, "IEND", nullptr, 0);
   return out;
+}
+
+std::vector<std::uint8_t> assemble_parallel(const Raster& im,
+                                            const std::vector<std::uint8_t>& filtered,
+                                            int segments, int threads) {
+  check_shape(im.width, im.height, im.channels, im.bit_depth, im.samples.empty() ? im.row_bytes() * std::size_t(im.height) : im.samples.size());
+  const std::size_t stride = im.row_bytes() + 1;
+  if (filtered.size() != stride * std::size_t(im.height))
+    throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");
+  const std::uint32_t h = std::uint32_t(im.height);
+  const std::uint32_t count = std::uint32_t(std::min<std::uint64_t>(std::max(segments, 1), h));
+  std::vector<std::uint32_t> first_row(count);
+  std::vector<std::size_t> starts(count);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    first_row[k] = std::uint32_t(std::uint64_t(h) * k / count);
+    starts[k] = std::size_t(first_row[k]) * stride;
+  }
+  const SegmentedStream z = zlib_rle_segments(filtered.data(), filtered.size(), starts, threads);
+  if (z.stream.size() > 0xFFFFFFFFu)
+    throw Error(ErrorCode::LimitExceeded, "png: a compressed stream of 4 GiB or more");
+  std::vector<std::uint8_t> out;
+  start_file(out, im);
+  // hcRS: version 1, flags 0, the segment count, then per segment its first row and the
+  // offset of its first byte in the zlib stream (all big-endian).
+  std::vector<std::uint8_t> rs = {1, 0};
+  put32(rs, count);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    put32(rs, first_row[k]);
+    put32(rs, std::uint32_t(z.offsets[k]));
+  }
+  chunk(out, "hcRS", rs.data(), rs.size());
+  for (std::size_t at = 0; at < z.stream.size(); at += kParallelIdatSize)
+    chunk(out, "IDAT", z.stream.data() + at, std::min(kParallelIdatSize, z.stream.size() - at));
+  chunk(out, "IEND", nullptr, 0);
+  return out;
+}
+
+RestartIndex read_restart_index(const std::vector<std::uint8_t>& f) {
+  RestartIndex r;
+  std::size_t at = 8;
+  auto get32 = [&](std::size_t i) {
+    return std::uint32_t(f[i]) << 24 | std::uint32_t(f[i + 1]) << 16 | std::uint32_t(f[i + 2]) << 8 | f[i + 3];
+  };
+  while (at + 12 <= f.size()) {
+    const std::uint32_t len = get32(at);
+    if (len > f.size() - at - 12) break;
+    if (std::memcmp(&f[at + 4], "hcRS", 4) == 0) {
+      if (crc32(0, &f[at + 4], len + 4) != get32(at + 8 + len) || len < 6 || f[at + 8] != 1) break;
+      const std::uint32_t n = get32(at + 10);
+      if (std::uint64_t(n) * 8 + 6 != len) break;
+      for (std::uint32_t k = 0; k < n; ++k) {
+        r.first_row.push_back(get32(at + 14 + 8 * std::size_t(k)));
+        r.offset.push_back(get32(at + 18 + 8 * std::size_t(k)));
+      }
+      break;
+    }
+    if (std::memcmp(&f[at + 4], "IDAT", 4) == 0) break;  // the index comes before the data
+    at += 12 + len;
+  }
+  return r;
 }
 
 }  // namespace hetcodec::png

@@ -34,6 +34,22 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& image,
                                               const std::vector<std::uint8_t>& filtered,
                                               int threads = 1);
 
+// The parallel mode (docs/png-parallel.md): the rows, filtered as libpng filters them, cut into
+// `segments` runs of whole rows (at most one per row; 0: one), each compressed on its own and
+// ending on a byte boundary, and an hcRS chunk before the IDAT chunks listing where each
+// segment's rows and data start. A valid PNG for every decoder.
+std::vector<std::uint8_t> assemble_parallel(const Raster& image,
+                                            const std::vector<std::uint8_t>& filtered,
+                                            int segments, int threads);
+
+// The hcRS chunk's contents parsed: the segments' first rows and their offsets in the zlib
+// stream (the IDAT data joined). Empty when `file` has no valid hcRS chunk.
+struct RestartIndex {
+  std::vector<std::uint32_t> first_row;
+  std::vector<std::uint32_t> offset;
+};
+RestartIndex read_restart_index(const std::vector<std::uint8_t>& file);
+
 // libpng's filter mask for the image and its bytes per pixel.
 unsigned libpng_filter_mask_of(const Raster& image);
 

@@ -189,6 +189,13 @@ class Deflater {
     return tail;
   }
   void reset() { init_block(); }
+  // An empty stored block that is not the last (what zlib's Z_SYNC_FLUSH and Z_FULL_FLUSH
+  // write): the stream is byte-aligned after it.
+  void sync_flush() {
+    bits_.put(0, 3);
+    bits_.windup();
+    bits_.out.insert(bits_.out.end(), {0x00, 0x00, 0xFF, 0xFF});
+  }
 
  private:
   void init_block() {
@@ -661,6 +668,33 @@ bool compress_parallel(const std::uint8_t* data, std::size_t n, int window_bits,
   return true;
 }
 
+// One segment of the parallel mode: data[0, n) parsed as if it began the stream, coded in
+// blocks of sym_limit symbols, then the final block (last segment) or a sync flush.
+std::vector<std::uint8_t> deflate_segment(const std::uint8_t* data, std::size_t n, bool last) {
+  const std::size_t sym_limit = (std::size_t(1) << (8 + 6)) - 1;
+  std::vector<Symbol> syms;
+  parse(data, n, 0, n, syms);
+  std::vector<std::uint8_t> out;
+  out.reserve(n / 2 + 16);
+  Deflater z(out);
+  std::size_t pos = 0, block_start = 0;
+  for (const Symbol& s : syms) {
+    z.tally(s);
+    pos += s.match ? std::size_t(s.value) + 3 : 1;
+    if (z.symbols() == sym_limit) {
+      z.flush_block(data + block_start, pos - block_start, false);
+      block_start = pos;
+    }
+  }
+  if (last) {
+    z.flush_block(data + block_start, pos - block_start, true);
+  } else {
+    if (z.symbols()) z.flush_block(data + block_start, pos - block_start, false);
+    z.sync_flush();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
@@ -671,6 +705,32 @@ std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_
   if (threads > 1 && n >= (std::size_t(1) << 18) && compress_parallel(data, n, window_bits, threads, out))
     return out;
   return compress_sequential(data, n, pieces, window_bits);
+}
+
+SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
+                                  const std::vector<std::size_t>& starts, int threads) {
+  SegmentedStream r;
+  const std::size_t count = starts.size();
+  std::vector<std::vector<std::uint8_t>> parts(count);
+  std::vector<std::uint32_t> adler(count);
+  run_parallel(count, std::max(1, threads), [&](std::size_t k) {
+    const std::size_t a = starts[k], b = k + 1 < count ? starts[k + 1] : n;
+    parts[k] = deflate_segment(data + a, b - a, k + 1 == count);
+    adler[k] = adler32(1, data + a, b - a);
+  });
+  std::size_t total = 2 + 4;
+  for (const auto& p : parts) total += p.size();
+  r.stream.reserve(total);
+  zlib_header(r.stream, 15);
+  std::uint32_t a32 = 1;
+  for (std::size_t k = 0; k < count; ++k) {
+    r.offsets.push_back(r.stream.size());
+    r.stream.insert(r.stream.end(), parts[k].begin(), parts[k].end());
+    const std::size_t b = k + 1 < count ? starts[k + 1] : n;
+    a32 = adler32_combine(a32, adler[k], b - starts[k]);
+  }
+  for (int sh = 24; sh >= 0; sh -= 8) r.stream.push_back(std::uint8_t(a32 >> sh));
+  return r;
 }
 
 }  // namespace hetcodec::png

@@ -18,6 +18,19 @@ std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_
                                             const std::vector<std::size_t>& pieces,
                                             int window_bits, int threads = 1);
 
+// The parallel mode's stream: one zlib stream (window 2^15) whose data is cut into segments
+// starting at the byte offsets `starts` (the first 0, increasing). Each segment is coded as if
+// it began the data (no match reaches back into the segment before) with zlib's Z_RLE rules
+// for matches, blocks and trees, and ends with an empty stored block (a sync flush; the last
+// segment ends with the final block instead), so every segment starts on a byte boundary and
+// inflates on its own with a raw inflater. Segments are made on up to `threads` threads.
+struct SegmentedStream {
+  std::vector<std::uint8_t> stream;   // zlib header, segments, Adler-32
+  std::vector<std::size_t> offsets;   // where each segment starts in `stream`
+};
+SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
+                                  const std::vector<std::size_t>& starts, int threads);
+
 }  // namespace hetcodec::png
 
 #endif  // HETCODEC_CORE_PNG_ZLIB_RLE_H

@@ -35,9 +35,6 @@ PngEncoder::PngEncoder(const std::string& spec, PngEncodeOptions options)
 PngEncoder::PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options)
     : impl_(std::make_unique<Impl>()) {
   if (!device) throw Error(ErrorCode::InvalidArgument, "PngEncoder: no device");
-  if (options.mode == PngMode::Parallel)
-    throw Error(ErrorCode::Unsupported,
-                "png: the parallel mode is not available yet; use the compatible mode");
   impl_->device = std::move(device);
   if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   impl_->options = options;
@@ -75,7 +72,12 @@ std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
   std::vector<std::uint8_t> filtered(out_bytes);
   im.queue->read(filtered.data(), *im.filtered, 0, out_bytes);
   im.queue->finish();
-  return png::assemble_compatible(shape, filtered, im.options.threads);
+  if (im.options.mode == PngMode::Compatible)
+    return png::assemble_compatible(shape, filtered, im.options.threads);
+  const int segments = im.options.segments > 0
+                           ? im.options.segments
+                           : std::max(1, int(dev.info().compute_units));
+  return png::assemble_parallel(shape, filtered, segments, im.options.threads);
 }
 
 }  // namespace hetcodec

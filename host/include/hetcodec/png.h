@@ -7,7 +7,9 @@
 // and otherwise default settings, byte for byte: libpng's filter choice per row runs on the
 // device; the Z_RLE deflate stream (on CPU threads), its checksums and the chunks are made on
 // the host.
-// The parallel mode (segments inflatable independently) is not built yet and is refused.
+// The parallel mode (the default) cuts the filtered rows into segments that compress and
+// inflate independently, listed in an hcRS chunk (docs/png-parallel.md); every decoder reads
+// the file as a normal PNG.
 #ifndef HETCODEC_PNG_H
 #define HETCODEC_PNG_H
 
@@ -41,7 +43,9 @@ RawImage to_raw(const Image& image);
 enum class PngMode { Compatible, Parallel };
 
 struct PngEncodeOptions {
-  PngMode mode = PngMode::Compatible;
+  PngMode mode = PngMode::Parallel;
+  // Parallel mode: segments (at most one per row). 0: one per compute unit of the device.
+  int segments = 0;
   // CPU threads for the host stages of a large image (the deflate stream). 0: one per
   // hardware thread.
   int threads = 0;
