@@ -44,29 +44,57 @@ PngEncoder::~PngEncoder() = default;
 
 Device& PngEncoder::device() { return *impl_->device; }
 
+namespace {
+
+png::Raster shape_of(int width, int height, int channels, int bit_depth) {
+  png::Raster shape;  // the size and format; the samples stay where they are
+  shape.width = width;
+  shape.height = height;
+  shape.channels = channels;
+  shape.bit_depth = bit_depth;
+  return shape;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
   png::check_shape(image.width, image.height, image.channels, image.bit_depth,
                    image.samples.size());
-  png::Raster shape;  // the size and format; the samples stay in `image`
-  shape.width = image.width;
-  shape.height = image.height;
-  shape.channels = image.channels;
-  shape.bit_depth = image.bit_depth;
-  const std::size_t rb = image.row_bytes();
+  Impl& im = *impl_;
+  if (!im.queue) im.queue = im.device->create_queue();
+  if (!im.rows || im.rows->size() < image.samples.size())
+    im.rows = im.device->alloc(image.samples.size());
+  im.queue->write(*im.rows, 0, image.samples.data(), image.samples.size());
+  return finish(image.width, image.height, image.channels, image.bit_depth);
+}
+
+std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
+  if (!image.buffer) throw Error(ErrorCode::InvalidArgument, "png: a device image without a buffer");
+  if (image.format == PixelFormat::CMYK)
+    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
+  const int ch = channels(image.format);
+  png::check_shape(image.width, image.height, ch, 8, image.bytes());
+  Impl& im = *impl_;
+  if (!im.queue) im.queue = im.device->create_queue();
+  if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
+  im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
+  return finish(image.width, image.height, ch, 8);
+}
+
+std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth) {
+  Impl& im = *impl_;
+  const png::Raster shape = shape_of(width, height, channels, bit_depth);
+  const std::size_t rb = shape.row_bytes();
   if (rb > PngFilterInfo::kMaxPngRowBytes)
     throw Error(ErrorCode::LimitExceeded, "png: rows of " + std::to_string(rb) +
                                               " bytes (the encoder takes at most 2^28)");
-  Impl& im = *impl_;
   Device& dev = *im.device;
-  if (!im.queue) im.queue = dev.create_queue();
-  const std::size_t in_bytes = image.samples.size(), out_bytes = (rb + 1) * std::size_t(image.height);
-  if (!im.rows || im.rows->size() < in_bytes) im.rows = dev.alloc(in_bytes);
+  const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
   if (!im.filtered || im.filtered->size() < out_bytes) im.filtered = dev.alloc(out_bytes);
-  im.queue->write(*im.rows, 0, image.samples.data(), in_bytes);
   PngFilterInfo info;
-  info.height = std::uint32_t(image.height);
+  info.height = std::uint32_t(shape.height);
   info.row_bytes = std::uint32_t(rb);
-  info.bpp = std::uint32_t(image.channels * image.bit_depth / 8);
+  info.bpp = std::uint32_t(shape.channels * shape.bit_depth / 8);
   info.mask = png::libpng_filter_mask_of(shape);
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
   std::vector<std::uint8_t> filtered(out_bytes);

@@ -22,6 +22,7 @@
 #include "backends/backend.h"
 #include "core/error.h"
 #include "core/image.h"
+#include "hetcodec/jpeg.h"
 
 namespace hetcodec {
 
@@ -63,9 +64,16 @@ class PngEncoder {
   // The PNG file. Error(InvalidArgument) for an image PNG cannot hold (no pixels, more than
   // 2^31 - 1 either way, a channel count or depth outside the above, samples of the wrong size).
   std::vector<std::uint8_t> encode(const RawImage& image);
+  // An 8-bit gray or RGB image already in this encoder's device memory (for instance from
+  // JpegDecoder::decode_to_device): it is filtered where it is. CMYK, an empty buffer or a
+  // buffer of another device: Error(InvalidArgument).
+  std::vector<std::uint8_t> encode(const DeviceImage& image);
 
  private:
   struct Impl;
+  // The rows are in the device buffer of the image's rows: filters them there, brings them
+  // back and compresses them.
+  std::vector<std::uint8_t> finish(int width, int height, int channels, int bit_depth);
   std::unique_ptr<Impl> impl_;
 };
 
