@@ -215,25 +215,26 @@ __attribute__((always_inline)) inline int decode_block(BitReader& br, const Huff
     }
     diff = s ? extend(br.bits(s), s) : 0;
   }
-  int m = 0;
-  for (int k = 1; k < 64;) {
+  int m = 0, k = 1;
+  // A coefficient after `run` zeros.
+  auto put = [&](int run, int value) {
+    k += run;
+    ++m;
+    val[m] = std::int16_t(value);
+    pos[m] = std::uint8_t(kNatural.at[k]);
+    ++k;
+  };
+  while (k < 64) {
     br.fill();
     e = ac.entry[br.peek(HuffmanLookup::kBits)];
     if (e & HuffmanLookup::kFull) {
       br.consume(e & 63);
-      k += (e >> 12) & 15;
-      ++m;
-      val[m] = std::int16_t(e >> 16);
-      pos[m] = std::uint8_t(kNatural.at[k]);
-      if (++k >= 64) break;
+      put((e >> 12) & 15, e >> 16);
+      if (k >= 64) break;
       e = ac.entry[br.peek(HuffmanLookup::kBits)];
       if (e & HuffmanLookup::kFull) {
         br.consume(e & 63);
-        k += (e >> 12) & 15;
-        ++m;
-        val[m] = std::int16_t(e >> 16);
-        pos[m] = std::uint8_t(kNatural.at[k]);
-        ++k;
+        put((e >> 12) & 15, e >> 16);
         continue;
       }
     }
@@ -246,11 +247,7 @@ __attribute__((always_inline)) inline int decode_block(BitReader& br, const Huff
     }
     const int r = rs >> 4, s = rs & 15;
     if (s) {
-      k += r;
-      ++m;
-      val[m] = std::int16_t(extend(br.bits(s), s));
-      pos[m] = std::uint8_t(kNatural.at[k]);
-      ++k;
+      put(r, extend(br.bits(s), s));
     } else if (r == 15) {
       k += 16;
     } else {

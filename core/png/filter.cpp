@@ -23,8 +23,7 @@ unsigned libpng_filter_mask(std::uint32_t width, std::uint32_t height) {
 }
 
 int choose_filter_libpng(const std::uint8_t* row, const std::uint8_t* prev, std::size_t n,
-                         int bpp, unsigned mask, std::uint8_t* out, std::uint8_t* scratch) {
-  (void)scratch;
+                         int bpp, unsigned mask, std::uint8_t* out) {
   hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
   for (std::size_t i = 0; i < n; ++i)
     for (int t = 0; t < HC_PNG_FILTERS; ++t)

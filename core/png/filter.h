@@ -23,9 +23,9 @@ unsigned libpng_filter_mask(std::uint32_t width, std::uint32_t height);
 // libpng 1.6's heuristic over the filters in `mask`: each filter's output is scored by the sum
 // over its bytes of min(v, 256 - v), and the lowest score wins, ties going to the earlier of
 // None, Sub, Up, Average, Paeth. Writes the filter byte to out[0] and the filtered row to
-// out[1..n]; `scratch` holds n bytes.
+// out[1..n].
 int choose_filter_libpng(const std::uint8_t* row, const std::uint8_t* prev, std::size_t n,
-                         int bpp, unsigned mask, std::uint8_t* out, std::uint8_t* scratch);
+                         int bpp, unsigned mask, std::uint8_t* out);
 
 }  // namespace hetcodec::png
 

@@ -123,13 +123,11 @@ std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
   const std::size_t rb = im.row_bytes();
   const int bpp = im.channels * im.bit_depth / 8;
   std::vector<std::uint8_t> out((rb + 1) * std::size_t(im.height));
-  std::vector<std::uint8_t> scratch(rb);
-  const unsigned mask = libpng_filter_mask(std::uint32_t(im.width), std::uint32_t(im.height));
+  const unsigned mask = libpng_filter_mask_of(im);
   for (int y = 0; y < im.height; ++y) {
     const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
     const std::uint8_t* prev = y ? row - rb : nullptr;
-    choose_filter_libpng(row, prev, rb, bpp, mask, out.data() + std::size_t(y) * (rb + 1),
-                         scratch.data());
+    choose_filter_libpng(row, prev, rb, bpp, mask, out.data() + std::size_t(y) * (rb + 1));
   }
   return out;
 }
@@ -162,7 +160,9 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& im,
 std::vector<std::uint8_t> assemble_parallel(const Raster& im,
                                             const std::vector<std::uint8_t>& filtered,
                                             int segments, int threads) {
-  check_shape(im.width, im.height, im.channels, im.bit_depth, im.samples.empty() ? im.row_bytes() * std::size_t(im.height) : im.samples.size());
+  // The samples are not read (the rows come filtered): the shape alone is checked.
+  check_shape(im.width, im.height, im.channels, im.bit_depth,
+              im.row_bytes() * std::size_t(im.height));
   const std::size_t stride = im.row_bytes() + 1;
   if (filtered.size() != stride * std::size_t(im.height))
     throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");

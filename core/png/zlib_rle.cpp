@@ -188,7 +188,6 @@ class Deflater {
     bits_.windup();
     return tail;
   }
-  void reset() { init_block(); }
   // An empty stored block that is not the last (what zlib's Z_SYNC_FLUSH and Z_FULL_FLUSH
   // write): the stream is byte-aligned after it.
   void sync_flush() {
