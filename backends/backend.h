@@ -152,9 +152,34 @@ struct PngFilterInfo {
   static constexpr std::uint32_t kMaxPngRowBytes = 1u << 28;
 };
 
+// One pass of filtered PNG data in device memory (a filter byte, then row_bytes bytes, per row).
+struct PngDefilterInfo {
+  std::uint64_t offset = 0;     // of the pass's first filter byte in the buffer
+  std::uint32_t height = 0;
+  std::uint32_t row_bytes = 0;  // without the filter byte
+  std::uint32_t bpp = 1;        // bytes per complete pixel for the filters, 1..8
+  // Every row is filtered with None or Sub: rows do not depend on each other, and a cheaper
+  // row-parallel stage runs instead of the wavefront.
+  bool rows_independent = false;
+};
+// How the wavefront engine orders its tiles: one launch whose work-groups take tickets and
+// wait on per-tile completion flags (the default), or one launch per tile diagonal.
+enum class Wavefront { Tickets, Diagonals };
+
 class PngKernels {
  public:
   virtual ~PngKernels() = default;
+  // Words of scratch defilter() needs for a pass (a ticket counter and a flag per tile).
+  static std::size_t defilter_scratch_bytes(const PngDefilterInfo& info);
+  // Reconstructs the filtered rows of a pass in place (the filter bytes stay). The filter types
+  // must have been checked (0..4). Checks the sizes (InvalidArgument).
+  void defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
+                const PngDefilterInfo& info, Wavefront order = Wavefront::Tickets);
+  // The output pixels (core/portable/png_decode.h) from the de-filtered passes in `rows` and
+  // the unpack job (HC_PNG_JOB_BYTES), pixel_bytes per pixel, at out + out_offset.
+  void unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows, DeviceBuffer& out,
+              std::size_t out_offset, std::uint32_t width, std::uint32_t height,
+              std::uint32_t pixel_bytes);
   // Per row, the filter libpng 1.6 chooses among those in info.mask (core/portable/png_filter.h)
   // and the filtered row: `rows` holds height rows of row_bytes, `filtered` receives height rows
   // of a filter byte and row_bytes filtered bytes. Checks the arguments (InvalidArgument).
@@ -164,6 +189,11 @@ class PngKernels {
  protected:
   virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                                const PngFilterInfo& info) = 0;
+  virtual void run_defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
+                            const PngDefilterInfo& info, Wavefront order) = 0;
+  virtual void run_unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,
+                          DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                          std::uint32_t height, std::uint32_t pixel_bytes) = 0;
 };
 
 class Device {

@@ -1,6 +1,8 @@
 // Helpers shared by the backends.
 #include "backends/backend_util.h"
 
+#include "core/portable/png_decode.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -27,6 +29,34 @@ void PngKernels::filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffe
   check_range("filter_rows output", 0, std::size_t(info.height) * (std::size_t(info.row_bytes) + 1),
               filtered.size());
   if (info.height && info.row_bytes) run_filter_rows(queue, rows, filtered, info);
+}
+
+std::size_t PngKernels::defilter_scratch_bytes(const PngDefilterInfo& info) {
+  const std::uint64_t tiles_x = (std::uint64_t(info.row_bytes) + HC_WF_BYTES - 1) / HC_WF_BYTES;
+  const std::uint64_t tiles_y = (std::uint64_t(info.height) + HC_WF_ROWS - 1) / HC_WF_ROWS;
+  return std::size_t(4 * (1 + tiles_x * tiles_y));
+}
+
+void PngKernels::defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
+                          const PngDefilterInfo& info, Wavefront order) {
+  if (info.bpp < 1 || info.bpp > 8 || info.row_bytes > PngFilterInfo::kMaxPngRowBytes)
+    throw Error(ErrorCode::InvalidArgument, "defilter: row of " + std::to_string(info.row_bytes) +
+                                                " bytes, " + std::to_string(info.bpp) + " per pixel");
+  check_range("defilter rows", info.offset,
+              std::size_t(info.height) * (std::size_t(info.row_bytes) + 1), rows.size());
+  if (!info.rows_independent && order == Wavefront::Tickets)
+    check_range("defilter scratch", 0, defilter_scratch_bytes(info), scratch.size());
+  if (info.height && info.row_bytes) run_defilter(queue, rows, scratch, info, order);
+}
+
+void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,
+                        DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                        std::uint32_t height, std::uint32_t pixel_bytes) {
+  if (pixel_bytes < 1 || pixel_bytes > 8)
+    throw Error(ErrorCode::InvalidArgument, "unpack: " + std::to_string(pixel_bytes) + " bytes per pixel");
+  check_range("unpack job", 0, HC_PNG_JOB_BYTES, job.size());
+  check_range("unpack output", out_offset, std::size_t(width) * height * pixel_bytes, out.size());
+  if (width && height) run_unpack(queue, job, rows, out, out_offset, width, height, pixel_bytes);
 }
 
 void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,

@@ -26,6 +26,14 @@ cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const std::uint8_t* 
 cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
                                    std::uint8_t* out, std::uint32_t height,
                                    std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask);
+// The PNG decode stages of kernels_cu/png_decode.cu. `scratch` holds 1 + tiles words (ticket
+// mode only); without tickets the wavefront runs one launch per tile diagonal.
+cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
+                                std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
+                                bool rows_independent, bool tickets, std::uint32_t* scratch);
+cudaError_t launch_png_unpack(cudaStream_t stream, const std::uint8_t* rows,
+                              const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
+                              std::uint32_t height, std::uint32_t pixel_bytes);
 
 }  // namespace hetcodec::cuda
 

@@ -2,6 +2,7 @@
 // kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
 #include "backends/backend_util.h"
 #include "backends/cpu/cpu_backend.h"
+#include "core/portable/png_decode.h"
 #include "core/portable/png_filter.h"
 
 namespace hetcodec::cpu {
@@ -27,6 +28,33 @@ class CpuPngKernels : public PngKernels {
       for (std::uint32_t i = 0; i < info.row_bytes; ++i)
         o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, info.bpp);
     }
+  }
+
+  // The reference: row after row, byte after byte (the order does not change the result).
+  void run_defilter(Queue&, DeviceBuffer& rows, DeviceBuffer&, const PngDefilterInfo& info,
+                    Wavefront) override {
+    std::uint8_t* base = backend_cast<Buffer>(rows, "cpu").data() + info.offset;
+    const std::size_t stride = std::size_t(info.row_bytes) + 1;
+    const std::uint32_t bpp = info.bpp;
+    for (std::uint32_t y = 0; y < info.height; ++y) {
+      std::uint8_t* cur = base + y * stride + 1;
+      const std::uint8_t* up = y ? cur - stride : nullptr;
+      const int type = cur[-1];
+      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
+        cur[i] = hc_png_unfilter_byte(type, cur[i], i >= bpp ? cur[i - bpp] : 0, up ? up[i] : 0,
+                                      up && i >= bpp ? up[i - bpp] : 0);
+    }
+  }
+
+  void run_unpack(Queue&, const DeviceBuffer& job, const DeviceBuffer& rows, DeviceBuffer& out,
+                  std::size_t out_offset, std::uint32_t width, std::uint32_t height,
+                  std::uint32_t pixel_bytes) override {
+    const auto* j = reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(job, "cpu").data());
+    const std::uint8_t* in = backend_cast<const Buffer>(rows, "cpu").data();
+    std::uint8_t* o = backend_cast<Buffer>(out, "cpu").data() + out_offset;
+    for (std::uint32_t y = 0; y < height; ++y)
+      for (std::uint32_t x = 0; x < width; ++x)
+        hc_png_unpack_pixel(in, j, x, y, o + (std::size_t(y) * width + x) * pixel_bytes);
   }
 };
 

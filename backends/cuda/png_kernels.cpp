@@ -17,6 +17,28 @@ class CudaPngKernels : public PngKernels {
                                           info.row_bytes, info.bpp, info.mask),
                    "png_filter_rows");
   }
+
+  void run_defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
+                    const PngDefilterInfo& info, Wavefront order) override {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    q.after_launch(launch_png_defilter(q.stream(), ptr_of(rows), info.offset, info.height,
+                                       info.row_bytes, info.bpp, info.rows_independent,
+                                       order == Wavefront::Tickets,
+                                       reinterpret_cast<std::uint32_t*>(ptr_of(scratch))),
+                   "png_defilter");
+  }
+
+  void run_unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,
+                  DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                  std::uint32_t height, std::uint32_t pixel_bytes) override {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    q.after_launch(launch_png_unpack(q.stream(), ptr_of(rows),
+                                     reinterpret_cast<const std::uint32_t*>(ptr_of(job)),
+                                     ptr_of(out) + out_offset, width, height, pixel_bytes),
+                   "png_unpack");
+  }
 };
 
 }  // namespace

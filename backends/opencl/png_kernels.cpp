@@ -3,6 +3,7 @@
 
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
+#include "core/portable/png_decode.h"
 
 namespace hetcodec::opencl {
 namespace {
@@ -10,7 +11,11 @@ namespace {
 class ClPngKernels : public PngKernels {
  public:
   explicit ClPngKernels(ClDevice& device)
-      : filter_(make_kernel(device.program("png_encode"), "png_filter_rows")) {}
+      : filter_(make_kernel(device.program("png_encode"), "png_filter_rows")),
+        clear_(make_kernel(device.program("png_decode"), "png_clear")),
+        rows_(make_kernel(device.program("png_decode"), "png_defilter_rows")),
+        tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
+        unpack_(make_kernel(device.program("png_decode"), "png_unpack")) {}
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
@@ -24,8 +29,64 @@ class ClPngKernels : public PngKernels {
     queue_cast(queue).launch(filter_, std::size_t(info.height) * 256, 256, "png_filter_rows");
   }
 
+  void run_defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
+                    const PngDefilterInfo& info, Wavefront order) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ClQueue& q = queue_cast(queue);
+    if (info.rows_independent) {
+      HC_CL_CHECK(rows_.setArg(0, mem_of(rows)));
+      HC_CL_CHECK(rows_.setArg(1, cl_ulong(info.offset)));
+      HC_CL_CHECK(rows_.setArg(2, cl_uint(info.height)));
+      HC_CL_CHECK(rows_.setArg(3, cl_uint(info.row_bytes)));
+      HC_CL_CHECK(rows_.setArg(4, cl_uint(info.bpp)));
+      q.launch(rows_, (std::size_t(info.height) + 63) / 64 * 64, 64, "png_defilter_rows");
+      return;
+    }
+    const std::uint32_t tiles_x = (info.row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
+    const std::uint32_t tiles_y = (info.height + HC_WF_ROWS - 1) / HC_WF_ROWS;
+    HC_CL_CHECK(tiles_.setArg(0, mem_of(rows)));
+    HC_CL_CHECK(tiles_.setArg(1, cl_ulong(info.offset)));
+    HC_CL_CHECK(tiles_.setArg(2, cl_uint(info.height)));
+    HC_CL_CHECK(tiles_.setArg(3, cl_uint(info.row_bytes)));
+    HC_CL_CHECK(tiles_.setArg(4, cl_uint(info.bpp)));
+    HC_CL_CHECK(tiles_.setArg(5, cl_uint(tiles_x)));
+    HC_CL_CHECK(tiles_.setArg(6, cl_uint(tiles_y)));
+    HC_CL_CHECK(tiles_.setArg(8, mem_of(scratch)));
+    if (order == Wavefront::Tickets) {
+      const std::uint32_t words = 1u + tiles_x * tiles_y;
+      HC_CL_CHECK(clear_.setArg(0, mem_of(scratch)));
+      HC_CL_CHECK(clear_.setArg(1, cl_uint(words)));
+      q.launch(clear_, (std::size_t(words) + 255) / 256 * 256, 256, "png_clear");
+      HC_CL_CHECK(tiles_.setArg(7, cl_int(-1)));
+      q.launch(tiles_, std::size_t(tiles_x) * tiles_y * HC_WF_ROWS, HC_WF_ROWS, "png_defilter_tiles");
+      return;
+    }
+    for (std::uint32_t d = 0; d + 1 < tiles_x + tiles_y; ++d) {
+      const std::uint32_t lo = d >= tiles_x ? d - (tiles_x - 1) : 0;
+      const std::uint32_t hi = d < tiles_y ? d : tiles_y - 1;
+      HC_CL_CHECK(tiles_.setArg(7, cl_int(d)));
+      q.launch(tiles_, std::size_t(hi - lo + 1) * HC_WF_ROWS, HC_WF_ROWS, "png_defilter_tiles");
+    }
+  }
+
+  void run_unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,
+                  DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                  std::uint32_t height, std::uint32_t pixel_bytes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    HC_CL_CHECK(unpack_.setArg(0, mem_of(rows)));
+    HC_CL_CHECK(unpack_.setArg(1, mem_of(job)));
+    HC_CL_CHECK(unpack_.setArg(2, mem_of(out)));
+    HC_CL_CHECK(unpack_.setArg(3, cl_uint(width)));
+    HC_CL_CHECK(unpack_.setArg(4, cl_uint(height)));
+    HC_CL_CHECK(unpack_.setArg(5, cl_uint(pixel_bytes)));
+    HC_CL_CHECK(unpack_.setArg(6, cl_ulong(out_offset)));
+    const std::size_t items = std::size_t(width) * height;
+    queue_cast(queue).launch(unpack_, (items + 255) / 256 * 256, 256, "png_unpack");
+  }
+
  private:
   cl::Kernel filter_;
+  cl::Kernel clear_, rows_, tiles_, unpack_;
   std::mutex mutex_;
 };
 

@@ -103,4 +103,34 @@ png::Raster libpng_decode(const std::vector<std::uint8_t>& file) {
   return im;
 }
 
+png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
+  png::Raster im;
+  png_structp png = png_create_read_struct(
+      PNG_LIBPNG_VER_STRING, nullptr, [](png_structp p, png_const_charp) { png_longjmp(p, 1); },
+      [](png_structp, png_const_charp) {});
+  png_infop info = png_create_info_struct(png);
+  std::vector<png_bytep> rows;
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    throw std::runtime_error("libpng refused the file");
+  }
+  Reader r{&file};
+  png_set_read_fn(png, &r, read_from_vector);
+  png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+  png_read_info(png, info);
+  png_set_expand(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  im.width = int(png_get_image_width(png, info));
+  im.height = int(png_get_image_height(png, info));
+  im.bit_depth = png_get_bit_depth(png, info);
+  im.channels = png_get_channels(png, info);
+  im.samples.resize(im.row_bytes() * std::size_t(im.height));
+  for (int y = 0; y < im.height; ++y) rows.push_back(im.samples.data() + std::size_t(y) * im.row_bytes());
+  png_read_image(png, rows.data());
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  return im;
+}
+
 }  // namespace hetcodec::test

@@ -27,6 +27,11 @@ std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream);
 // Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored).
 png::Raster libpng_decode(const std::vector<std::uint8_t>& file);
 
+// Decodes a PNG file as libpng 1.6 reads it with png_set_expand() and interlace handling, and
+// with a CRC error fatal in every chunk: palette to RGB(A), gray below 8 bits to 8 bits, a tRNS
+// key to alpha, 16-bit samples big-endian. Throws std::runtime_error when libpng refuses it.
+png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file);
+
 }  // namespace hetcodec::test
 
 #endif  // HETCODEC_TESTS_SUPPORT_LIBPNG_ORACLE_H

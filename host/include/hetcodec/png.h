@@ -77,6 +77,68 @@ class PngEncoder {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- PNG decode (DESIGN.md §3 "PNG decode") -----------------------------------------------------
+//
+//   hetcodec::PngDecoder decoder("auto");
+//   hetcodec::RawImage image = decoder.decode(bytes.data(), bytes.size());
+//
+// Every PNG: all colour types and bit depths, palettes, tRNS, Adam7. The chunks are parsed and
+// the image data inflated on the host (its hcRS segments on several threads when the file
+// carries the index our encoder writes); the rows are de-filtered on the device by the
+// wavefront engine and unpacked there. The samples equal libpng 1.6's read with
+// png_set_expand(): palette to RGB or RGBA, gray below 8 bits scaled to 8, a tRNS colour key
+// to an alpha channel, 16-bit kept (big-endian).
+
+struct PngDecodeOptions {
+  std::uint64_t max_pixels = 1ull << 28;                 // LimitExceeded past it
+  std::uint64_t max_inflated_bytes = (1ull << 32) - 1;   // filtered image data
+  std::uint32_t max_chunk_bytes = 8u << 20;  // ancillary chunks past it are skipped (a warning)
+  bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
+  int threads = 0;          // host threads for segment-parallel inflate; 0: hardware threads
+  Wavefront wavefront = Wavefront::Tickets;
+};
+
+// An image in device memory: samples as RawImage lays them out.
+struct DeviceRawImage {
+  int width = 0, height = 0, channels = 0, bit_depth = 8;
+  std::shared_ptr<DeviceBuffer> buffer;
+  std::size_t offset = 0;
+  std::vector<std::string> warnings;
+  std::size_t bytes() const {
+    return std::size_t(width) * std::size_t(height) * std::size_t(channels) *
+           std::size_t(bit_depth / 8);
+  }
+};
+
+// Seconds spent by a decoder's calls so far.
+struct PngStageTimes {
+  double inflate = 0;  // parse, inflate and the filter-type check on the host
+  double device = 0;   // upload, de-filter, unpack (and download for a host image)
+  bool used_index = false;  // the last file was inflated segment by segment
+};
+
+class PngDecoder {
+ public:
+  explicit PngDecoder(const std::string& device_spec = "", PngDecodeOptions options = {});
+  PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options = {});
+  ~PngDecoder();
+  PngDecoder(const PngDecoder&) = delete;
+  PngDecoder& operator=(const PngDecoder&) = delete;
+
+  Device& device();
+  // Error(InvalidData) with the byte offset for a damaged or invalid file, LimitExceeded past
+  // a limit. Warnings (a damaged ancillary chunk when CRCs are ignored, extra data) go to
+  // `warnings` when given.
+  RawImage decode(const std::uint8_t* data, std::size_t size,
+                  std::vector<std::string>* warnings = nullptr);
+  DeviceRawImage decode_to_device(const std::uint8_t* data, std::size_t size);
+  const PngStageTimes& times() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace hetcodec
 
 #endif  // HETCODEC_PNG_H

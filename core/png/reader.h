@@ -1,0 +1,101 @@
+// PNG decoding on the CPU side (DESIGN.md §3 "PNG decode"): the chunk parser, inflate of the
+// image data (whole stream at once, or segment by segment where the file carries our hcRS
+// index), and the reference de-filter and unpacking the device stages are checked against.
+//
+// Output samples follow libpng 1.6 read with png_set_expand() and no other transformation:
+// palette images become RGB (RGBA with tRNS), gray below 8 bits is scaled to 8 bits, a tRNS
+// colour key becomes an alpha channel, 16-bit samples stay 16-bit (big-endian, as stored).
+#ifndef HETCODEC_CORE_PNG_READER_H
+#define HETCODEC_CORE_PNG_READER_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/png/writer.h"
+
+namespace hetcodec::png {
+
+struct DecodeLimits {
+  std::uint64_t max_pixels = 1ull << 28;           // 268 MP, as the JPEG decoder
+  std::uint64_t max_inflated_bytes = 1ull << 32;   // filtered image data (4 GiB)
+  std::uint32_t max_chunk_bytes = 8u << 20;        // an ancillary chunk (libpng: 8 MB)
+  std::uint32_t max_text_bytes = 1u << 20;         // a zTXt/iTXt text once inflated
+  bool ignore_crc = false;  // a CRC mismatch is an error unless this is set (then a warning)
+};
+
+struct Chunk {
+  std::string type;  // four letters
+  std::size_t offset = 0;  // of the chunk's length field in the file
+  std::vector<std::uint8_t> data;
+};
+
+// Colour types (PNG specification 11.2.2).
+enum : int { kGray = 0, kRgb = 2, kPalette = 3, kGrayAlpha = 4, kRgba = 6 };
+
+struct Info {
+  std::uint32_t width = 0, height = 0;
+  int bit_depth = 8, color_type = kRgb, interlace = 0;
+  std::vector<std::array<std::uint8_t, 3>> palette;
+  std::vector<std::uint8_t> trns;   // the tRNS chunk's data, when it applies
+  std::vector<Chunk> ancillary;     // every other ancillary chunk, in file order
+  std::vector<std::pair<std::size_t, std::size_t>> idat;  // offset and length of each IDAT's data
+  std::uint64_t idat_bytes = 0;
+  std::vector<std::string> warnings;
+
+  int samples_per_pixel() const;           // in the file: 1, 2, 3 or 4 (palette: 1)
+  std::uint32_t bits_per_pixel() const;    // in the file
+  std::uint32_t filter_bpp() const;        // bytes per pixel for the filters (at least 1)
+  // Output after expansion: channels (1-4) and bit depth (8 or 16).
+  int out_channels() const;
+  int out_depth() const { return bit_depth == 16 ? 16 : 8; }
+};
+
+// Parses and checks every chunk. Throws Error(InvalidData) naming the byte offset and what is
+// wrong, Error(LimitExceeded) past a limit; returns Info with the image data's locations.
+Info parse(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits = {});
+
+// Text of the tEXt, zTXt and iTXt chunks, keyword first; a compressed text that inflates past
+// limits.max_text_bytes, or does not inflate, is left out with a warning added to `warnings`.
+std::vector<std::pair<std::string, std::string>> text_chunks(const Info& info,
+                                                             const DecodeLimits& limits,
+                                                             std::vector<std::string>& warnings);
+
+// One sub-image of the filtered data: the whole image, or one Adam7 pass.
+struct Pass {
+  std::uint32_t width = 0, height = 0;  // in pixels; a pass may be empty
+  std::uint32_t x0 = 0, y0 = 0, dx = 1, dy = 1;  // where its pixels go in the image
+  std::uint64_t offset = 0;  // of its first filter byte in the inflated data
+  std::uint32_t row_bytes = 0;  // bytes of one row without the filter byte
+};
+std::vector<Pass> passes(const Info& info);
+std::uint64_t inflated_bytes(const Info& info);
+
+// Inflates the image data: every IDAT chunk's data as one zlib stream, into exactly
+// inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream without
+// its end, a warning. `threads` > 1: where the file carries an hcRS index that checks out, its
+// segments are inflated on that many threads (`used_index` says whether they were).
+void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
+                   std::vector<std::string>& warnings, int threads = 1,
+                   bool* used_index = nullptr);
+
+// The reference de-filter of one pass in place: `rows` holds its filtered rows (a filter byte,
+// then row_bytes bytes); the unfiltered rows are written back over the row bytes. A filter type
+// above 4 is an error.
+void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp);
+
+// The samples of the de-filtered passes, expanded as libpng expands them.
+Raster unpack(const Info& info, const std::vector<std::uint8_t>& defiltered);
+
+// The unpack job of core/portable/png_decode.h (HC_PNG_JOB_BYTES bytes as 32-bit words).
+std::vector<std::uint32_t> unpack_job(const Info& info);
+
+// parse + inflate + defilter + unpack on the calling thread.
+Raster decode(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits,
+              std::vector<std::string>& warnings);
+
+}  // namespace hetcodec::png
+
+#endif  // HETCODEC_CORE_PNG_READER_H

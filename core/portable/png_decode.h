@@ -1,0 +1,138 @@
+/* PNG decode arithmetic shared by core/png (the CPU reference), backends/cpu, kernels_cu and
+ * kernels_cl: reconstruction of a filtered byte, and the unpacking of one output pixel from
+ * the de-filtered passes as libpng 1.6 expands it (png_set_expand). */
+#ifndef HETCODEC_PORTABLE_PNG_DECODE_H
+#define HETCODEC_PORTABLE_PNG_DECODE_H
+
+#include "core/portable/common.h"
+#include "core/portable/png_filter.h"
+
+/* Byte x of a row filtered with `type`, from its reconstructed neighbours: a (left), b (up),
+ * c (upper-left), each 0 outside the image. */
+HC_FN hc_u8 hc_png_unfilter_byte(hc_i32 type, hc_i32 x, hc_i32 a, hc_i32 b, hc_i32 c) {
+  hc_i32 pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) >> 1 : type == 4 ? hc_png_paeth(a, b, c) : 0;
+  return (hc_u8)((x + pred) & 0xFF);
+}
+
+/* The unpack job: HC_PNG_PARAMS 32-bit words, then the palette as 256 RGBA entries (alpha from
+ * tRNS, 255 past it; entries past the palette are 0, 0, 0, 255 as libpng leaves them). */
+#define HC_PNG_W 0
+#define HC_PNG_H 1
+#define HC_PNG_COLOR 2      /* colour type */
+#define HC_PNG_DEPTH 3      /* bit depth in the file */
+#define HC_PNG_OUT_CH 4     /* output channels */
+#define HC_PNG_INTERLACE 5
+#define HC_PNG_TRNS 6       /* 1: a tRNS colour key applies (gray or RGB) */
+#define HC_PNG_KEY 7        /* 3 words: gray, or red, green, blue, masked to the depth */
+#define HC_PNG_PASS 10      /* 7 passes of HC_PNG_PASS_WORDS: x0, y0, dx, dy, width, row bytes, offset */
+#define HC_PNG_PASS_WORDS 7
+#define HC_PNG_PARAMS 60
+#define HC_PNG_JOB_BYTES (HC_PNG_PARAMS * 4 + 1024)
+
+/* The Adam7 pass (0-6) of pixel (x, y). */
+HC_FN hc_u32 hc_png_adam7_pass(hc_u32 x, hc_u32 y) {
+  hc_u32 xm = x & 7, ym = y & 7;
+  if (ym & 1) return 6;
+  if (xm & 1) return 5;
+  if (ym & 2) return 4;
+  if (xm & 2) return 3;
+  if (ym & 4) return 2;
+  if (xm & 4) return 1;
+  return 0;
+}
+
+/* Sample `s` of pixel px in a de-filtered row at the file's depth (8-bit units for depth 16:
+ * returns the 16-bit value). */
+HC_FN hc_u32 hc_png_sample(const HC_GLOBAL hc_u8* row, hc_u32 depth, hc_u32 spp, hc_u32 px,
+                           hc_u32 s) {
+  if (depth == 8) return row[px * spp + s];
+  if (depth == 16) return ((hc_u32)row[2 * (px * spp + s)] << 8) | row[2 * (px * spp + s) + 1];
+  {
+    hc_u32 bit = px * depth; /* depths below 8 have one sample per pixel */
+    hc_u32 shift = 8u - depth - (bit & 7u);
+    return ((hc_u32)row[bit >> 3] >> shift) & ((1u << depth) - 1u);
+  }
+}
+
+/* Writes output pixel (x, y) (out_channels samples of 8 or 16 bits) at `out`. */
+HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* job,
+                               hc_u32 x, hc_u32 y, HC_GLOBAL hc_u8* out) {
+  const HC_GLOBAL hc_u8* palette = (const HC_GLOBAL hc_u8*)(job + HC_PNG_PARAMS);
+  hc_u32 color = job[HC_PNG_COLOR], depth = job[HC_PNG_DEPTH], nout = job[HC_PNG_OUT_CH];
+  hc_u32 p = job[HC_PNG_INTERLACE] ? hc_png_adam7_pass(x, y) : 0;
+  const HC_GLOBAL hc_u32* ps = job + HC_PNG_PASS + HC_PNG_PASS_WORDS * p;
+  hc_u32 px = (x - ps[0]) / ps[2], py = (y - ps[1]) / ps[3];
+  const HC_GLOBAL hc_u8* row = data + ps[6] + (hc_u64)py * (ps[5] + 1u) + 1u;
+  hc_u32 spp = color == 2 ? 3u : color == 4 ? 2u : color == 6 ? 4u : 1u;
+  hc_u32 i;
+  if (color == 3) {
+    hc_u32 v = hc_png_sample(row, depth, 1u, px, 0u);
+    for (i = 0; i < nout; ++i) out[i] = palette[4u * v + i];
+    return;
+  }
+  if (depth == 16) {
+    hc_u32 key = 1u; /* the pixel equals the tRNS key: transparent */
+    for (i = 0; i < spp; ++i) {
+      hc_u32 v = hc_png_sample(row, 16u, spp, px, i);
+      if (v != job[HC_PNG_KEY + i]) key = 0u;
+      out[2u * i] = (hc_u8)(v >> 8);
+      out[2u * i + 1u] = (hc_u8)(v & 0xFFu);
+    }
+    if (job[HC_PNG_TRNS]) {
+      out[2u * spp] = key ? 0u : 0xFFu;
+      out[2u * spp + 1u] = key ? 0u : 0xFFu;
+    }
+    return;
+  }
+  {
+    hc_u32 key = 1u;
+    hc_u32 scale = depth == 1 ? 255u : depth == 2 ? 85u : depth == 4 ? 17u : 1u;
+    for (i = 0; i < spp; ++i) {
+      hc_u32 v = hc_png_sample(row, depth, spp, px, i);
+      if (v != job[HC_PNG_KEY + i]) key = 0u;
+      out[i] = (hc_u8)(v * scale);
+    }
+    if (job[HC_PNG_TRNS]) out[spp] = key ? 0u : 255u;
+  }
+}
+
+/* ---- The wavefront engine's geometry (DESIGN.md §3 "The wavefront engine") ----------------
+ * A tile is HC_WF_ROWS rows of HC_WF_BYTES bytes, solved by HC_WF_ROWS work-items, one per
+ * row; a work-item takes HC_WF_CHUNK bytes per step, one step behind the row above (the chunk
+ * is at least the 8 bytes a pixel can have, so left, up and upper-left are always done). In
+ * local memory a tile row has 8 bytes of left halo and 4 of padding: with a stride of
+ * HC_WF_STRIDE the skewed accesses of one step fall in different banks. Row 0 of the local tile
+ * is the halo row above. */
+#define HC_WF_ROWS 32
+#define HC_WF_BYTES 256
+#define HC_WF_CHUNK 8
+#define HC_WF_STRIDE (HC_WF_BYTES + 12)
+#define HC_WF_LOCAL ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
+#define HC_WF_STEPS (HC_WF_BYTES / HC_WF_CHUNK + HC_WF_ROWS - 1)
+
+/* Tile (tx, ty) of ticket t when tickets go diagonal by diagonal (tx + ty ascending), each
+ * diagonal from its top tile down: every tile a tile depends on has a smaller ticket. */
+HC_FN void hc_wf_tile_of(hc_u32 t, hc_u32 tiles_x, hc_u32 tiles_y, hc_u32* tx, hc_u32* ty) {
+  hc_u32 d = 0;
+  for (;;) {
+    hc_u32 lo = d >= tiles_x ? d - (tiles_x - 1u) : 0u;
+    hc_u32 hi = d < tiles_y ? d : tiles_y - 1u;
+    hc_u32 n = hi - lo + 1u;
+    if (t < n) {
+      *ty = lo + t;
+      *tx = d - *ty;
+      return;
+    }
+    t -= n;
+    ++d;
+  }
+}
+
+/* Tile `g` of diagonal d (launch-per-diagonal fallback). */
+HC_FN void hc_wf_tile_on_diagonal(hc_u32 d, hc_u32 g, hc_u32 tiles_x, hc_u32* tx, hc_u32* ty) {
+  hc_u32 lo = d >= tiles_x ? d - (tiles_x - 1u) : 0u;
+  *ty = lo + g;
+  *tx = d - *ty;
+}
+
+#endif /* HETCODEC_PORTABLE_PNG_DECODE_H */

@@ -1,0 +1,155 @@
+// The PNG decode pipeline (DESIGN.md §3 "PNG decode"): core/png parses the chunks and inflates
+// the image data into pinned memory (segment by segment on host threads when the file has an
+// hcRS index), one copy takes it to the device, PngKernels::defilter reconstructs each pass
+// with the wavefront engine (or row by row when no row looks at the row above), and
+// PngKernels::unpack expands the samples into the output image.
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/png/reader.h"
+#include "core/portable/png_decode.h"
+#include "hetcodec/png.h"
+
+namespace hetcodec {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+struct PngDecoder::Impl {
+  std::shared_ptr<Device> device;
+  PngDecodeOptions options;
+  std::unique_ptr<Queue> queue;
+  std::unique_ptr<PinnedBuffer> staging, download;
+  std::unique_ptr<DeviceBuffer> rows, scratch, job;
+  std::shared_ptr<DeviceBuffer> out;  // the output of decode() (decode_to_device makes its own)
+  PngStageTimes times;
+
+  template <typename B, typename F>
+  static void ensure(std::unique_ptr<B>& b, std::size_t bytes, F&& alloc) {
+    if (!b || b->size() < bytes) {
+      const std::size_t n = std::max<std::size_t>(bytes, b ? 2 * b->size() : 0);
+      b.reset();  // the old one is freed before the new one is taken
+      b = alloc(n);
+    }
+  }
+
+  // Inflates, uploads and runs the device stages; the output goes to `out` (reallocated when
+  // smaller than the image). Returns the image's description.
+  DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst);
+};
+
+PngDecoder::PngDecoder(const std::string& spec, PngDecodeOptions options)
+    : PngDecoder(open_device(spec), options) {}
+
+PngDecoder::PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  if (!device) throw Error(ErrorCode::InvalidArgument, "PngDecoder: no device");
+  impl_->device = std::move(device);
+  if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  options.max_inflated_bytes = std::min<std::uint64_t>(options.max_inflated_bytes, (1ull << 32) - 1);
+  impl_->options = options;
+  impl_->queue = impl_->device->create_queue();
+}
+
+PngDecoder::~PngDecoder() = default;
+
+Device& PngDecoder::device() { return *impl_->device; }
+
+const PngStageTimes& PngDecoder::times() const { return impl_->times; }
+
+DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
+                                     std::shared_ptr<DeviceBuffer>& dst) {
+  const auto t0 = Clock::now();
+  png::DecodeLimits limits;
+  limits.max_pixels = options.max_pixels;
+  limits.max_inflated_bytes = options.max_inflated_bytes;
+  limits.max_chunk_bytes = options.max_chunk_bytes;
+  limits.ignore_crc = options.ignore_crc;
+  const png::Info info = png::parse(data, size, limits);
+  DeviceRawImage img;
+  img.width = int(info.width);
+  img.height = int(info.height);
+  img.channels = info.out_channels();
+  img.bit_depth = info.out_depth();
+  img.warnings = info.warnings;
+  const std::size_t total = std::size_t(png::inflated_bytes(info));
+  ensure(staging, total, [&](std::size_t n) { return device->alloc_pinned(n); });
+  png::inflate_image(data, info, staging->data(), img.warnings, options.threads, &times.used_index);
+  // The filter types are checked here, and each pass learns whether its rows are independent.
+  const auto passes = png::passes(info);
+  std::vector<PngDefilterInfo> work;
+  std::size_t scratch_bytes = 4;
+  for (const png::Pass& p : passes) {
+    if (!p.width || !p.height) continue;
+    PngDefilterInfo d;
+    d.offset = p.offset;
+    d.height = p.height;
+    d.row_bytes = p.row_bytes;
+    d.bpp = info.filter_bpp();
+    d.rows_independent = true;
+    const std::uint8_t* f = staging->data() + p.offset;
+    for (std::uint32_t y = 0; y < p.height; ++y) {
+      const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
+      if (type > 4)
+        throw Error(ErrorCode::InvalidData,
+                    "png: image row " + std::to_string(y) + (info.interlace ? " of an Adam7 pass" : "") +
+                        " has filter type " + std::to_string(type) + " (0 to 4 exist)");
+      if (type > 1) d.rows_independent = false;
+    }
+    scratch_bytes = std::max(scratch_bytes, PngKernels::defilter_scratch_bytes(d));
+    work.push_back(d);
+  }
+  times.inflate += since(t0);
+
+  const auto t1 = Clock::now();
+  ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
+  ensure(scratch, scratch_bytes, [&](std::size_t n) { return device->alloc(n); });
+  if (!job) job = device->alloc(HC_PNG_JOB_BYTES);
+  queue->write(*rows, 0, *staging, 0, total);
+  const auto words = png::unpack_job(info);
+  queue->write(*job, 0, words.data(), HC_PNG_JOB_BYTES);
+  for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, options.wavefront);
+  const std::size_t bytes = img.bytes();
+  if (!dst || dst->size() < bytes) dst = std::shared_ptr<DeviceBuffer>(device->alloc(bytes));
+  device->png().unpack(*queue, *job, *rows, *dst, 0, info.width, info.height,
+                       std::uint32_t(img.channels * (img.bit_depth / 8)));
+  img.buffer = dst;
+  times.device += since(t1);
+  return img;
+}
+
+RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,
+                            std::vector<std::string>* warnings) {
+  Impl& m = *impl_;
+  DeviceRawImage d = m.run(data, size, m.out);
+  const auto t = Clock::now();
+  RawImage img;
+  img.width = d.width;
+  img.height = d.height;
+  img.channels = d.channels;
+  img.bit_depth = d.bit_depth;
+  const std::size_t bytes = d.bytes();
+  Impl::ensure(m.download, bytes, [&](std::size_t n) { return m.device->alloc_pinned(n); });
+  m.queue->read(*m.download, 0, *d.buffer, 0, bytes);
+  m.queue->finish();
+  img.samples.assign(m.download->data(), m.download->data() + bytes);
+  m.times.device += std::chrono::duration<double>(Clock::now() - t).count();
+  if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
+  return img;
+}
+
+DeviceRawImage PngDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
+  Impl& m = *impl_;
+  std::shared_ptr<DeviceBuffer> dst;
+  DeviceRawImage d = m.run(data, size, dst);
+  const auto t = Clock::now();
+  m.queue->finish();  // the staging buffers are reused by the next call
+  m.times.device += std::chrono::duration<double>(Clock::now() - t).count();
+  return d;
+}
+
+}  // namespace hetcodec

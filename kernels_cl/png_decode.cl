@@ -1,0 +1,120 @@
+/* PNG decode stages (core/portable/png_decode.h). Twin of kernels_cu/png_decode.cu; the CPU
+ * reference is backends/cpu/png_kernels.cpp.
+ *
+ * png_defilter_tiles: the wavefront engine. One work-group of HC_WF_ROWS work-items per tile;
+ * the tile and its halo (the row above, 8 bytes to the left) are loaded into local memory,
+ * solved in HC_WF_STEPS skewed steps (work-item r does chunk s - r of its row at step s) and
+ * written back in place. With diagonal < 0 a launch covers every tile: each work-group takes a
+ * ticket, tickets go in wavefront order, and a tile waits on the completion flags of the tiles
+ * above and to its left, which hold smaller tickets and so have started already. With
+ * diagonal >= 0 a launch solves the tiles of that anti-diagonal only (the fallback, one launch
+ * per diagonal, where no work-group waits on another).
+ * png_defilter_rows: rows filtered with None or Sub only, one work-item per row.
+ * png_unpack: one work-item per output pixel. */
+#include "core/portable/png_decode.h"
+
+__kernel void png_clear(__global uint* words, uint n) {
+  const uint i = get_global_id(0);
+  if (i < n) words[i] = 0u;
+}
+
+__kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height, uint row_bytes,
+                                uint bpp) {
+  const uint y = get_global_id(0);
+  if (y >= height) return;
+  __global uchar* r = rows + offset + (ulong)y * ((ulong)row_bytes + 1u);
+  if (r[0] != 1u) return; /* None */
+  for (uint i = bpp; i < row_bytes; ++i) r[1u + i] = (uchar)(r[1u + i] + r[1u + i - bpp]);
+}
+
+__kernel __attribute__((reqd_work_group_size(HC_WF_ROWS, 1, 1)))
+void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint row_bytes, uint bpp,
+                        uint tiles_x, uint tiles_y, int diagonal, __global uint* scratch) {
+  __local uchar tile[HC_WF_LOCAL];
+  __local uint shared_ticket;
+  const uint r = get_local_id(0);
+  const ulong stride = (ulong)row_bytes + 1u;
+  __global uchar* base = rows + offset;
+  volatile __global uchar* vbase = base;
+  uint tx, ty, ticket = 0;
+  if (diagonal >= 0) {
+    hc_wf_tile_on_diagonal((uint)diagonal, get_group_id(0), tiles_x, &tx, &ty);
+  } else {
+    if (r == 0) {
+      uint t = atomic_inc(&scratch[0]);
+      uint ux, uy;
+      hc_wf_tile_of(t, tiles_x, tiles_y, &ux, &uy);
+      /* Wait for the tiles above and to the left (flags are 1 + tile index in scratch). */
+      if (uy > 0)
+        while (atomic_or(&scratch[1u + (uy - 1u) * tiles_x + ux], 0u) == 0u) {}
+      if (ux > 0)
+        while (atomic_or(&scratch[1u + uy * tiles_x + ux - 1u], 0u) == 0u) {}
+      shared_ticket = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    ticket = shared_ticket;
+    hc_wf_tile_of(ticket, tiles_x, tiles_y, &tx, &ty);
+  }
+  const uint y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
+   * results, read through volatile pointers so that no stale cache line is used. */
+  for (uint i = r; i < HC_WF_BYTES + 8u; i += HC_WF_ROWS) {
+    const int x = (int)x0 + (int)i - 8;
+    uchar v = 0;
+    if (y0 > 0 && x >= 0 && (uint)x < row_bytes) v = vbase[(ulong)(y0 - 1u) * stride + 1u + (uint)x];
+    tile[i] = v;
+  }
+  {
+    const uint y = y0 + r;
+    for (uint i = 0; i < 8u; ++i) {
+      const int x = (int)x0 + (int)i - 8;
+      uchar v = 0;
+      if (y < height && x >= 0) v = vbase[(ulong)y * stride + 1u + (uint)x];
+      tile[(r + 1u) * HC_WF_STRIDE + i] = v;
+    }
+  }
+  /* The tile's own filtered bytes, a row of HC_WF_ROWS consecutive bytes per pass. */
+  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+    const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const uint y = y0 + row, x = x0 + i;
+    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
+        (y < height && x < row_bytes) ? base[(ulong)y * stride + 1u + x] : (uchar)0;
+  }
+  const uint y = y0 + r;
+  const int type = y < height ? base[(ulong)y * stride] : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __local uchar* cur = tile + (r + 1u) * HC_WF_STRIDE + 8u;
+  __local uchar* up = cur - HC_WF_STRIDE;
+  for (uint s = 0; s < HC_WF_STEPS; ++s) {
+    const int c = (int)s - (int)r;
+    if (c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
+      for (uint j = 0; j < HC_WF_CHUNK; ++j) {
+        const uint i = (uint)c * HC_WF_CHUNK + j;
+        if (x0 + i < row_bytes)
+          cur[i] = hc_png_unfilter_byte(type, cur[i], cur[(int)i - (int)bpp], up[i],
+                                        up[(int)i - (int)bpp]);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+    const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const uint yy = y0 + row, x = x0 + i;
+    if (yy < height && x < row_bytes)
+      base[(ulong)yy * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
+  }
+  if (diagonal < 0) {
+    /* Release: every write of the group is visible before the flag is. */
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (r == 0) atomic_xchg(&scratch[1u + ty * tiles_x + tx], 1u);
+  }
+}
+
+__kernel void png_unpack(__global const uchar* rows, __global const uint* job, __global uchar* out,
+                         uint width, uint height, uint pixel_bytes, ulong out_offset) {
+  const ulong i = get_global_id(0);
+  if (i >= (ulong)width * height) return;
+  hc_png_unpack_pixel(rows, job, (uint)(i % width), (uint)(i / width),
+                      out + out_offset + i * pixel_bytes);
+}

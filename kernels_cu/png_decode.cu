@@ -1,0 +1,150 @@
+// PNG decode stages (core/portable/png_decode.h). Twin of kernels_cl/png_decode.cl, which
+// describes the wavefront engine; the CPU reference is backends/cpu/png_kernels.cpp.
+#include "core/portable/png_decode.h"
+#include "kernels_cu/launch.h"
+
+namespace hetcodec::cuda {
+namespace {
+
+__global__ void png_clear(std::uint32_t* words, std::uint32_t n) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) words[i] = 0;
+}
+
+__global__ void png_defilter_rows(std::uint8_t* rows, std::uint64_t offset, std::uint32_t height,
+                                  std::uint32_t row_bytes, std::uint32_t bpp) {
+  const std::uint32_t y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y >= height) return;
+  std::uint8_t* r = rows + offset + std::uint64_t(y) * (std::uint64_t(row_bytes) + 1u);
+  if (r[0] != 1u) return;  // None
+  for (std::uint32_t i = bpp; i < row_bytes; ++i) r[1u + i] = std::uint8_t(r[1u + i] + r[1u + i - bpp]);
+}
+
+__global__ void __launch_bounds__(HC_WF_ROWS)
+png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t height,
+                   std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t tiles_x,
+                   std::uint32_t tiles_y, int diagonal, std::uint32_t* scratch) {
+  __shared__ std::uint8_t tile[HC_WF_LOCAL];
+  __shared__ std::uint32_t shared_ticket;
+  const std::uint32_t r = threadIdx.x;
+  const std::uint64_t stride = std::uint64_t(row_bytes) + 1u;
+  std::uint8_t* base = rows + offset;
+  const volatile std::uint8_t* vbase = base;
+  std::uint32_t tx, ty;
+  if (diagonal >= 0) {
+    hc_wf_tile_on_diagonal(std::uint32_t(diagonal), blockIdx.x, tiles_x, &tx, &ty);
+  } else {
+    if (r == 0) {
+      const std::uint32_t t = atomicAdd(&scratch[0], 1u);
+      std::uint32_t ux, uy;
+      hc_wf_tile_of(t, tiles_x, tiles_y, &ux, &uy);
+      if (uy > 0)
+        while (atomicOr(&scratch[1u + (uy - 1u) * tiles_x + ux], 0u) == 0u) {}
+      if (ux > 0)
+        while (atomicOr(&scratch[1u + uy * tiles_x + ux - 1u], 0u) == 0u) {}
+      __threadfence();  // acquire: the awaited tiles' bytes are read after their flags
+      shared_ticket = t;
+    }
+    __syncthreads();
+    hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
+  }
+  const std::uint32_t y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  for (std::uint32_t i = r; i < HC_WF_BYTES + 8u; i += HC_WF_ROWS) {
+    const int x = int(x0) + int(i) - 8;
+    std::uint8_t v = 0;
+    if (y0 > 0 && x >= 0 && std::uint32_t(x) < row_bytes) v = vbase[std::uint64_t(y0 - 1u) * stride + 1u + std::uint32_t(x)];
+    tile[i] = v;
+  }
+  {
+    const std::uint32_t y = y0 + r;
+    for (std::uint32_t i = 0; i < 8u; ++i) {
+      const int x = int(x0) + int(i) - 8;
+      std::uint8_t v = 0;
+      if (y < height && x >= 0) v = vbase[std::uint64_t(y) * stride + 1u + std::uint32_t(x)];
+      tile[(r + 1u) * HC_WF_STRIDE + i] = v;
+    }
+  }
+  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+    const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const std::uint32_t y = y0 + row, x = x0 + i;
+    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
+        (y < height && x < row_bytes) ? base[std::uint64_t(y) * stride + 1u + x] : std::uint8_t(0);
+  }
+  const std::uint32_t y = y0 + r;
+  const int type = y < height ? base[std::uint64_t(y) * stride] : 0;
+  __syncthreads();
+  std::uint8_t* cur = tile + (r + 1u) * HC_WF_STRIDE + 8u;
+  const std::uint8_t* up = cur - HC_WF_STRIDE;
+  for (std::uint32_t s = 0; s < HC_WF_STEPS; ++s) {
+    const int c = int(s) - int(r);
+    if (c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
+      for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) {
+        const std::uint32_t i = std::uint32_t(c) * HC_WF_CHUNK + j;
+        if (x0 + i < row_bytes)
+          cur[i] = hc_png_unfilter_byte(type, cur[i], cur[int(i) - int(bpp)], up[i],
+                                        up[int(i) - int(bpp)]);
+      }
+    }
+    __syncthreads();
+  }
+  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+    const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const std::uint32_t yy = y0 + row, x = x0 + i;
+    if (yy < height && x < row_bytes)
+      base[std::uint64_t(yy) * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
+  }
+  if (diagonal < 0) {
+    __threadfence();  // release: the tile's bytes are visible before its flag
+    __syncthreads();
+    if (r == 0) atomicExch(&scratch[1u + ty * tiles_x + tx], 1u);
+  }
+}
+
+__global__ void png_unpack(const std::uint8_t* rows, const std::uint32_t* job, std::uint8_t* out,
+                           std::uint32_t width, std::uint32_t height, std::uint32_t pixel_bytes) {
+  const std::uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= width) return;
+  for (std::uint32_t y = blockIdx.y; y < height; y += gridDim.y)
+    hc_png_unpack_pixel(rows, job, x, y, out + (std::uint64_t(y) * width + x) * pixel_bytes);
+}
+
+}  // namespace
+
+cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
+                                std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
+                                bool rows_independent, bool tickets, std::uint32_t* scratch) {
+  if (height == 0 || row_bytes == 0) return cudaSuccess;
+  if (rows_independent) {
+    png_defilter_rows<<<(height + 127) / 128, 128, 0, stream>>>(rows, offset, height, row_bytes, bpp);
+    return cudaGetLastError();
+  }
+  const std::uint32_t tiles_x = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
+  const std::uint32_t tiles_y = (height + HC_WF_ROWS - 1) / HC_WF_ROWS;
+  if (tickets) {
+    const std::uint32_t words = 1u + tiles_x * tiles_y;
+    png_clear<<<(words + 255) / 256, 256, 0, stream>>>(scratch, words);
+    png_defilter_tiles<<<tiles_x * tiles_y, HC_WF_ROWS, 0, stream>>>(
+        rows, offset, height, row_bytes, bpp, tiles_x, tiles_y, -1, scratch);
+    return cudaGetLastError();
+  }
+  for (std::uint32_t d = 0; d + 1 < tiles_x + tiles_y; ++d) {
+    const std::uint32_t lo = d >= tiles_x ? d - (tiles_x - 1) : 0;
+    const std::uint32_t hi = d < tiles_y ? d : tiles_y - 1;
+    png_defilter_tiles<<<hi - lo + 1, HC_WF_ROWS, 0, stream>>>(rows, offset, height, row_bytes, bpp,
+                                                              tiles_x, tiles_y, int(d), scratch);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t launch_png_unpack(cudaStream_t stream, const std::uint8_t* rows,
+                              const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
+                              std::uint32_t height, std::uint32_t pixel_bytes) {
+  if (width == 0 || height == 0) return cudaSuccess;
+  png_unpack<<<dim3((width + 255) / 256, height < 65535u ? height : 65535u), 256, 0, stream>>>(rows, job, out, width, height,
+                                                                    pixel_bytes);
+  return cudaGetLastError();
+}
+
+}  // namespace hetcodec::cuda

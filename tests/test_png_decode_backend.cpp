@@ -1,0 +1,164 @@
+// PNG decode on every device: PngSuite equal to libpng, the wavefront engine in both orders
+// on images whose rows use every filter and span many tiles, and the device-image path.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/png/reader.h"
+#include "core/png/writer.h"
+#include "core/portable/png_filter.h"
+#include "hetcodec/png.h"
+#include "tests/support/libpng_oracle.h"
+#include "tests/support/test_support.h"
+
+using namespace hetcodec;
+using hetcodec::test::for_each_device;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Rows filtered with a random filter each (all five types), for `im`.
+std::vector<std::uint8_t> filter_randomly(const png::Raster& im, unsigned seed, bool sub_only) {
+  const std::size_t rb = im.row_bytes();
+  const std::uint32_t bpp = std::uint32_t(im.channels * im.bit_depth / 8);
+  const auto choice = test::random_bytes(std::size_t(im.height), seed);
+  std::vector<std::uint8_t> out;
+  for (int y = 0; y < im.height; ++y) {
+    const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
+    const int type = sub_only ? choice[std::size_t(y)] % 2 : choice[std::size_t(y)] % 5;
+    out.push_back(std::uint8_t(type));
+    for (std::size_t i = 0; i < rb; ++i)
+      out.push_back(hc_png_filter_byte(type, row, y ? row - rb : row, y > 0, std::uint32_t(i), bpp));
+  }
+  return out;
+}
+
+png::Raster random_image(int w, int h, int channels, int depth, unsigned seed) {
+  png::Raster im;
+  im.width = w;
+  im.height = h;
+  im.channels = channels;
+  im.bit_depth = depth;
+  const auto r = test::random_bytes(im.row_bytes() * std::size_t(h), seed);
+  im.samples.assign(r.begin(), r.end());
+  // Some smooth areas too, where Paeth and Average predict well.
+  for (std::size_t i = 0; i < im.samples.size() / 3; ++i) im.samples[i] = std::uint8_t(i / 7);
+  return im;
+}
+
+bool emulator(Device& dev) { return dev.info().is_emulator; }
+
+}  // namespace
+
+TEST_CASE("png decode on every device: PngSuite equals libpng") {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite"))
+    if (e.path().extension() == ".png" && e.path().filename().string()[0] != 'x')
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 150);
+  for_each_device([&](Device& dev) {
+    PngDecoder decoder(open_device(dev.info().spec));
+    std::size_t k = 0;
+    for (const auto& p : files) {
+      // The emulator takes one file in four (all colour types and depths still occur).
+      if (emulator(dev) && (k++ % 4) != 0) continue;
+      INFO(p.filename().string());
+      const auto f = read_bytes(p);
+      const png::Raster ref = test::libpng_decode_expanded(f);
+      const RawImage ours = decoder.decode(f.data(), f.size());
+      CHECK(ours.width == ref.width);
+      CHECK(ours.height == ref.height);
+      CHECK(ours.channels == ref.channels);
+      CHECK(ours.bit_depth == ref.bit_depth);
+      CHECK(ours.samples == ref.samples);
+    }
+  });
+}
+
+TEST_CASE("png decode on every device: the wavefront engine, both orders, every filter") {
+  struct Case {
+    int w, h, channels, depth;
+    bool sub_only;
+  };
+  // Sizes around the tile (32 rows x 256 bytes): one tile, edges, many tiles; bpp 1 to 8.
+  const std::vector<Case> cases = {{1, 1, 1, 8, false},    {3, 70, 3, 8, false},
+                                   {300, 33, 3, 8, false}, {129, 65, 4, 16, false},
+                                   {700, 97, 1, 8, false}, {257, 31, 2, 8, false},
+                                   {400, 64, 3, 16, false}, {520, 50, 3, 8, true}};
+  for_each_device([&](Device& dev) {
+    for (const Wavefront order : {Wavefront::Tickets, Wavefront::Diagonals}) {
+      PngDecodeOptions o;
+      o.wavefront = order;
+      PngDecoder decoder(open_device(dev.info().spec), o);
+      unsigned seed = 1;
+      for (const Case& c : cases) {
+        if (emulator(dev) && c.w * c.h > 20000) continue;
+        INFO(c.w << "x" << c.h << " channels " << c.channels << " depth " << c.depth
+                  << (order == Wavefront::Tickets ? " tickets" : " diagonals"));
+        const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
+        const auto file = png::assemble_compatible(im, filter_randomly(im, seed, c.sub_only));
+        const RawImage ours = decoder.decode(file.data(), file.size());
+        CHECK(ours.samples == im.samples);
+        CHECK(ours.samples == test::libpng_decode_expanded(file).samples);
+      }
+    }
+  });
+}
+
+TEST_CASE("png decode on every device: parallel-mode files and device images") {
+  png::Raster im = random_image(600, 200, 3, 8, 42);
+  for_each_device([&](Device& dev) {
+    if (emulator(dev)) return;  // covered by the cases above at a size the emulator can take
+    auto device = open_device(dev.info().spec);
+    PngEncoder encoder(device);
+    RawImage raw;
+    raw.width = im.width;
+    raw.height = im.height;
+    raw.channels = 3;
+    raw.samples = im.samples;
+    const auto file = encoder.encode(raw);
+    PngDecodeOptions o;
+    o.threads = 4;
+    PngDecoder decoder(device, o);
+    const RawImage back = decoder.decode(file.data(), file.size());
+    CHECK(decoder.times().used_index);
+    CHECK(back.samples == im.samples);
+    const DeviceRawImage d = decoder.decode_to_device(file.data(), file.size());
+    REQUIRE(d.buffer);
+    CHECK(d.bytes() == im.samples.size());
+    std::vector<std::uint8_t> bytes(d.bytes());
+    auto q = device->create_queue();
+    q->read(bytes.data(), *d.buffer, d.offset, bytes.size());
+    q->finish();
+    CHECK(bytes == im.samples);
+  });
+}
+
+TEST_CASE("png decode on every device: a bad filter type is an error with the row") {
+  png::Raster im = random_image(40, 5, 1, 8, 3);
+  auto filtered = filter_randomly(im, 3, false);
+  filtered[3 * 41] = 7;
+  const auto file = png::assemble_compatible(im, filtered);
+  for_each_device([&](Device& dev) {
+    PngDecoder decoder(open_device(dev.info().spec));
+    try {
+      decoder.decode(file.data(), file.size());
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidData);
+      CHECK(std::string(e.what()).find("row 3") != std::string::npos);
+    }
+  });
+}
