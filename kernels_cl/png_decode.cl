@@ -8,7 +8,8 @@
  * ticket, tickets go in wavefront order, and a tile waits on the completion flags of the tiles
  * above and to its left, which hold smaller tickets and so have started already. With
  * diagonal >= 0 a launch solves the tiles of that anti-diagonal only (the fallback, one launch
- * per diagonal, where no work-group waits on another).
+ * per diagonal, where no work-group waits on another; the emulator always takes it, since
+ * Oclgrind cannot see the flags' synchronisation and reports the halo reads as races).
  * png_defilter_rows: rows filtered with None or Sub only, one work-item per row.
  * png_unpack: one work-item per output pixel. */
 #include "core/portable/png_decode.h"
@@ -36,7 +37,7 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   const ulong stride = (ulong)row_bytes + 1u;
   __global uchar* base = rows + offset;
   volatile __global uchar* vbase = base;
-  uint tx, ty, ticket = 0;
+  uint tx, ty;
   if (diagonal >= 0) {
     hc_wf_tile_on_diagonal((uint)diagonal, get_group_id(0), tiles_x, &tx, &ty);
   } else {
@@ -44,7 +45,7 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
       uint t = atomic_inc(&scratch[0]);
       uint ux, uy;
       hc_wf_tile_of(t, tiles_x, tiles_y, &ux, &uy);
-      /* Wait for the tiles above and to the left (flags are 1 + tile index in scratch). */
+      /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
       if (uy > 0)
         while (atomic_or(&scratch[1u + (uy - 1u) * tiles_x + ux], 0u) == 0u) {}
       if (ux > 0)
@@ -52,8 +53,7 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
       shared_ticket = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    ticket = shared_ticket;
-    hc_wf_tile_of(ticket, tiles_x, tiles_y, &tx, &ty);
+    hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const uint y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
   /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
@@ -115,6 +115,9 @@ __kernel void png_unpack(__global const uchar* rows, __global const uint* job, _
                          uint width, uint height, uint pixel_bytes, ulong out_offset) {
   const ulong i = get_global_id(0);
   if (i >= (ulong)width * height) return;
-  hc_png_unpack_pixel(rows, job, (uint)(i % width), (uint)(i / width),
-                      out + out_offset + i * pixel_bytes);
+  /* No remainder operator: LLVM turns a division and remainder pair into a `freeze`, which
+   * Oclgrind cannot run. */
+  const uint y = (uint)(i / width);
+  const uint x = (uint)(i - (ulong)y * width);
+  hc_png_unpack_pixel(rows, job, x, y, out + out_offset + i * pixel_bytes);
 }

@@ -2,6 +2,8 @@
 // on images whose rows use every filter and span many tiles, and the device-image path.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -162,3 +164,24 @@ TEST_CASE("png decode on every device: a bad filter type is an error with the ro
     }
   });
 }
+
+#ifdef HETCODEC_TEST_CLI
+TEST_CASE("hetcodec decode: PNG to PAM keeps channels and depth; PPM refuses alpha") {
+  const fs::path dir = fs::temp_directory_path() / ("hetcodec-png-decode-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path in = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / "basn4a16.png";
+  const fs::path out = dir / "a.pam";
+  std::string log = test::run_command(HETCODEC_TEST_CLI, "-d cpu decode " + in.string() + " " + out.string());
+  INFO(log);
+  CHECK(log.find("exit 0") != std::string::npos);
+  const png::Raster ref = test::libpng_decode_expanded(read_bytes(in));
+  const std::string header = "P7\nWIDTH 32\nHEIGHT 32\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n";
+  std::vector<std::uint8_t> expect(header.begin(), header.end());
+  expect.insert(expect.end(), ref.samples.begin(), ref.samples.end());
+  CHECK(read_bytes(out) == expect);
+  log = test::run_command(HETCODEC_TEST_CLI, "-d cpu decode " + in.string() + " " + (dir / "a.ppm").string());
+  CHECK(log.find("alpha") != std::string::npos);
+  CHECK(log.find("exit 1") != std::string::npos);
+  fs::remove_all(dir);
+}
+#endif

@@ -1,7 +1,12 @@
 // `hetcodec bench png-encode`: PNG encoding from host samples to PNG bytes on the host, per
 // selected device, with libpng (default settings, and the Z_RLE strategy) measured in the same
 // run on the same images; output sizes against both.
+#include <png.h>
 #include <zlib.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
 
 #include <algorithm>
 #include <chrono>
@@ -183,7 +188,228 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   }
 }
 
+// ---- bench png-decode --------------------------------------------------------------------------
+
+struct BenchPngDecodeOptions {
+  std::vector<std::string> paths;
+  std::string crop = "2040x1356";
+  double min_time = 2.0;
+  bool peers = true;
+  int streams = 4;
+  std::string json_path;
+};
+
+// libpng's decode of a file to its expanded samples (the peer).
+std::size_t libpng_read(const std::vector<std::uint8_t>& file, std::vector<std::uint8_t>& out) {
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&image, file.data(), file.size()))
+    throw Error(ErrorCode::InvalidData, std::string("libpng: ") + image.message);
+  image.format = PNG_FORMAT_RGB;
+  out.resize(PNG_IMAGE_SIZE(image));
+  if (!png_image_finish_read(&image, nullptr, out.data(), 0, nullptr))
+    throw Error(ErrorCode::InvalidData, std::string("libpng: ") + image.message);
+  return out.size();
+}
+
+// The zlib stream of a file's IDAT chunks, joined.
+std::vector<std::uint8_t> idat_of(const std::vector<std::uint8_t>& f) {
+  std::vector<std::uint8_t> z;
+  for (std::size_t at = 8; at + 12 <= f.size();) {
+    const std::uint32_t len = std::uint32_t(f[at]) << 24 | std::uint32_t(f[at + 1]) << 16 |
+                              std::uint32_t(f[at + 2]) << 8 | f[at + 3];
+    if (std::equal(f.begin() + std::ptrdiff_t(at + 4), f.begin() + std::ptrdiff_t(at + 8), "IDAT"))
+      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8), f.begin() + std::ptrdiff_t(at + 8 + len));
+    at += 12 + len;
+  }
+  return z;
+}
+
+struct DecodeSet {
+  std::string name;
+  std::vector<std::vector<std::uint8_t>> files;
+  std::vector<double> mp;
+};
+
+// Decodes the set round-robin on `streams` threads for at least min_time seconds.
+template <typename Make>
+double measure_decode(const DecodeSet& set, double min_time, int streams, Make&& make) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::vector<double> mp(std::size_t(streams), 0);
+  std::vector<std::thread> pool;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto t0 = Clock::now();
+  for (int s = 0; s < streams; ++s)
+    pool.emplace_back([&, s] {
+      try {
+        auto decode = make();
+        for (std::size_t i; !stop && (i = next++) < 1u << 30;) {
+          const std::size_t k = i % set.files.size();
+          decode(set.files[k]);
+          mp[std::size_t(s)] += set.mp[k];
+          if (std::chrono::duration<double>(Clock::now() - t0).count() >= min_time) stop = true;
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        failure = std::current_exception();
+        stop = true;
+      }
+    });
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+  double total = 0;
+  for (double m : mp) total += m;
+  return total / t;
+}
+
+void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptions& o) {
+  int cw = 0, ch = 0;
+  if (std::sscanf(o.crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
+    throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + o.crop + ")");
+  std::vector<RawImage> ims;
+  std::string source;
+  auto cpu = open_device("cpu");
+  for (const auto& p : o.paths) {
+    std::vector<fs::path> files;
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::directory_iterator(p))
+        if (e.is_regular_file()) files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(p);
+    }
+    for (const auto& f : files) ims.push_back(center_crop(read_image_file(f.string(), cpu), cw, ch));
+  }
+  if (!ims.empty()) {
+    source = std::to_string(ims.size()) + " images from " + o.paths[0] + ", cropped to at most " + o.crop;
+  } else {
+    for (unsigned s = 0; s < 4; ++s) ims.push_back(synthetic(cw, ch, s + 1));
+    source = "built-in: 4 synthetic " + o.crop + " RGB images";
+  }
+  // The same images as libpng writes them by default, and as our parallel mode writes them.
+  DecodeSet libpng_files{"libpng default files"}, parallel_files{"hetcodec parallel-mode files"};
+  PngEncoder encoder(cpu);
+  double total_mp = 0;
+  for (const auto& im : ims) {
+    const double mp = double(im.width) * double(im.height) / 1e6;
+    total_mp += mp;
+    libpng_files.files.push_back(libpng_write(im, -1));
+    libpng_files.mp.push_back(mp);
+    parallel_files.files.push_back(encoder.encode(im));
+    parallel_files.mp.push_back(mp);
+  }
+  std::fprintf(stdout, "bench png-decode: %s, %.1f MP; %d streams in batch mode\n", source.c_str(),
+               total_mp, o.streams);
+  struct Row {
+    std::string name, kind, files, mode;
+    double mp_s;
+    nlohmann::json device;
+  };
+  std::vector<Row> rows;
+  auto print = [&](const Row& r) {
+    std::fprintf(stdout, "%-44s %-30s %9.1f MP/s  %7.3f GP/s\n", r.name.c_str(), r.files.c_str(),
+                 r.mp_s, r.mp_s / 1000.0);
+    std::fflush(stdout);
+  };
+  for (const auto& info : selected_devices(global)) {
+    auto device = open_device(info.spec);
+    for (const DecodeSet* set : {&libpng_files, &parallel_files}) {
+      for (const int streams : {1, o.streams}) {
+        const double v = measure_decode(*set, o.min_time, streams, [&] {
+          auto dec = std::make_shared<PngDecoder>(device);
+          return [dec](const std::vector<std::uint8_t>& f) { dec->decode(f.data(), f.size()); };
+        });
+        rows.push_back({"hetcodec " + info.spec, "hetcodec", set->name,
+                        streams == 1 ? "single" : "batch", v, to_json(info)});
+        if (streams > 1) rows.back().name += " x" + std::to_string(streams);
+        print(rows.back());
+      }
+    }
+  }
+  if (o.peers) {
+    for (const DecodeSet* set : {&libpng_files, &parallel_files}) {
+      for (const int streams : {1, o.streams}) {
+        const double v = measure_decode(*set, o.min_time, streams, [] {
+          auto buf = std::make_shared<std::vector<std::uint8_t>>();
+          return [buf](const std::vector<std::uint8_t>& f) { libpng_read(f, *buf); };
+        });
+        rows.push_back({streams == 1 ? "libpng" : "libpng x" + std::to_string(streams), "libpng",
+                        set->name, streams == 1 ? "single" : "batch", v, {}});
+        print(rows.back());
+      }
+      // The CPU inflater alone (zlib over the whole IDAT stream), as a bound on any decoder that
+      // inflates on one thread.
+      std::vector<std::vector<std::uint8_t>> streams_z;
+      for (const auto& f : set->files) streams_z.push_back(idat_of(f));
+      DecodeSet z{set->name, streams_z, set->mp};
+      const double v = measure_decode(z, o.min_time, 1, [&] {
+        auto buf = std::make_shared<std::vector<std::uint8_t>>(std::size_t(cw) * ch * 8 + ch);
+        return [buf](const std::vector<std::uint8_t>& s) {
+          uLongf n = uLongf(buf->size());
+          uncompress(buf->data(), &n, s.data(), uLong(s.size()));
+        };
+      });
+      rows.push_back({"zlib inflate only", "inflate", set->name, "single", v, {}});
+      print(rows.back());
+    }
+    std::fprintf(stdout, "ratios (MP/s over MP/s, same files, same mode):\n");
+    for (const auto& r : rows) {
+      if (r.kind != "hetcodec") continue;
+      for (const auto& p : rows)
+        if (p.kind == "libpng" && p.files == r.files && p.mode == r.mode)
+          std::fprintf(stdout, "  %s on %s / %s = %.2f\n", r.name.c_str(), r.files.c_str(),
+                       p.name.c_str(), r.mp_s / p.mp_s);
+    }
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json j;
+    j["benchmark"] = "png-decode";
+    j["version"] = version();
+    j["corpus"] = source;
+    j["megapixels"] = total_mp;
+    j["min_time_s"] = o.min_time;
+    j["batch_streams"] = o.streams;
+    for (const auto& r : rows) {
+      nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"files", r.files},
+                          {"mode", r.mode}, {"megapixels_per_s", r.mp_s}};
+      if (!r.device.is_null()) e["device"] = r.device;
+      j["results"].push_back(e);
+    }
+    if (o.json_path == "-")
+      std::cout << j.dump(2) << "\n";
+    else
+      write_bytes(o.json_path, j.dump(2) + "\n", {});
+  }
+}
+
 }  // namespace
+
+void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& global) {
+  auto o = std::make_shared<BenchPngDecodeOptions>();
+  auto* cmd = bench.add_subcommand(
+      "png-decode",
+      "PNG decoding, PNG bytes in, samples on the host, per selected device: one image at a\n"
+      "time (single) and --streams decoders at once (batch), on the same images written by\n"
+      "libpng (default settings) and by hetcodec's parallel mode; libpng and zlib's inflate\n"
+      "alone in the same run.\n"
+      "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
+      "without inputs, four synthetic photo-like images of that size.");
+  cmd->add_option("inputs", o->paths, "image files or directories")->type_name("PATH");
+  cmd->add_option("--crop", o->crop, "largest size measured, WxH")->capture_default_str();
+  cmd->add_option("--min-time", o->min_time, "seconds to repeat each measurement")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  cmd->add_option("--streams", o->streams, "decoders at once in batch mode")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_flag("!--no-peers", o->peers, "skip libpng and zlib");
+  cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
+      ->type_name("FILE");
+  cmd->callback([&global, o] { run_bench_png_decode(global, *o); });
+}
 
 void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
   auto o = std::make_shared<BenchPngOptions>();

@@ -88,6 +88,55 @@ void write_image(const Image& img, const std::string& format, const std::string&
   }
 }
 
+// Writes a RawImage (a decoded PNG) as `format`: pam keeps its channels and depth; pnm, pgm
+// and ppm take gray and RGB (maxval 65535 for 16 bits); png goes through our encoder.
+void write_raw(const RawImage& img, const std::string& format, const std::string& path,
+               const std::shared_ptr<Device>& device) {
+  const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
+  const std::string maxval = img.bit_depth == 16 ? "65535" : "255";
+  if (format == "pam") {
+    static const char* tuple[] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
+    write_bytes(path,
+                "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " + std::to_string(img.height) +
+                    "\nDEPTH " + std::to_string(img.channels) + "\nMAXVAL " + maxval +
+                    "\nTUPLTYPE " + tuple[img.channels] + "\nENDHDR\n",
+                img.samples);
+  } else if (format == "png") {
+    PngEncoder encoder(device);
+    write_bytes(path, "", encoder.encode(img));
+  } else if (format == "pgm" || format == "ppm" || format == "pnm") {
+    const bool gray = img.channels == 1;
+    if (img.channels == 2 || img.channels == 4)
+      throw Error(ErrorCode::InvalidArgument,
+                  path + ": the image has an alpha channel, which " + format +
+                      " cannot hold (use .pam)");
+    if (format == "pgm" && !gray)
+      throw Error(ErrorCode::InvalidArgument,
+                  path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
+    if (format == "ppm" && gray) {
+      std::vector<std::uint8_t> rgb;
+      const std::size_t bps = std::size_t(img.bit_depth / 8);
+      rgb.reserve(img.samples.size() * 3);
+      for (std::size_t i = 0; i < img.samples.size(); i += bps)
+        for (int c = 0; c < 3; ++c)
+          rgb.insert(rgb.end(), img.samples.begin() + std::ptrdiff_t(i),
+                     img.samples.begin() + std::ptrdiff_t(i + bps));
+      write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
+    } else {
+      write_bytes(path, std::string(gray ? "P5" : "P6") + "\n" + dims + "\n" + maxval + "\n",
+                  img.samples);
+    }
+  } else {
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown output format '" + format + "' (pnm, ppm, pgm, pam or png)");
+  }
+}
+
+bool is_png(const std::vector<std::uint8_t>& b) {
+  static const std::uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  return b.size() >= 8 && std::equal(sig, sig + 8, b.begin());
+}
+
 std::string format_of(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   if (!ext.empty()) ext.erase(0, 1);
@@ -128,6 +177,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     device = open_device("cpu");
   }
   JpegDecoder decoder(device, decoder_options(o));
+  std::unique_ptr<PngDecoder> png_decoder;  // made when the first PNG comes
   if (!o.quiet)
     std::cerr << "decoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << device->info().spec << " (" << device->info().name << ")\n";
@@ -148,7 +198,12 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
         read_errors[i - start] = e.what();
       }
     }
-    for (const auto& b : bytes) inputs.push_back({b.data(), b.size()});
+    // PNG files go to the PNG decoder; the JPEG batch sees them as empty inputs.
+    std::vector<bool> png(bytes.size());
+    for (std::size_t k = 0; k < bytes.size(); ++k) {
+      png[k] = is_png(bytes[k]);
+      inputs.push_back(png[k] ? JpegInput{} : JpegInput{bytes[k].data(), bytes[k].size()});
+    }
     std::vector<std::string> errors;
     auto images = decoder.decode_batch(inputs, &errors);
     for (std::size_t i = start; i < end; ++i) {
@@ -157,6 +212,29 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
       const std::string progress =
           jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                           : "";
+      const std::string format = o.format.empty() ? format_of(jobs[i].second) : o.format;
+      if (read_errors[k].empty() && png[k]) {
+        try {
+          if (!png_decoder) {
+            PngDecodeOptions po;
+            po.max_pixels = o.max_pixels;
+            po.threads = o.threads;
+            png_decoder = std::make_unique<PngDecoder>(device, po);
+          }
+          std::vector<std::string> warnings;
+          const RawImage img = png_decoder->decode(bytes[k].data(), bytes[k].size(), &warnings);
+          for (const auto& w : warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
+          write_raw(img, format, jobs[i].second, device);
+          if (!o.quiet)
+            std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " ("
+                      << img.width << "x" << img.height << ", " << img.channels << " channel"
+                      << (img.channels == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
+        } catch (const Error& e) {
+          std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what() << "\n";
+          ++failed;
+        }
+        continue;
+      }
       if (!err.empty()) {
         std::cerr << progress << jobs[i].first << ": " << err << "\n";
         ++failed;
@@ -165,7 +243,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
       const Image& img = images[k];
       for (const auto& w : img.warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
       try {
-        write_image(img, o.format.empty() ? format_of(jobs[i].second) : o.format, jobs[i].second);
+        write_image(img, format, jobs[i].second);
       } catch (const Error& e) {
         std::cerr << progress << e.what() << "\n";
         ++failed;
@@ -209,12 +287,16 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<DecodeOptions>();
   auto* cmd = app.add_subcommand(
       "decode",
-      "decode JPEG files on a device (bit-exact with libjpeg-turbo's djpeg -dct int)\n"
+      "decode JPEG and PNG files on a device (JPEG bit-exact with libjpeg-turbo's djpeg -dct\n"
+      "int; PNG with libpng's samples, palette and tRNS expanded, 16 bits kept)\n"
       "  hetcodec decode IN.jpg OUT.ppm\n"
+      "  hetcodec decode IN.png OUT.pam\n"
       "  hetcodec decode --output-dir DIR [--format pnm|ppm|pgm|pam|png] FILES...\n"
       "Output by extension or --format: pnm writes PGM for grayscale and PPM for colour as\n"
       "djpeg -pnm does; ppm, pgm, pam likewise (pam keeps CMYK; ppm and png convert CMYK to RGB\n"
-      "as djpeg does); png through libpng.");
+      "as djpeg does); png through libpng. A PNG keeps its channels and depth in pam\n"
+      "(GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA; maxval 255 or 65535); pnm, pgm and ppm take\n"
+      "PNGs without alpha; png re-encodes with hetcodec's encoder.");
   cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");

@@ -5,7 +5,10 @@
 # usage: tools/gpu_check.sh [LOGDIR] [CUDA_ARCHS]      (defaults: build-gpu/logs, 90)
 # With HETCODEC_BENCH_CORPUS=DIR (holding imagenet/ and large/ from `hetcodec corpus`) it also
 # runs `bench jpeg` on every device (batches of 256 ImageNet-like images and single large
-# ones) and `bench png-encode` on 2040x1356 crops of the large ones.
+# ones), `bench png-encode` and `bench png-decode` on 2040x1356 crops of the large ones;
+# HETCODEC_BENCH_PNG_DECODE=1 alone runs `bench png-decode` on its built-in images.
+# With HETCODEC_EXTRA_DEBS=DIR, the Debian packages there (libdeflate, say, where the machine
+# lacks it) are unpacked into build-gpu/extra and found through pkg-config.
 # Some drivers install libnvidia-opencl.so.1 without an .icd file; HETCODEC_OPENCL_ICDS makes
 # the ICD loader see it anyway (backends/opencl/icd_setup.cpp).
 set -uo pipefail
@@ -15,6 +18,13 @@ mkdir -p "$logs"
 export HETCODEC_OPENCL_ICDS=${HETCODEC_OPENCL_ICDS:-libnvidia-opencl.so.1}
 export HETCODEC_TEST_EXPECT=${HETCODEC_TEST_EXPECT:-cuda:0,opencl:nvidia,opencl:pocl}
 nvidia-smi -L > "$logs/nvidia-smi.txt" 2>&1
+if [ -n "${HETCODEC_EXTRA_DEBS:-}" ]; then
+  extra=$PWD/build-gpu/extra
+  mkdir -p "$extra"
+  for deb in "$HETCODEC_EXTRA_DEBS"/*.deb; do dpkg -x "$deb" "$extra"; done
+  export PKG_CONFIG_PATH="$extra/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  export PKG_CONFIG_SYSROOT_DIR="$extra"
+fi
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETCODEC_CUDA_ARCHITECTURES="$archs" \
   > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
 grep -A14 'configuration:' "$logs/configure.log"
@@ -33,5 +43,9 @@ if [ -n "${HETCODEC_BENCH_CORPUS:-}" ]; then
     --json "$logs/bench_jpeg_large.json" 2>&1 | tee "$logs/bench_jpeg_large.txt"
   ./build-gpu/tools/hetcodec -d all bench png-encode "$HETCODEC_BENCH_CORPUS/large" \
     --json "$logs/bench_png_encode.json" 2>&1 | tee "$logs/bench_png_encode.txt"
+fi
+if [ -n "${HETCODEC_BENCH_CORPUS:-}${HETCODEC_BENCH_PNG_DECODE:-}" ]; then
+  ./build-gpu/tools/hetcodec -d all bench png-decode ${HETCODEC_BENCH_CORPUS:+"$HETCODEC_BENCH_CORPUS/large"} \
+    --json "$logs/bench_png_decode.json" 2>&1 | tee "$logs/bench_png_decode.txt"
 fi
 exit $rc
