@@ -24,6 +24,8 @@ if [ -n "${HETCODEC_EXTRA_DEBS:-}" ]; then
   for deb in "$HETCODEC_EXTRA_DEBS"/*.deb; do dpkg -x "$deb" "$extra"; done
   export PKG_CONFIG_PATH="$extra/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export PKG_CONFIG_SYSROOT_DIR="$extra"
+  # pkg-config leaves out -I/usr/include and -L/usr/lib/...: keep them, so the sysroot applies.
+  export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 fi
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETCODEC_CUDA_ARCHITECTURES="$archs" \
   > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
