@@ -26,6 +26,9 @@ if [ -n "${HETCODEC_EXTRA_DEBS:-}" ]; then
   export PKG_CONFIG_SYSROOT_DIR="$extra"
   # pkg-config leaves out -I/usr/include and -L/usr/lib/...: keep them, so the sysroot applies.
   export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
+  # Some .pc files name a libdir other than the multiarch one their library is in.
+  export LIBRARY_PATH="$extra/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$extra/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETCODEC_CUDA_ARCHITECTURES="$archs" \
   > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
