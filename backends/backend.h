@@ -163,8 +163,9 @@ struct PngDefilterInfo {
   bool rows_independent = false;
 };
 // How the wavefront engine orders its tiles: one launch whose work-groups take tickets and
-// wait on per-tile completion flags (the default), or one launch per tile diagonal.
-enum class Wavefront { Tickets, Diagonals };
+// wait on per-tile completion flags, or one launch per tile diagonal. Auto: tickets on a GPU,
+// diagonals elsewhere (on a CPU device a waiting work-group holds one of few cores).
+enum class Wavefront { Auto, Tickets, Diagonals };
 
 class PngKernels {
  public:
@@ -174,7 +175,7 @@ class PngKernels {
   // Reconstructs the filtered rows of a pass in place (the filter bytes stay). The filter types
   // must have been checked (0..4). Checks the sizes (InvalidArgument).
   void defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
-                const PngDefilterInfo& info, Wavefront order = Wavefront::Tickets);
+                const PngDefilterInfo& info, Wavefront order = Wavefront::Auto);
   // The output pixels (core/portable/png_decode.h) from the de-filtered passes in `rows` and
   // the unpack job (HC_PNG_JOB_BYTES), pixel_bytes per pixel, at out + out_offset.
   void unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows, DeviceBuffer& out,

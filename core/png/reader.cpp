@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "core/error.h"
@@ -381,13 +382,36 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
         const std::uint64_t in1 = k + 1 < n ? seg[k + 1].second : joined.size();
         const std::uint64_t row1 = k + 1 < n ? seg[k + 1].first : info.height;
         const std::uint64_t o0 = std::uint64_t(seg[k].first) * rb, o1 = row1 * rb;
-        const auto r = inflate_chunks({{joined.data() + in0, std::size_t(in1 - in0)}},
-                                      out + o0, std::size_t(o1 - o0), -15);
+        const bool last = k + 1 == n;
+        bool good;
+#if defined(HETCODEC_HAVE_LIBDEFLATE)
+        // libdeflate stops only at a final block: a middle segment (which ends on a byte
+        // boundary after its sync flush) gets one appended, an empty fixed-Huffman block
+        // (bits 1, 01, then the 7-bit end-of-block code: bytes 03 00). The last segment ends
+        // the stream itself; its 4-byte Adler-32 follows.
+        if (in1 - in0 < 4) {
+          good = false;
+        } else {
+          std::vector<std::uint8_t> piece(joined.begin() + std::ptrdiff_t(in0),
+                                          joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
+          if (!last) piece.insert(piece.end(), {0x03, 0x00});
+          std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+              libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+          std::size_t in_used = 0, produced = 0;
+          good = d && libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(),
+                                                       out + o0, std::size_t(o1 - o0), &in_used,
+                                                       &produced) == LIBDEFLATE_SUCCESS &&
+                 produced == o1 - o0 && in_used == piece.size();
+        }
+#else
         // A middle segment consumes all its input without ending the stream; the last one
         // ends it, followed by the 4-byte Adler-32.
-        const bool last = k + 1 == n;
-        if (r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) ||
-            (last && (!r.ended || in1 - in0 < 4)))
+        const auto r = inflate_chunks({{joined.data() + in0, std::size_t(in1 - in0)}},
+                                      out + o0, std::size_t(o1 - o0), -15);
+        good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) ||
+                 (last && (!r.ended || in1 - in0 < 4)));
+#endif
+        if (!good)
           ok = false;
         else
           adler[k] = adler32(1, out + o0, std::size_t(o1 - o0));

@@ -105,32 +105,46 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   }
   times.inflate += since(t0);
 
-  const auto t1 = Clock::now();
+  // Each stage is waited for, so that its time is its own (one image at a time, the stages
+  // depend on each other anyway).
+  auto t1 = Clock::now();
   ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
   ensure(scratch, scratch_bytes, [&](std::size_t n) { return device->alloc(n); });
   if (!job) job = device->alloc(HC_PNG_JOB_BYTES);
   queue->write(*rows, 0, *staging, 0, total);
   const auto words = png::unpack_job(info);
   queue->write(*job, 0, words.data(), HC_PNG_JOB_BYTES);
-  // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags and
-  // fences) and reports the halo reads as data races: the emulator gets one launch per diagonal.
-  const Wavefront order = device->info().is_emulator ? Wavefront::Diagonals : options.wavefront;
-  for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, order);
   const std::size_t bytes = img.bytes();
   if (!dst || dst->size() < bytes) dst = std::shared_ptr<DeviceBuffer>(device->alloc(bytes));
+  queue->finish();
+  times.upload += since(t1);
+  t1 = Clock::now();
+  // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags and
+  // fences) and reports the halo reads as data races: the emulator gets one launch per diagonal.
+  Wavefront order = options.wavefront;
+  if (order == Wavefront::Auto) order = device->info().is_gpu ? Wavefront::Tickets : Wavefront::Diagonals;
+  if (device->info().is_emulator) order = Wavefront::Diagonals;
+  for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, order);
   device->png().unpack(*queue, *job, *rows, *dst, 0, info.width, info.height,
                        std::uint32_t(img.channels * (img.bit_depth / 8)));
+  queue->finish();
+  times.kernels += since(t1);
   img.buffer = dst;
-  times.device += since(t1);
   return img;
 }
 
 RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,
                             std::vector<std::string>* warnings) {
+  RawImage img;
+  decode(data, size, img, warnings);
+  return img;
+}
+
+void PngDecoder::decode(const std::uint8_t* data, std::size_t size, RawImage& img,
+                        std::vector<std::string>* warnings) {
   Impl& m = *impl_;
   DeviceRawImage d = m.run(data, size, m.out);
   const auto t = Clock::now();
-  RawImage img;
   img.width = d.width;
   img.height = d.height;
   img.channels = d.channels;
@@ -139,20 +153,16 @@ RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,
   Impl::ensure(m.download, bytes, [&](std::size_t n) { return m.device->alloc_pinned(n); });
   m.queue->read(*m.download, 0, *d.buffer, 0, bytes);
   m.queue->finish();
-  img.samples.assign(m.download->data(), m.download->data() + bytes);
-  m.times.device += std::chrono::duration<double>(Clock::now() - t).count();
+  img.samples.resize(bytes);
+  std::copy(m.download->data(), m.download->data() + bytes, img.samples.data());
+  m.times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
-  return img;
 }
 
 DeviceRawImage PngDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
   Impl& m = *impl_;
   std::shared_ptr<DeviceBuffer> dst;
-  DeviceRawImage d = m.run(data, size, dst);
-  const auto t = Clock::now();
-  m.queue->finish();  // the staging buffers are reused by the next call
-  m.times.device += std::chrono::duration<double>(Clock::now() - t).count();
-  return d;
+  return m.run(data, size, dst);  // finished: the staging buffers are reused by the next call
 }
 
 }  // namespace hetcodec

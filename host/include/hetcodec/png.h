@@ -95,7 +95,9 @@ struct PngDecodeOptions {
   std::uint32_t max_chunk_bytes = 8u << 20;  // ancillary chunks past it are skipped (a warning)
   bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
   int threads = 0;          // host threads for segment-parallel inflate; 0: hardware threads
-  Wavefront wavefront = Wavefront::Tickets;
+  // Tile order of the de-filter (backends/backend.h). Auto: tickets on a GPU, one launch per
+  // diagonal on CPU devices and the emulator.
+  Wavefront wavefront = Wavefront::Auto;
 };
 
 // An image in device memory: samples as RawImage lays them out.
@@ -112,9 +114,12 @@ struct DeviceRawImage {
 
 // Seconds spent by a decoder's calls so far.
 struct PngStageTimes {
-  double inflate = 0;  // parse, inflate and the filter-type check on the host
-  double device = 0;   // upload, de-filter, unpack (and download for a host image)
+  double inflate = 0;   // parse (CRCs included), inflate and the filter-type check on the host
+  double upload = 0;    // the inflated rows to the device
+  double kernels = 0;   // de-filter and unpack
+  double download = 0;  // a host image's samples back into its vector
   bool used_index = false;  // the last file was inflated segment by segment
+  double device() const { return upload + kernels + download; }
 };
 
 class PngDecoder {
@@ -131,6 +136,10 @@ class PngDecoder {
   // `warnings` when given.
   RawImage decode(const std::uint8_t* data, std::size_t size,
                   std::vector<std::string>* warnings = nullptr);
+  // The same into `out`, whose sample vector keeps its capacity from call to call (no page
+  // faults on a fresh allocation when images of one size are decoded in a loop).
+  void decode(const std::uint8_t* data, std::size_t size, RawImage& out,
+              std::vector<std::string>* warnings = nullptr);
   DeviceRawImage decode_to_device(const std::uint8_t* data, std::size_t size);
   const PngStageTimes& times() const;
 
