@@ -1,7 +1,7 @@
 /* PNG decode stages (core/portable/png_decode.h). Twin of kernels_cu/png_decode.cu; the CPU
  * reference is backends/cpu/png_kernels.cpp.
  *
- * png_defilter_tiles: the wavefront engine. One work-group of HC_WF_ROWS work-items per tile;
+ * png_defilter_tiles: the wavefront engine. One work-group of HC_WF_THREADS work-items per tile;
  * the tile and its halo (the row above, 8 bytes to the left) are loaded into local memory,
  * solved in HC_WF_STEPS skewed steps (work-item r does chunk s - r of its row at step s) and
  * written back in place. With diagonal < 0 a launch covers every tile: each work-group takes a
@@ -28,7 +28,7 @@ __kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height,
   for (uint i = bpp; i < row_bytes; ++i) r[1u + i] = (uchar)(r[1u + i] + r[1u + i - bpp]);
 }
 
-__kernel __attribute__((reqd_work_group_size(HC_WF_ROWS, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(HC_WF_THREADS, 1, 1)))
 void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint row_bytes, uint bpp,
                         uint tiles_x, uint tiles_y, int diagonal, __global uint* scratch) {
   __local uchar tile[HC_WF_LOCAL];
@@ -58,36 +58,36 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   const uint y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
   /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
    * results, read through volatile pointers so that no stale cache line is used. */
-  for (uint i = r; i < HC_WF_BYTES + 8u; i += HC_WF_ROWS) {
+  for (uint i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
     const int x = (int)x0 + (int)i - 8;
     uchar v = 0;
     if (y0 > 0 && x >= 0 && (uint)x < row_bytes) v = vbase[(ulong)(y0 - 1u) * stride + 1u + (uint)x];
     tile[i] = v;
   }
-  {
-    const uint y = y0 + r;
-    for (uint i = 0; i < 8u; ++i) {
-      const int x = (int)x0 + (int)i - 8;
-      uchar v = 0;
-      if (y < height && x >= 0) v = vbase[(ulong)y * stride + 1u + (uint)x];
-      tile[(r + 1u) * HC_WF_STRIDE + i] = v;
-    }
+  for (uint k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {
+    const uint row = k >> 3, i = k & 7u;
+    const uint y = y0 + row;
+    const int x = (int)x0 + (int)i - 8;
+    uchar v = 0;
+    if (y < height && x >= 0) v = vbase[(ulong)y * stride + 1u + (uint)x];
+    tile[(row + 1u) * HC_WF_STRIDE + i] = v;
   }
   /* The tile's own filtered bytes, a row of HC_WF_ROWS consecutive bytes per pass. */
-  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+  #pragma unroll 8
+  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const uint y = y0 + row, x = x0 + i;
     tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
         (y < height && x < row_bytes) ? base[(ulong)y * stride + 1u + x] : (uchar)0;
   }
   const uint y = y0 + r;
-  const int type = y < height ? base[(ulong)y * stride] : 0;
+  const int type = (r < HC_WF_ROWS && y < height) ? base[(ulong)y * stride] : 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  __local uchar* cur = tile + (r + 1u) * HC_WF_STRIDE + 8u;
+  __local uchar* cur = tile + ((r < HC_WF_ROWS ? r : 0u) + 1u) * HC_WF_STRIDE + 8u;
   __local uchar* up = cur - HC_WF_STRIDE;
   for (uint s = 0; s < HC_WF_STEPS; ++s) {
     const int c = (int)s - (int)r;
-    if (c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
+    if (r < HC_WF_ROWS && c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
       for (uint j = 0; j < HC_WF_CHUNK; ++j) {
         const uint i = (uint)c * HC_WF_CHUNK + j;
         if (x0 + i < row_bytes)
@@ -97,7 +97,8 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+  #pragma unroll 8
+  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const uint yy = y0 + row, x = x0 + i;
     if (yy < height && x < row_bytes)

@@ -20,7 +20,7 @@ __global__ void png_defilter_rows(std::uint8_t* rows, std::uint64_t offset, std:
   for (std::uint32_t i = bpp; i < row_bytes; ++i) r[1u + i] = std::uint8_t(r[1u + i] + r[1u + i - bpp]);
 }
 
-__global__ void __launch_bounds__(HC_WF_ROWS)
+__global__ void __launch_bounds__(HC_WF_THREADS)
 png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t height,
                    std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t tiles_x,
                    std::uint32_t tiles_y, int diagonal, std::uint32_t* scratch) {
@@ -49,35 +49,35 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const std::uint32_t y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
-  for (std::uint32_t i = r; i < HC_WF_BYTES + 8u; i += HC_WF_ROWS) {
+  for (std::uint32_t i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
     const int x = int(x0) + int(i) - 8;
     std::uint8_t v = 0;
     if (y0 > 0 && x >= 0 && std::uint32_t(x) < row_bytes) v = vbase[std::uint64_t(y0 - 1u) * stride + 1u + std::uint32_t(x)];
     tile[i] = v;
   }
-  {
-    const std::uint32_t y = y0 + r;
-    for (std::uint32_t i = 0; i < 8u; ++i) {
-      const int x = int(x0) + int(i) - 8;
-      std::uint8_t v = 0;
-      if (y < height && x >= 0) v = vbase[std::uint64_t(y) * stride + 1u + std::uint32_t(x)];
-      tile[(r + 1u) * HC_WF_STRIDE + i] = v;
-    }
+  for (std::uint32_t k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {
+    const std::uint32_t row = k >> 3, i = k & 7u;
+    const std::uint32_t y = y0 + row;
+    const int x = int(x0) + int(i) - 8;
+    std::uint8_t v = 0;
+    if (y < height && x >= 0) v = vbase[std::uint64_t(y) * stride + 1u + std::uint32_t(x)];
+    tile[(row + 1u) * HC_WF_STRIDE + i] = v;
   }
-  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+  #pragma unroll 8
+  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const std::uint32_t y = y0 + row, x = x0 + i;
     tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
         (y < height && x < row_bytes) ? base[std::uint64_t(y) * stride + 1u + x] : std::uint8_t(0);
   }
   const std::uint32_t y = y0 + r;
-  const int type = y < height ? base[std::uint64_t(y) * stride] : 0;
+  const int type = (r < HC_WF_ROWS && y < height) ? base[std::uint64_t(y) * stride] : 0;
   __syncthreads();
-  std::uint8_t* cur = tile + (r + 1u) * HC_WF_STRIDE + 8u;
+  std::uint8_t* cur = tile + ((r < HC_WF_ROWS ? r : 0u) + 1u) * HC_WF_STRIDE + 8u;
   const std::uint8_t* up = cur - HC_WF_STRIDE;
   for (std::uint32_t s = 0; s < HC_WF_STEPS; ++s) {
     const int c = int(s) - int(r);
-    if (c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
+    if (r < HC_WF_ROWS && c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
       for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) {
         const std::uint32_t i = std::uint32_t(c) * HC_WF_CHUNK + j;
         if (x0 + i < row_bytes)
@@ -87,7 +87,8 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     }
     __syncthreads();
   }
-  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_ROWS) {
+  #pragma unroll 8
+  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const std::uint32_t yy = y0 + row, x = x0 + i;
     if (yy < height && x < row_bytes)
@@ -123,14 +124,14 @@ cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::ui
   if (tickets) {
     const std::uint32_t words = 1u + tiles_x * tiles_y;
     png_clear<<<(words + 255) / 256, 256, 0, stream>>>(scratch, words);
-    png_defilter_tiles<<<tiles_x * tiles_y, HC_WF_ROWS, 0, stream>>>(
+    png_defilter_tiles<<<tiles_x * tiles_y, HC_WF_THREADS, 0, stream>>>(
         rows, offset, height, row_bytes, bpp, tiles_x, tiles_y, -1, scratch);
     return cudaGetLastError();
   }
   for (std::uint32_t d = 0; d + 1 < tiles_x + tiles_y; ++d) {
     const std::uint32_t lo = d >= tiles_x ? d - (tiles_x - 1) : 0;
     const std::uint32_t hi = d < tiles_y ? d : tiles_y - 1;
-    png_defilter_tiles<<<hi - lo + 1, HC_WF_ROWS, 0, stream>>>(rows, offset, height, row_bytes, bpp,
+    png_defilter_tiles<<<hi - lo + 1, HC_WF_THREADS, 0, stream>>>(rows, offset, height, row_bytes, bpp,
                                                               tiles_x, tiles_y, int(d), scratch);
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;

@@ -58,14 +58,14 @@ class ClPngKernels : public PngKernels {
       HC_CL_CHECK(clear_.setArg(1, cl_uint(words)));
       q.launch(clear_, (std::size_t(words) + 255) / 256 * 256, 256, "png_clear");
       HC_CL_CHECK(tiles_.setArg(7, cl_int(-1)));
-      q.launch(tiles_, std::size_t(tiles_x) * tiles_y * HC_WF_ROWS, HC_WF_ROWS, "png_defilter_tiles");
+      q.launch(tiles_, std::size_t(tiles_x) * tiles_y * HC_WF_THREADS, HC_WF_THREADS, "png_defilter_tiles");
       return;
     }
     for (std::uint32_t d = 0; d + 1 < tiles_x + tiles_y; ++d) {
       const std::uint32_t lo = d >= tiles_x ? d - (tiles_x - 1) : 0;
       const std::uint32_t hi = d < tiles_y ? d : tiles_y - 1;
       HC_CL_CHECK(tiles_.setArg(7, cl_int(d)));
-      q.launch(tiles_, std::size_t(hi - lo + 1) * HC_WF_ROWS, HC_WF_ROWS, "png_defilter_tiles");
+      q.launch(tiles_, std::size_t(hi - lo + 1) * HC_WF_THREADS, HC_WF_THREADS, "png_defilter_tiles");
     }
   }
 

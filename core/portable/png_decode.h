@@ -98,12 +98,14 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
 
 /* ---- The wavefront engine's geometry (DESIGN.md §3 "The wavefront engine") ----------------
  * A tile is HC_WF_ROWS rows of HC_WF_BYTES bytes, solved by HC_WF_ROWS work-items, one per
- * row; a work-item takes HC_WF_CHUNK bytes per step, one step behind the row above (the chunk
+ * row (the work-group has HC_WF_THREADS, which all take part in the loads and stores, so that
+ * many global accesses are in flight at once); a work-item takes HC_WF_CHUNK bytes per step, one step behind the row above (the chunk
  * is at least the 8 bytes a pixel can have, so left, up and upper-left are always done). In
  * local memory a tile row has 8 bytes of left halo and 4 of padding: with a stride of
  * HC_WF_STRIDE the skewed accesses of one step fall in different banks. Row 0 of the local tile
  * is the halo row above. */
 #define HC_WF_ROWS 32
+#define HC_WF_THREADS 128 /* per tile: all load and store, the first HC_WF_ROWS solve */
 #define HC_WF_BYTES 256
 #define HC_WF_CHUNK 8
 #define HC_WF_STRIDE (HC_WF_BYTES + 12)
