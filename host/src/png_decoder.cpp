@@ -61,6 +61,8 @@ Device& PngDecoder::device() { return *impl_->device; }
 
 const PngStageTimes& PngDecoder::times() const { return impl_->times; }
 
+void PngDecoder::reset_times() { impl_->times = {}; }
+
 DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
                                      std::shared_ptr<DeviceBuffer>& dst) {
   const auto t0 = Clock::now();
@@ -129,6 +131,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
                        std::uint32_t(img.channels * (img.bit_depth / 8)));
   queue->finish();
   times.kernels += since(t1);
+  ++times.images;
   img.buffer = dst;
   return img;
 }

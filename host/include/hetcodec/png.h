@@ -119,6 +119,7 @@ struct PngStageTimes {
   double kernels = 0;   // de-filter and unpack
   double download = 0;  // a host image's samples back into its vector
   bool used_index = false;  // the last file was inflated segment by segment
+  std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
   double device() const { return upload + kernels + download; }
 };
 
@@ -142,6 +143,7 @@ class PngDecoder {
               std::vector<std::string>* warnings = nullptr);
   DeviceRawImage decode_to_device(const std::uint8_t* data, std::size_t size);
   const PngStageTimes& times() const;
+  void reset_times();
 
  private:
   struct Impl;
