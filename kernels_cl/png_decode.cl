@@ -83,21 +83,23 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   const uint y = y0 + r;
   const int type = (r < HC_WF_ROWS && y < height) ? base[(ulong)y * stride] : 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  __local uchar* cur = tile + ((r < HC_WF_ROWS ? r : 0u) + 1u) * HC_WF_STRIDE + 8u;
+  /* Work-item r solves row r: its left and upper-left bytes live in two 8-byte windows. */
+  const uint rr = r < HC_WF_ROWS ? r : 0u;
+  __local uchar* cur = tile + (rr + 1u) * HC_WF_STRIDE + 8u;
   __local uchar* up = cur - HC_WF_STRIDE;
+  ulong recent = hc_png_window(cur - 8), up_recent = hc_png_window(up - 8);
   for (uint s = 0; s < HC_WF_STEPS; ++s) {
     const int c = (int)s - (int)r;
     if (r < HC_WF_ROWS && c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
-      for (uint j = 0; j < HC_WF_CHUNK; ++j) {
-        const uint i = (uint)c * HC_WF_CHUNK + j;
-        if (x0 + i < row_bytes)
-          cur[i] = hc_png_unfilter_byte(type, cur[i], cur[(int)i - (int)bpp], up[i],
-                                        up[(int)i - (int)bpp]);
+      const uint i = (uint)c * HC_WF_CHUNK;
+      if (x0 + i < row_bytes) {
+        const uint n = min((uint)HC_WF_CHUNK, row_bytes - x0 - i);
+        hc_png_unfilter_chunk(type, bpp, cur + i, up + i, n, &recent, &up_recent);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  #pragma unroll 8
+#pragma unroll 8
   for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const uint yy = y0 + row, x = x0 + i;

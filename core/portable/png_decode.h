@@ -112,6 +112,75 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
 #define HC_WF_LOCAL ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
 #define HC_WF_STEPS (HC_WF_BYTES / HC_WF_CHUNK + HC_WF_ROWS - 1)
 
+/* Reconstructs the `n` (at most HC_WF_CHUNK) bytes of a row at `cur` in place; `up` is the
+ * row above at the same place. recent and up_recent hold the 8 bytes just before the chunk in
+ * this row (reconstructed) and in the row above, the nearest in the low byte; they are moved
+ * on past the chunk for the next one. Left and upper-left come from these registers, so the
+ * only memory accesses are the chunk's own bytes and the row above it, and the filter type is
+ * decided once per chunk rather than per byte. (The windows shift left: LLVM turns a right
+ * shift joined with a left shift into a funnel shift, which Oclgrind cannot run.) */
+HC_FN void hc_png_unfilter_chunk(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cur,
+                                 const HC_LOCAL hc_u8* up, hc_u32 n, hc_u64* recent,
+                                 hc_u64* up_recent) {
+  const hc_u32 sh = 8u * (bpp - 1u);
+  hc_u64 r = *recent, u = *up_recent;
+  hc_u32 j;
+  if (type == 0) {
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      if (j < n) {
+        r = (r << 8) | (hc_u64)cur[j];
+        u = (u << 8) | (hc_u64)up[j];
+      }
+  } else if (type == 1) {
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      if (j < n) {
+        hc_u32 x = (cur[j] + (hc_u32)(r >> sh)) & 0xFFu;
+        cur[j] = (hc_u8)x;
+        r = (r << 8) | (hc_u64)x;
+        u = (u << 8) | (hc_u64)up[j];
+      }
+  } else if (type == 2) {
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      if (j < n) {
+        hc_u32 b = up[j];
+        hc_u32 x = (cur[j] + b) & 0xFFu;
+        cur[j] = (hc_u8)x;
+        r = (r << 8) | (hc_u64)x;
+        u = (u << 8) | (hc_u64)b;
+      }
+  } else if (type == 3) {
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      if (j < n) {
+        hc_u32 b = up[j];
+        hc_u32 x = (cur[j] + ((((hc_u32)(r >> sh) & 0xFFu) + b) >> 1)) & 0xFFu;
+        cur[j] = (hc_u8)x;
+        r = (r << 8) | (hc_u64)x;
+        u = (u << 8) | (hc_u64)b;
+      }
+  } else {
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      if (j < n) {
+        hc_u32 b = up[j];
+        hc_i32 a = (hc_i32)((r >> sh) & 0xFFu), c = (hc_i32)((u >> sh) & 0xFFu);
+        hc_u32 x = (cur[j] + (hc_u32)hc_png_paeth(a, (hc_i32)b, c)) & 0xFFu;
+        cur[j] = (hc_u8)x;
+        r = (r << 8) | (hc_u64)x;
+        u = (u << 8) | (hc_u64)b;
+      }
+  }
+  *recent = r;
+  *up_recent = u;
+}
+
+/* The 8 bytes before position 0 of a local tile row (its left halo), as a register window
+ * (the nearest in the low byte). */
+HC_FN hc_u64 hc_png_window(const HC_LOCAL hc_u8* row_start) {
+  hc_u64 w = 0;
+  hc_u32 k;
+  for (k = 0; k < 8u; ++k) w |= (hc_u64)row_start[k] << (8u * (7u - k));
+  return w;
+}
+
 /* Tile (tx, ty) of ticket t when tickets go diagonal by diagonal (tx + ty ascending), each
  * diagonal from its top tile down: every tile a tile depends on has a smaller ticket. */
 HC_FN void hc_wf_tile_of(hc_u32 t, hc_u32 tiles_x, hc_u32 tiles_y, hc_u32* tx, hc_u32* ty) {
