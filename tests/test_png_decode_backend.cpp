@@ -185,3 +185,70 @@ TEST_CASE("hetcodec decode: PNG to PAM keeps channels and depth; PPM refuses alp
   fs::remove_all(dir);
 }
 #endif
+
+TEST_CASE("png decode on every device: files of every type from libpng and from ImageMagick") {
+  // libpng: every colour type and depth, plain and Adam7, tRNS keys and palette alphas.
+  struct Kind {
+    int color, depth;
+    bool trns;
+  };
+  const std::vector<Kind> kinds = {
+      {0, 1, false}, {0, 2, true},  {0, 4, false}, {0, 8, true},  {0, 16, true},
+      {2, 8, true},  {2, 16, true}, {3, 1, true},  {3, 2, false}, {3, 4, true},
+      {3, 8, true},  {4, 8, false}, {4, 16, false}, {6, 8, false}, {6, 16, false}};
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
+  unsigned seed = 11;
+  for (const Kind& k : kinds)
+    for (const bool interlace : {false, true}) {
+      const int w = 29, h = 19;
+      const int spp = k.color == 2 ? 3 : k.color == 4 ? 2 : k.color == 6 ? 4 : 1;
+      const std::size_t rb = (std::size_t(w) * std::size_t(spp * k.depth) + 7) / 8;
+      const auto r = test::random_bytes(rb * h, seed++);
+      std::vector<std::uint8_t> rows(r.begin(), r.end());
+      for (std::size_t i = 0; i < rows.size(); i += 5) rows[i] = 0;  // some repeated samples
+      std::vector<std::uint8_t> palette, trns;
+      if (k.color == 3) {
+        const int n = k.depth == 8 ? 200 : 1 << k.depth;  // indices past 200 have no entry
+        const auto p = test::random_bytes(std::size_t(3 * n), seed++);
+        palette.assign(p.begin(), p.end());
+        if (k.trns) trns.assign(p.begin(), p.begin() + n / 2);
+      } else if (k.trns) {
+        // The key: the first pixel's samples, so that some pixels match it.
+        const std::size_t bytes = std::size_t(spp) * std::size_t(k.depth == 16 ? 2 : 1);
+        for (std::size_t s = 0; s < std::size_t(spp); ++s) {
+          if (k.depth == 16) {
+            trns.push_back(rows[2 * s]);
+            trns.push_back(rows[2 * s + 1]);
+          } else {
+            const unsigned v = k.depth == 8 ? rows[s] : rows[0] >> (8 - k.depth);
+            trns.push_back(0);
+            trns.push_back(std::uint8_t(v));
+          }
+        }
+        (void)bytes;
+      }
+      files.emplace_back("libpng color " + std::to_string(k.color) + " depth " +
+                             std::to_string(k.depth) + (interlace ? " adam7" : "") +
+                             (k.trns ? " trns" : ""),
+                         test::libpng_write_any(w, h, k.color, k.depth, interlace, rows, palette, trns));
+    }
+  for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "png-imagemagick"))
+    if (e.path().extension() == ".png")
+      files.emplace_back("ImageMagick " + e.path().filename().string(), read_bytes(e.path()));
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 60);
+  for_each_device([&](Device& dev) {
+    PngDecoder decoder(open_device(dev.info().spec));
+    std::size_t k = 0;
+    for (const auto& [name, f] : files) {
+      if (emulator(dev) && (k++ % 4) != 0) continue;
+      INFO(name);
+      const png::Raster ref = test::libpng_decode_expanded(f);
+      std::vector<std::string> warnings;
+      const RawImage ours = decoder.decode(f.data(), f.size(), &warnings);
+      CHECK(ours.channels == ref.channels);
+      CHECK(ours.bit_depth == ref.bit_depth);
+      CHECK(ours.samples == ref.samples);
+    }
+  });
+}

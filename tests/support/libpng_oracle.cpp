@@ -103,6 +103,61 @@ png::Raster libpng_decode(const std::vector<std::uint8_t>& file) {
   return im;
 }
 
+std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type, int bit_depth,
+                                           bool interlace, const std::vector<std::uint8_t>& rows,
+                                           const std::vector<std::uint8_t>& palette,
+                                           const std::vector<std::uint8_t>& trns) {
+  std::vector<std::uint8_t> out;
+  std::string message;
+  png_structp png = png_create_write_struct(
+      PNG_LIBPNG_VER_STRING, &message,
+      [](png_structp p, png_const_charp m) {
+        *static_cast<std::string*>(png_get_error_ptr(p)) = m;
+        png_longjmp(p, 1);
+      },
+      [](png_structp, png_const_charp) {});
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    throw std::runtime_error("libpng failed to write: " + message);
+  }
+  png_set_write_fn(
+      png, &out,
+      [](png_structp p, png_bytep d, png_size_t n) {
+        auto* v = static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(p));
+        v->insert(v->end(), d, d + n);
+      },
+      nullptr);
+  png_set_check_for_invalid_index(png, 0);  // palette indices past the palette are written
+  png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), bit_depth, color_type,
+               interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  std::vector<png_color> pal;
+  for (std::size_t i = 0; i + 2 < palette.size(); i += 3)
+    pal.push_back({palette[i], palette[i + 1], palette[i + 2]});
+  if (!pal.empty()) png_set_PLTE(png, info, pal.data(), int(pal.size()));
+  if (!trns.empty()) {
+    if (color_type == PNG_COLOR_TYPE_PALETTE) {
+      png_set_tRNS(png, info, trns.data(), int(trns.size()), nullptr);
+    } else {
+      png_color_16 key{};
+      auto be = [&](std::size_t i) { return png_uint_16(trns[i] << 8 | trns[i + 1]); };
+      key.gray = be(0);
+      if (trns.size() >= 6) key.red = be(0), key.green = be(2), key.blue = be(4);
+      png_set_tRNS(png, info, nullptr, 0, &key);
+    }
+  }
+  png_write_info(png, info);
+  const std::size_t rb = png_get_rowbytes(png, info);
+  std::vector<png_bytep> ptrs;
+  for (int y = 0; y < height; ++y)
+    ptrs.push_back(const_cast<png_bytep>(rows.data() + std::size_t(y) * rb));
+  png_write_image(png, ptrs.data());
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
 png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
   png::Raster im;
   png_structp png = png_create_read_struct(

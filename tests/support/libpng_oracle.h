@@ -27,6 +27,15 @@ std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream);
 // Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored).
 png::Raster libpng_decode(const std::vector<std::uint8_t>& file);
 
+// A PNG libpng writes (default settings) from packed rows of any colour type, bit depth and
+// interlace: `rows` holds height rows of png_get_rowbytes() bytes each as PNG packs them (the
+// whole image, libpng interlaces it); `palette` RGB triples; `trns` the tRNS chunk's data
+// (palette alphas, or the gray or RGB key as 16-bit big-endian samples).
+std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type, int bit_depth,
+                                           bool interlace, const std::vector<std::uint8_t>& rows,
+                                           const std::vector<std::uint8_t>& palette = {},
+                                           const std::vector<std::uint8_t>& trns = {});
+
 // Decodes a PNG file as libpng 1.6 reads it with png_set_expand() and interlace handling, and
 // with a CRC error fatal in every chunk: palette to RGB(A), gray below 8 bits to 8 bits, a tRNS
 // key to alpha, 16-bit samples big-endian. Throws std::runtime_error when libpng refuses it.
