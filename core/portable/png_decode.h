@@ -124,50 +124,46 @@ HC_FN void hc_png_unfilter_chunk(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cur,
                                  hc_u64* up_recent) {
   const hc_u32 sh = 8u * (bpp - 1u);
   hc_u64 r = *recent, u = *up_recent;
+  hc_u32 raw[HC_WF_CHUNK], b[HC_WF_CHUNK], x[HC_WF_CHUNK];
   hc_u32 j;
-  if (type == 0) {
-    for (j = 0; j < HC_WF_CHUNK; ++j)
-      if (j < n) {
-        r = (r << 8) | (hc_u64)cur[j];
-        u = (u << 8) | (hc_u64)up[j];
-      }
-  } else if (type == 1) {
-    for (j = 0; j < HC_WF_CHUNK; ++j)
-      if (j < n) {
-        hc_u32 x = (cur[j] + (hc_u32)(r >> sh)) & 0xFFu;
-        cur[j] = (hc_u8)x;
-        r = (r << 8) | (hc_u64)x;
-        u = (u << 8) | (hc_u64)up[j];
-      }
-  } else if (type == 2) {
-    for (j = 0; j < HC_WF_CHUNK; ++j)
-      if (j < n) {
-        hc_u32 b = up[j];
-        hc_u32 x = (cur[j] + b) & 0xFFu;
-        cur[j] = (hc_u8)x;
-        r = (r << 8) | (hc_u64)x;
-        u = (u << 8) | (hc_u64)b;
-      }
-  } else if (type == 3) {
-    for (j = 0; j < HC_WF_CHUNK; ++j)
-      if (j < n) {
-        hc_u32 b = up[j];
-        hc_u32 x = (cur[j] + ((((hc_u32)(r >> sh) & 0xFFu) + b) >> 1)) & 0xFFu;
-        cur[j] = (hc_u8)x;
-        r = (r << 8) | (hc_u64)x;
-        u = (u << 8) | (hc_u64)b;
-      }
-  } else {
-    for (j = 0; j < HC_WF_CHUNK; ++j)
-      if (j < n) {
-        hc_u32 b = up[j];
-        hc_i32 a = (hc_i32)((r >> sh) & 0xFFu), c = (hc_i32)((u >> sh) & 0xFFu);
-        hc_u32 x = (cur[j] + (hc_u32)hc_png_paeth(a, (hc_i32)b, c)) & 0xFFu;
-        cur[j] = (hc_u8)x;
-        r = (r << 8) | (hc_u64)x;
-        u = (u << 8) | (hc_u64)b;
-      }
+  /* All loads first, whatever n is (a tile row holds HC_WF_BYTES bytes, zero past the image),
+   * so that they are in flight together and the chain below is arithmetic only. */
+  for (j = 0; j < HC_WF_CHUNK; ++j) {
+    raw[j] = cur[j];
+    b[j] = up[j];
   }
+  if (type == 1) {
+    for (j = 0; j < HC_WF_CHUNK; ++j) {
+      x[j] = (raw[j] + (hc_u32)(r >> sh)) & 0xFFu;
+      r = (r << 8) | (hc_u64)x[j];
+    }
+  } else if (type == 2) {
+    for (j = 0; j < HC_WF_CHUNK; ++j) {
+      x[j] = (raw[j] + b[j]) & 0xFFu;
+      r = (r << 8) | (hc_u64)x[j];
+    }
+  } else if (type == 3) {
+    for (j = 0; j < HC_WF_CHUNK; ++j) {
+      x[j] = (raw[j] + ((((hc_u32)(r >> sh) & 0xFFu) + b[j]) >> 1)) & 0xFFu;
+      r = (r << 8) | (hc_u64)x[j];
+    }
+  } else if (type == 4) {
+    for (j = 0; j < HC_WF_CHUNK; ++j) {
+      hc_i32 a = (hc_i32)((r >> sh) & 0xFFu), c = (hc_i32)((u >> sh) & 0xFFu);
+      x[j] = (raw[j] + (hc_u32)hc_png_paeth(a, (hc_i32)b[j], c)) & 0xFFu;
+      r = (r << 8) | (hc_u64)x[j];
+      u = (u << 8) | (hc_u64)b[j];
+    }
+  } else {
+    for (j = 0; j < HC_WF_CHUNK; ++j) {
+      x[j] = raw[j];
+      r = (r << 8) | (hc_u64)x[j];
+    }
+  }
+  if (type != 4) /* the upper-left window, which only Paeth reads inside the loop */
+    for (j = 0; j < HC_WF_CHUNK; ++j) u = (u << 8) | (hc_u64)b[j];
+  for (j = 0; j < HC_WF_CHUNK; ++j)
+    if (j < n && type != 0) cur[j] = (hc_u8)x[j];
   *recent = r;
   *up_recent = u;
 }
