@@ -337,6 +337,8 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
         std::mutex m;
         const double v = measure_decode(*set, o.min_time, streams, [&] {
           PngDecodeOptions po;
+          // The host threads (inflating hcRS segments) shared among the decoders at once.
+          po.threads = std::max(1, int(std::thread::hardware_concurrency()) / streams);
           po.wavefront = o.wavefront == "tickets"     ? Wavefront::Tickets
                          : o.wavefront == "diagonals" ? Wavefront::Diagonals
                                                       : Wavefront::Auto;
