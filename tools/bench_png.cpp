@@ -70,6 +70,35 @@ RawImage center_crop(const RawImage& im, int w, int h) {
   return out;
 }
 
+// The images both PNG benchmarks measure: the files given (directories read in name order),
+// centre-cropped to `crop` (WxH), or four synthetic photo-like images of that size; `source`
+// describes them.
+std::vector<RawImage> bench_images(const std::vector<std::string>& paths, const std::string& crop,
+                                   int& cw, int& ch, std::string& source) {
+  if (std::sscanf(crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
+    throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + crop + ")");
+  std::vector<RawImage> ims;
+  auto cpu = open_device("cpu");
+  for (const auto& p : paths) {
+    std::vector<fs::path> files;
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::directory_iterator(p))
+        if (e.is_regular_file()) files.push_back(e.path());
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(p);
+    }
+    for (const auto& f : files) ims.push_back(center_crop(read_image_file(f.string(), cpu), cw, ch));
+  }
+  if (!ims.empty()) {
+    source = std::to_string(ims.size()) + " images from " + paths[0] + ", cropped to at most " + crop;
+  } else {
+    for (unsigned s = 0; s < 4; ++s) ims.push_back(synthetic(cw, ch, s + 1));
+    source = "built-in: 4 synthetic " + crop + " RGB images";
+  }
+  return ims;
+}
+
 std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
   return tools::libpng_write(im.width, im.height, im.channels, im.bit_depth, im.samples.data(),
                              strategy);
@@ -102,28 +131,8 @@ Result measure(const std::string& name, const std::string& kind, const std::vect
 
 void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   int cw = 0, ch = 0;
-  if (std::sscanf(o.crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
-    throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + o.crop + ")");
-  std::vector<RawImage> ims;
   std::string source;
-  auto cpu = open_device("cpu");
-  for (const auto& p : o.paths) {
-    std::vector<fs::path> files;
-    if (fs::is_directory(p)) {
-      for (const auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file()) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-    } else {
-      files.push_back(p);
-    }
-    for (const auto& f : files) ims.push_back(center_crop(read_image_file(f.string(), cpu), cw, ch));
-  }
-  if (!ims.empty()) {
-    source = std::to_string(ims.size()) + " images from " + o.paths[0] + ", cropped to at most " + o.crop;
-  } else {
-    for (unsigned s = 0; s < 4; ++s) ims.push_back(synthetic(cw, ch, s + 1));
-    source = "built-in: 4 synthetic " + o.crop + " RGB images";
-  }
+  const std::vector<RawImage> ims = bench_images(o.paths, o.crop, cw, ch, source);
   double total_mp = 0;
   for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
   std::fprintf(stdout, "bench png-encode: %s, %.1f MP\n", source.c_str(), total_mp);
@@ -276,28 +285,9 @@ double measure_decode(const DecodeSet& set, double min_time, int streams, Make&&
 
 void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptions& o) {
   int cw = 0, ch = 0;
-  if (std::sscanf(o.crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
-    throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + o.crop + ")");
-  std::vector<RawImage> ims;
   std::string source;
+  const std::vector<RawImage> ims = bench_images(o.paths, o.crop, cw, ch, source);
   auto cpu = open_device("cpu");
-  for (const auto& p : o.paths) {
-    std::vector<fs::path> files;
-    if (fs::is_directory(p)) {
-      for (const auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file()) files.push_back(e.path());
-      std::sort(files.begin(), files.end());
-    } else {
-      files.push_back(p);
-    }
-    for (const auto& f : files) ims.push_back(center_crop(read_image_file(f.string(), cpu), cw, ch));
-  }
-  if (!ims.empty()) {
-    source = std::to_string(ims.size()) + " images from " + o.paths[0] + ", cropped to at most " + o.crop;
-  } else {
-    for (unsigned s = 0; s < 4; ++s) ims.push_back(synthetic(cw, ch, s + 1));
-    source = "built-in: 4 synthetic " + o.crop + " RGB images";
-  }
   // The same images as libpng writes them by default, and as our parallel mode writes them.
   DecodeSet libpng_files{"libpng default files"}, parallel_files{"hetcodec parallel-mode files"};
   PngEncoder encoder(cpu);
