@@ -425,6 +425,16 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
   }
 }
 
+// The options both PNG benchmarks take: inputs, --crop and --min-time.
+void add_image_options(CLI::App& cmd, std::vector<std::string>& paths, std::string& crop,
+                       double& min_time) {
+  cmd.add_option("inputs", paths, "image files or directories")->type_name("PATH");
+  cmd.add_option("--crop", crop, "largest size measured, WxH")->capture_default_str();
+  cmd.add_option("--min-time", min_time, "seconds to repeat each measurement")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& global) {
@@ -437,11 +447,7 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& global) {
       "alone in the same run.\n"
       "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
       "without inputs, four synthetic photo-like images of that size.");
-  cmd->add_option("inputs", o->paths, "image files or directories")->type_name("PATH");
-  cmd->add_option("--crop", o->crop, "largest size measured, WxH")->capture_default_str();
-  cmd->add_option("--min-time", o->min_time, "seconds to repeat each measurement")
-      ->check(CLI::Range(0.0, 600.0))
-      ->capture_default_str();
+  add_image_options(*cmd, o->paths, o->crop, o->min_time);
   cmd->add_option("--streams", o->streams, "decoders at once in batch mode")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
@@ -463,11 +469,7 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
       "same run; output sizes.\n"
       "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
       "without inputs, four synthetic photo-like images of that size.");
-  cmd->add_option("inputs", o->paths, "image files or directories")->type_name("PATH");
-  cmd->add_option("--crop", o->crop, "largest size measured, WxH")->capture_default_str();
-  cmd->add_option("--min-time", o->min_time, "seconds to repeat each measurement")
-      ->check(CLI::Range(0.0, 600.0))
-      ->capture_default_str();
+  add_image_options(*cmd, o->paths, o->crop, o->min_time);
   cmd->add_flag("!--no-peers", o->peers, "skip libpng");
   cmd->add_option("--segments", o->segments, "parallel mode: segments (0: one per compute unit)")
       ->check(CLI::NonNegativeNumber)
