@@ -252,3 +252,39 @@ TEST_CASE("png decode on every device: files of every type from libpng and from 
     }
   });
 }
+
+TEST_CASE("png decode on every device: decode_batch, with a broken file among good ones") {
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const char* name : {"basn2c08.png", "basi3p02.png", "xcsn0g01.png", "basn4a16.png",
+                           "tbbn0g04.png", "basi6a16.png"})
+    files.push_back(read_bytes(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / name));
+  std::vector<PngInput> inputs;
+  for (const auto& f : files) inputs.push_back({f.data(), f.size()});
+  for_each_device([&](Device& dev) {
+    PngDecodeOptions o;
+    o.batch_streams = 3;
+    PngDecoder decoder(open_device(dev.info().spec), o);
+    std::vector<std::string> errors;
+    const auto images = decoder.decode_batch(inputs, &errors);
+    REQUIRE(images.size() == files.size());
+    REQUIRE(errors.size() == files.size());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      INFO("file " << i);
+      if (i == 2) {
+        CHECK(errors[i].find("CRC") != std::string::npos);
+        CHECK(images[i].samples.empty());
+        continue;
+      }
+      CHECK(errors[i].empty());
+      CHECK(images[i].samples == test::libpng_decode_expanded(files[i]).samples);
+    }
+    CHECK(decoder.times().images == files.size() - 1);
+    // Without an error list the failure is thrown, with its code.
+    try {
+      decoder.decode_batch(inputs);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidData);
+    }
+  });
+}

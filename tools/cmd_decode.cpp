@@ -206,6 +206,26 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     }
     std::vector<std::string> errors;
     auto images = decoder.decode_batch(inputs, &errors);
+    // The PNG files of the batch, decoded several at once.
+    std::vector<PngInput> png_inputs;
+    std::vector<std::size_t> png_slot(bytes.size(), 0);
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (png[k] && read_errors[k].empty()) {
+        png_slot[k] = png_inputs.size();
+        png_inputs.push_back({bytes[k].data(), bytes[k].size()});
+      }
+    std::vector<RawImage> png_images;
+    std::vector<std::string> png_errors;
+    std::vector<std::vector<std::string>> png_warnings;
+    if (!png_inputs.empty()) {
+      if (!png_decoder) {
+        PngDecodeOptions po;
+        po.max_pixels = o.max_pixels;
+        if (o.threads > 0) po.threads = o.threads;
+        png_decoder = std::make_unique<PngDecoder>(device, po);
+      }
+      png_images = png_decoder->decode_batch(png_inputs, &png_errors, &png_warnings);
+    }
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
       const std::string& err = read_errors[k].empty() ? errors[k] : read_errors[k];
@@ -214,25 +234,25 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
                           : "";
       const std::string format = o.format.empty() ? format_of(jobs[i].second) : o.format;
       if (read_errors[k].empty() && png[k]) {
-        try {
-          if (!png_decoder) {
-            PngDecodeOptions po;
-            po.max_pixels = o.max_pixels;
-            po.threads = o.threads;
-            png_decoder = std::make_unique<PngDecoder>(device, po);
-          }
-          std::vector<std::string> warnings;
-          const RawImage img = png_decoder->decode(bytes[k].data(), bytes[k].size(), &warnings);
-          for (const auto& w : warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
-          write_raw(img, format, jobs[i].second, device);
-          if (!o.quiet)
-            std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " ("
-                      << img.width << "x" << img.height << ", " << img.channels << " channel"
-                      << (img.channels == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
-        } catch (const Error& e) {
-          std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what() << "\n";
+        const std::size_t j = png_slot[k];
+        if (!png_errors[j].empty()) {
+          std::cerr << progress << jobs[i].first << ": " << png_errors[j] << "\n";
           ++failed;
+          continue;
         }
+        const RawImage& img = png_images[j];
+        for (const auto& w : png_warnings[j]) std::cerr << jobs[i].first << ": warning: " << w << "\n";
+        try {
+          write_raw(img, format, jobs[i].second, device);
+        } catch (const Error& e) {
+          std::cerr << progress << e.what() << "\n";
+          ++failed;
+          continue;
+        }
+        if (!o.quiet)
+          std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << img.width
+                    << "x" << img.height << ", " << img.channels << " channel"
+                    << (img.channels == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
         continue;
       }
       if (!err.empty()) {

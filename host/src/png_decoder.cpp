@@ -4,6 +4,7 @@
 // with the wavefront engine (or row by row when no row looks at the row above), and
 // PngKernels::unpack expands the samples into the output image.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -40,19 +41,30 @@ struct PngDecoder::Impl {
   // Inflates, uploads and runs the device stages; the output goes to `out` (reallocated when
   // smaller than the image). Returns the image's description.
   DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst);
+  // run() and the samples back into `img`.
+  void to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
+               std::vector<std::string>* warnings);
+  // Decoders of decode_batch's other threads (each with its own queue and buffers).
+  std::vector<std::unique_ptr<Impl>> workers;
+  static std::unique_ptr<Impl> make(std::shared_ptr<Device> device, const PngDecodeOptions& o) {
+    auto m = std::make_unique<Impl>();
+    m->device = std::move(device);
+    m->options = o;
+    m->queue = m->device->create_queue();
+    return m;
+  }
 };
 
 PngDecoder::PngDecoder(const std::string& spec, PngDecodeOptions options)
     : PngDecoder(open_device(spec), options) {}
 
 PngDecoder::PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options)
-    : impl_(std::make_unique<Impl>()) {
+{
   if (!device) throw Error(ErrorCode::InvalidArgument, "PngDecoder: no device");
-  impl_->device = std::move(device);
   if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.batch_streams <= 0) options.batch_streams = 1;
   options.max_inflated_bytes = std::min<std::uint64_t>(options.max_inflated_bytes, (1ull << 32) - 1);
-  impl_->options = options;
-  impl_->queue = impl_->device->create_queue();
+  impl_ = Impl::make(std::move(device), options);
 }
 
 PngDecoder::~PngDecoder() = default;
@@ -145,21 +157,79 @@ RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,
 
 void PngDecoder::decode(const std::uint8_t* data, std::size_t size, RawImage& img,
                         std::vector<std::string>* warnings) {
-  Impl& m = *impl_;
-  DeviceRawImage d = m.run(data, size, m.out);
+  impl_->to_host(data, size, img, warnings);
+}
+
+void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
+                               std::vector<std::string>* warnings) {
+  DeviceRawImage d = run(data, size, out);
   const auto t = Clock::now();
   img.width = d.width;
   img.height = d.height;
   img.channels = d.channels;
   img.bit_depth = d.bit_depth;
   const std::size_t bytes = d.bytes();
-  Impl::ensure(m.download, bytes, [&](std::size_t n) { return m.device->alloc_pinned(n); });
-  m.queue->read(*m.download, 0, *d.buffer, 0, bytes);
-  m.queue->finish();
+  ensure(download, bytes, [&](std::size_t n) { return device->alloc_pinned(n); });
+  queue->read(*download, 0, *d.buffer, 0, bytes);
+  queue->finish();
   img.samples.resize(bytes);
-  std::copy(m.download->data(), m.download->data() + bytes, img.samples.data());
-  m.times.download += since(t);
+  std::copy(download->data(), download->data() + bytes, img.samples.data());
+  times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
+}
+
+std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inputs,
+                                               std::vector<std::string>* errors,
+                                               std::vector<std::vector<std::string>>* warnings) {
+  Impl& m = *impl_;
+  // Oclgrind is not safe to drive from several host threads at once: one stream there.
+  const int wanted = m.device->info().is_emulator ? 1 : m.options.batch_streams;
+  const int streams = std::max(1, std::min<int>(wanted, int(inputs.size())));
+  // The host threads (inflating hcRS segments) are shared among the streams.
+  PngDecodeOptions o = m.options;
+  o.threads = std::max(1, m.options.threads / streams);
+  while (int(m.workers.size()) < streams - 1) m.workers.push_back(Impl::make(m.device, o));
+  std::vector<RawImage> out(inputs.size());
+  std::vector<std::string> errs(inputs.size());
+  std::vector<ErrorCode> codes(inputs.size(), ErrorCode::InvalidData);
+  std::vector<std::vector<std::string>> warns(inputs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&](Impl& d) {
+    for (std::size_t i; (i = next++) < inputs.size();) {
+      try {
+        d.to_host(inputs[i].data, inputs[i].size, out[i], &warns[i]);
+      } catch (const Error& e) {
+        codes[i] = e.code();
+        errs[i] = std::string(to_string(e.code())) + ": " + e.what();
+        out[i] = RawImage{};
+      } catch (const std::bad_alloc&) {
+        codes[i] = ErrorCode::OutOfMemory;
+        errs[i] = std::string(to_string(codes[i])) + ": png: out of host memory";
+        out[i] = RawImage{};
+      }
+    }
+  };
+  const int saved = m.options.threads;
+  m.options.threads = o.threads;
+  std::vector<std::thread> pool;
+  for (int k = 0; k + 1 < streams; ++k) pool.emplace_back(work, std::ref(*m.workers[std::size_t(k)]));
+  work(m);
+  for (auto& t : pool) t.join();
+  m.options.threads = saved;
+  for (const auto& w : m.workers) {  // the other streams' time counts as this decoder's
+    m.times.inflate += w->times.inflate;
+    m.times.upload += w->times.upload;
+    m.times.kernels += w->times.kernels;
+    m.times.download += w->times.download;
+    m.times.images += w->times.images;
+    w->times = {};
+  }
+  if (errors) *errors = std::move(errs);
+  else
+    for (std::size_t i = 0; i < errs.size(); ++i)
+      if (!errs[i].empty()) throw Error(codes[i], "png batch input " + std::to_string(i) + ": " + errs[i]);
+  if (warnings) *warnings = std::move(warns);
+  return out;
 }
 
 DeviceRawImage PngDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {

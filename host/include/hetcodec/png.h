@@ -95,9 +95,18 @@ struct PngDecodeOptions {
   std::uint32_t max_chunk_bytes = 8u << 20;  // ancillary chunks past it are skipped (a warning)
   bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
   int threads = 0;          // host threads for segment-parallel inflate; 0: hardware threads
+  // decode_batch: images decoded at once, each on its own host thread and device queue (the
+  // host inflate of one overlaps the device work of another).
+  int batch_streams = 4;
   // Tile order of the de-filter (backends/backend.h). Auto: tickets on a GPU, one launch per
   // diagonal on CPU devices and the emulator.
   Wavefront wavefront = Wavefront::Auto;
+};
+
+// One input of a batch: bytes the caller keeps alive until the call returns.
+struct PngInput {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
 };
 
 // An image in device memory: samples as RawImage lays them out.
@@ -141,6 +150,12 @@ class PngDecoder {
   // faults on a fresh allocation when images of one size are decoded in a loop).
   void decode(const std::uint8_t* data, std::size_t size, RawImage& out,
               std::vector<std::string>* warnings = nullptr);
+  // Many files: `batch_streams` at once. With `errors`, a file that fails leaves its image
+  // empty and its message (code: text) in errors[i], and the others go on; without, the first
+  // failure throws. Warnings per file go to `warnings` when given.
+  std::vector<RawImage> decode_batch(const std::vector<PngInput>& inputs,
+                                     std::vector<std::string>* errors = nullptr,
+                                     std::vector<std::vector<std::string>>* warnings = nullptr);
   DeviceRawImage decode_to_device(const std::uint8_t* data, std::size_t size);
   const PngStageTimes& times() const;
   void reset_times();
