@@ -228,50 +228,49 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     }
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
-      const std::string& err = read_errors[k].empty() ? errors[k] : read_errors[k];
       const std::string progress =
           jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                           : "";
       const std::string format = o.format.empty() ? format_of(jobs[i].second) : o.format;
-      if (read_errors[k].empty() && png[k]) {
+      // The file's outcome, whichever decoder had it: an error, or warnings, a way to write it
+      // and a description.
+      std::string error = read_errors[k];
+      const std::vector<std::string>* warnings = nullptr;
+      const RawImage* raw = nullptr;
+      const Image* img = nullptr;
+      if (error.empty() && png[k]) {
         const std::size_t j = png_slot[k];
-        if (!png_errors[j].empty()) {
-          std::cerr << progress << jobs[i].first << ": " << png_errors[j] << "\n";
-          ++failed;
-          continue;
-        }
-        const RawImage& img = png_images[j];
-        for (const auto& w : png_warnings[j]) std::cerr << jobs[i].first << ": warning: " << w << "\n";
-        try {
-          write_raw(img, format, jobs[i].second, device);
-        } catch (const Error& e) {
-          std::cerr << progress << e.what() << "\n";
-          ++failed;
-          continue;
-        }
-        if (!o.quiet)
-          std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << img.width
-                    << "x" << img.height << ", " << img.channels << " channel"
-                    << (img.channels == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
-        continue;
+        error = png_errors[j];
+        raw = &png_images[j];
+        warnings = &png_warnings[j];
+      } else if (error.empty()) {
+        error = errors[k];
+        img = &images[k];
+        warnings = &img->warnings;
       }
-      if (!err.empty()) {
-        std::cerr << progress << jobs[i].first << ": " << err << "\n";
+      if (!error.empty()) {
+        std::cerr << progress << jobs[i].first << ": " << error << "\n";
         ++failed;
         continue;
       }
-      const Image& img = images[k];
-      for (const auto& w : img.warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
+      for (const auto& w : *warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
       try {
-        write_image(img, format, jobs[i].second);
+        if (raw)
+          write_raw(*raw, format, jobs[i].second, device);
+        else
+          write_image(*img, format, jobs[i].second);
       } catch (const Error& e) {
         std::cerr << progress << e.what() << "\n";
         ++failed;
         continue;
       }
-      if (!o.quiet)
-        std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << img.width
-                  << "x" << img.height << " " << to_string(img.format) << ")\n";
+      if (o.quiet) continue;
+      std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (";
+      if (raw)
+        std::cerr << raw->width << "x" << raw->height << ", " << raw->channels << " channel"
+                  << (raw->channels == 1 ? "" : "s") << " of " << raw->bit_depth << " bits)\n";
+      else
+        std::cerr << img->width << "x" << img->height << " " << to_string(img->format) << ")\n";
     }
   }
   if (!o.quiet) report_batch("decoded", jobs.size(), failed, t0);

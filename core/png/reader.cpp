@@ -335,8 +335,7 @@ std::uint64_t inflated_bytes(const Info& info) {
 namespace {
 
 // The segments of an hcRS index, checked against this image: {first row, zlib offset}, or empty.
-std::vector<std::pair<std::uint32_t, std::uint64_t>> segments_of(const std::uint8_t* data,
-                                                                 const Info& info) {
+std::vector<std::pair<std::uint32_t, std::uint64_t>> segments_of(const Info& info) {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> seg;
   if (info.interlace) return seg;
   for (const Chunk& c : info.ancillary) {
@@ -353,7 +352,6 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> segments_of(const std::uint
       if (row >= info.height || off >= info.idat_bytes) return {};
       seg.emplace_back(row, off);
     }
-    (void)data;
     return seg;
   }
   return seg;
@@ -365,7 +363,7 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
                    std::vector<std::string>& warnings, int threads, bool* used_index) {
   const std::uint64_t total = inflated_bytes(info);
   if (used_index) *used_index = false;
-  const auto seg = threads > 1 ? segments_of(data, info) : decltype(segments_of(data, info)){};
+  const auto seg = threads > 1 ? segments_of(info) : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
   if (seg.size() > 1) {
     // Each segment is raw deflate from its offset to the next one's and ends on a sync flush.
     std::vector<std::uint8_t> joined;
@@ -478,7 +476,10 @@ void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes,
   for (std::uint32_t y = 0; y < height; ++y) {
     std::uint8_t* r = rows + y * stride;
     const int type = r[0];
-    if (type > 4) invalid(0, "row " + std::to_string(y) + " has filter type " + std::to_string(type));
+    if (type > 4)
+      throw Error(ErrorCode::InvalidData, "png: image row " + std::to_string(y) +
+                                              " has filter type " + std::to_string(type) +
+                                              " (0 to 4 exist)");
     std::uint8_t* cur = r + 1;
     const std::uint8_t* up = y ? cur - stride : nullptr;
     for (std::uint32_t i = 0; i < row_bytes; ++i) {
