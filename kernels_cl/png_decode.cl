@@ -41,21 +41,30 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   if (diagonal >= 0) {
     hc_wf_tile_on_diagonal((uint)diagonal, get_group_id(0), tiles_x, &tx, &ty);
   } else {
-    if (r == 0) {
-      uint t = atomic_inc(&scratch[0]);
-      uint ux, uy;
-      hc_wf_tile_of(t, tiles_x, tiles_y, &ux, &uy);
-      /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
-      if (uy > 0)
-        while (atomic_or(&scratch[1u + (uy - 1u) * tiles_x + ux], 0u) == 0u) {}
-      if (ux > 0)
-        while (atomic_or(&scratch[1u + uy * tiles_x + ux - 1u], 0u) == 0u) {}
-      shared_ticket = t;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (r == 0) shared_ticket = atomic_inc(&scratch[0]);
+    barrier(CLK_LOCAL_MEM_FENCE);
     hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const uint y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  /* The tile's own filtered bytes first: nothing else writes them, so they load while the
+   * tiles above and to the left may still be working. */
+#pragma unroll 8
+  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
+    const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const uint y = y0 + row, x = x0 + i;
+    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
+        (y < height && x < row_bytes) ? base[(ulong)y * stride + 1u + x] : (uchar)0;
+  }
+  if (diagonal < 0) {
+    /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
+    if (r == 0) {
+      if (ty > 0)
+        while (atomic_or(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {}
+      if (tx > 0)
+        while (atomic_or(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {}
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  }
   /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
    * results, read through volatile pointers so that no stale cache line is used. */
   for (uint i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
@@ -71,14 +80,6 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
     uchar v = 0;
     if (y < height && x >= 0) v = vbase[(ulong)y * stride + 1u + (uint)x];
     tile[(row + 1u) * HC_WF_STRIDE + i] = v;
-  }
-  /* The tile's own filtered bytes, a row of HC_WF_ROWS consecutive bytes per pass. */
-  #pragma unroll 8
-  for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
-    const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
-    const uint y = y0 + row, x = x0 + i;
-    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
-        (y < height && x < row_bytes) ? base[(ulong)y * stride + 1u + x] : (uchar)0;
   }
   const uint y = y0 + r;
   const int type = (r < HC_WF_ROWS && y < height) ? base[(ulong)y * stride] : 0;

@@ -34,21 +34,30 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   if (diagonal >= 0) {
     hc_wf_tile_on_diagonal(std::uint32_t(diagonal), blockIdx.x, tiles_x, &tx, &ty);
   } else {
-    if (r == 0) {
-      const std::uint32_t t = atomicAdd(&scratch[0], 1u);
-      std::uint32_t ux, uy;
-      hc_wf_tile_of(t, tiles_x, tiles_y, &ux, &uy);
-      if (uy > 0)
-        while (atomicOr(&scratch[1u + (uy - 1u) * tiles_x + ux], 0u) == 0u) {}
-      if (ux > 0)
-        while (atomicOr(&scratch[1u + uy * tiles_x + ux - 1u], 0u) == 0u) {}
-      __threadfence();  // acquire: the awaited tiles' bytes are read after their flags
-      shared_ticket = t;
-    }
+    if (r == 0) shared_ticket = atomicAdd(&scratch[0], 1u);
     __syncthreads();
     hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const std::uint32_t y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  // The tile's own filtered bytes first: nothing else writes them, so they load while the
+  // tiles above and to the left may still be working.
+  #pragma unroll 8
+  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
+    const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const std::uint32_t y = y0 + row, x = x0 + i;
+    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
+        (y < height && x < row_bytes) ? base[std::uint64_t(y) * stride + 1u + x] : std::uint8_t(0);
+  }
+  if (diagonal < 0) {
+    if (r == 0) {
+      if (ty > 0)
+        while (atomicOr(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {}
+      if (tx > 0)
+        while (atomicOr(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {}
+      __threadfence();  // acquire: the awaited tiles' bytes are read after their flags
+    }
+    __syncthreads();
+  }
   for (std::uint32_t i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
     const int x = int(x0) + int(i) - 8;
     std::uint8_t v = 0;
@@ -62,13 +71,6 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     std::uint8_t v = 0;
     if (y < height && x >= 0) v = vbase[std::uint64_t(y) * stride + 1u + std::uint32_t(x)];
     tile[(row + 1u) * HC_WF_STRIDE + i] = v;
-  }
-  #pragma unroll 8
-  for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
-    const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
-    const std::uint32_t y = y0 + row, x = x0 + i;
-    tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
-        (y < height && x < row_bytes) ? base[std::uint64_t(y) * stride + 1u + x] : std::uint8_t(0);
   }
   const std::uint32_t y = y0 + r;
   const int type = (r < HC_WF_ROWS && y < height) ? base[std::uint64_t(y) * stride] : 0;
