@@ -1,6 +1,4 @@
 // `hetcodec encode`: PNM, PAM, PNG or JPEG in, PNG out.
-#include <png.h>
-
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -99,46 +97,6 @@ RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b
   return im;
 }
 
-struct PngSource {
-  const std::vector<std::uint8_t>* bytes;
-  std::size_t at = 8;
-};
-
-// Any PNG through libpng, expanded to 8 or 16 bits per sample without a palette (palette and
-// tRNS become RGB or RGBA, gray below 8 bits becomes 8-bit gray), interlacing undone.
-RawImage read_png(const std::string& path, const std::vector<std::uint8_t>& b) {
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  RawImage im;
-  PngSource src{&b};
-  if (!png || !info || setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    bad(path, "libpng could not read it");
-  }
-  png_set_read_fn(png, &src, [](png_structp p, png_bytep data, png_size_t n) {
-    auto* s = static_cast<PngSource*>(png_get_io_ptr(p));
-    if (s->at + n > s->bytes->size()) png_error(p, "truncated");
-    std::memcpy(data, s->bytes->data() + s->at, n);
-    s->at += n;
-  });
-  png_set_sig_bytes(png, 8);
-  png_read_info(png, info);
-  png_set_expand(png);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
-  im.width = int(png_get_image_width(png, info));
-  im.height = int(png_get_image_height(png, info));
-  im.channels = png_get_channels(png, info);
-  im.bit_depth = png_get_bit_depth(png, info);
-  im.samples.resize(im.row_bytes() * std::size_t(im.height));
-  std::vector<png_bytep> rows(std::size_t(im.height));
-  for (int y = 0; y < im.height; ++y) rows[std::size_t(y)] = im.samples.data() + std::size_t(y) * im.row_bytes();
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return im;
-}
-
 }  // namespace
 
 RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
@@ -146,7 +104,20 @@ RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>&
   if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
     return read_netpbm(path, b);
   static const std::uint8_t kSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (b.size() >= 8 && std::memcmp(b.data(), kSig, 8) == 0) return read_png(path, b);
+  if (b.size() >= 8 && std::memcmp(b.data(), kSig, 8) == 0) {
+    // Our own decoder, on the same device: palette and tRNS become RGB(A), gray below 8 bits
+    // 8-bit gray, 16 bits stay, interlacing is undone (libpng's png_set_expand samples).
+    PngDecoder decoder(device);
+    std::vector<std::string> warnings;
+    RawImage im;
+    try {
+      im = decoder.decode(b.data(), b.size(), &warnings);
+    } catch (const Error& e) {
+      throw Error(e.code(), path + ": " + e.what());
+    }
+    for (const auto& w : warnings) std::cerr << path << ": warning: " << w << "\n";
+    return im;
+  }
   if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
     JpegDecoder decoder(device);
     const Image img = decoder.decode(b);

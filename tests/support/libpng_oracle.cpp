@@ -80,29 +80,6 @@ std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream) 
   return out;
 }
 
-png::Raster libpng_decode(const std::vector<std::uint8_t>& file) {
-  png::Raster im;
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png_create_info_struct(png);
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw std::runtime_error("libpng failed to read");
-  }
-  Reader r{&file};
-  png_set_read_fn(png, &r, read_from_vector);
-  png_read_info(png, info);
-  im.width = int(png_get_image_width(png, info));
-  im.height = int(png_get_image_height(png, info));
-  im.bit_depth = png_get_bit_depth(png, info);
-  im.channels = png_get_channels(png, info);
-  im.samples.resize(im.row_bytes() * std::size_t(im.height));
-  for (int y = 0; y < im.height; ++y)
-    png_read_row(png, im.samples.data() + std::size_t(y) * im.row_bytes(), nullptr);
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
-  return im;
-}
-
 std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type, int bit_depth,
                                            bool interlace, const std::vector<std::uint8_t>& rows,
                                            const std::vector<std::uint8_t>& palette,
@@ -158,7 +135,11 @@ std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type
   return out;
 }
 
-png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
+namespace {
+
+// libpng's samples of a file, with png_set_expand() and interlace handling or as stored; a CRC
+// error is fatal in every chunk.
+png::Raster read_with_libpng(const std::vector<std::uint8_t>& file, bool expand) {
   png::Raster im;
   png_structp png = png_create_read_struct(
       PNG_LIBPNG_VER_STRING, nullptr, [](png_structp p, png_const_charp) { png_longjmp(p, 1); },
@@ -173,9 +154,11 @@ png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
   png_set_read_fn(png, &r, read_from_vector);
   png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
   png_read_info(png, info);
-  png_set_expand(png);
-  png_set_interlace_handling(png);
-  png_read_update_info(png, info);
+  if (expand) {
+    png_set_expand(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+  }
   im.width = int(png_get_image_width(png, info));
   im.height = int(png_get_image_height(png, info));
   im.bit_depth = png_get_bit_depth(png, info);
@@ -186,6 +169,14 @@ png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
   png_read_end(png, nullptr);
   png_destroy_read_struct(&png, &info, nullptr);
   return im;
+}
+
+}  // namespace
+
+png::Raster libpng_decode(const std::vector<std::uint8_t>& file) { return read_with_libpng(file, false); }
+
+png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
+  return read_with_libpng(file, true);
 }
 
 }  // namespace hetcodec::test

@@ -24,7 +24,8 @@ std::vector<std::uint8_t> zlib_deflate(const std::vector<std::uint8_t>& input,
 // Inflates a zlib stream with zlib; throws std::runtime_error when it is not a valid one.
 std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream);
 
-// Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored).
+// Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored); a CRC error
+// is fatal in every chunk.
 png::Raster libpng_decode(const std::vector<std::uint8_t>& file);
 
 // A PNG libpng writes (default settings) from packed rows of any colour type, bit depth and
