@@ -756,10 +756,32 @@ std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& resul
 void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
                                   std::uint8_t* out) const {
   const std::size_t nc = layout_.components.size();
-  std::vector<std::uint32_t> count(layout_.groups, 0);
-  for (const auto& r : results)
-    for (std::size_t i = 0; i < r.block_ids.size(); ++i)
-      count[r.block_ids[i] >> 6] += r.block_tokens[i];
+  // Where each block's tokens are and how many (0: none). The tokens are then copied in the
+  // stream's order, four at a time: a copy may run past a block's last token, into the place
+  // of tokens written after it, and read past it, into the next block's tokens. Only the blocks
+  // near the end of a result (marked with bit 7) and the stream's last tokens are copied
+  // exactly.
+  thread_local std::vector<const Token*> source;
+  thread_local std::vector<std::uint8_t> count;
+  const std::size_t blocks = std::size_t(layout_.groups) * 64;
+  if (source.size() < blocks) source.resize(blocks);
+  count.assign(blocks, 0);
+  std::size_t total = 0;
+  for (const auto& r : results) {
+    const Token* t = r.tokens.data();
+    const std::size_t m = r.block_ids.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t id = r.block_ids[i];
+      source[id] = t;
+      count[id] = r.block_tokens[i];
+      t += r.block_tokens[i];
+    }
+    // The blocks whose four-at-a-time copy would read past the result's last token.
+    const Token* const end = r.tokens.data() + r.tokens.size();
+    for (std::size_t i = m; i-- > 0 && end - source[r.block_ids[i]] < 16;)
+      count[r.block_ids[i]] |= 0x80;
+    total += r.tokens.size();
+  }
   auto* w = reinterpret_cast<std::uint32_t*>(out);
   w[0] = kTokenMagic;
   w[1] = kTokenVersion | std::uint32_t(nc) << 16;
@@ -768,26 +790,26 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
     w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
   }
   std::uint32_t* dir = w + 2 + 2 * nc;
-  std::vector<std::uint32_t> cursor(layout_.groups);
-  std::uint32_t offset = 0;
-  for (std::uint32_t g = 0; g < layout_.groups; ++g) {
-    dir[2 * g] = offset;
-    dir[2 * g + 1] = count[g];
-    cursor[g] = offset;
-    offset += count[g];
-  }
   auto* tokens = reinterpret_cast<Token*>(dir + 2 * std::size_t(layout_.groups));
-  for (const auto& r : results) {
-    std::size_t t = 0;
-    for (std::size_t i = 0; i < r.block_ids.size(); ++i) {
-      const std::uint32_t g = r.block_ids[i] >> 6;
-      const std::size_t n = r.block_tokens[i];
-      Token* dst = tokens + cursor[g];
-      const Token* src = r.tokens.data() + t;
-      for (std::size_t k = 0; k < n; ++k) dst[k] = src[k];  // few tokens: a loop beats memcpy
-      cursor[g] += std::uint32_t(n);
-      t += n;
+  std::size_t cursor = 0;
+  for (std::uint32_t g = 0; g < layout_.groups; ++g) {
+    const std::size_t first = cursor;
+    const std::uint8_t* c = count.data() + std::size_t(g) * 64;
+    const Token* const* src = source.data() + std::size_t(g) * 64;
+    for (int b = 0; b < 64; ++b) {
+      if (!c[b]) continue;
+      const std::size_t n = c[b] & 31;
+      const Token* s = src[b];
+      Token* d = tokens + cursor;
+      if (!(c[b] & 0x80) && cursor + 16 <= total) {
+        for (std::size_t k = 0; k < n; k += 4) std::memcpy(d + k, s + k, 4 * sizeof(Token));
+      } else {
+        for (std::size_t k = 0; k < n; ++k) d[k] = s[k];
+      }
+      cursor += n;
     }
+    dir[2 * g] = std::uint32_t(first);
+    dir[2 * g + 1] = std::uint32_t(cursor - first);
   }
 }
 
