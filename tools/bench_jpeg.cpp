@@ -416,9 +416,9 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
              {"transfer", st.transfer * per},
              {"kernels", st.device * per}}},
          {"pipeline_ms_per_image",
-          {{"feeder_waiting_for_cpu_stage", pipe.wait_cpu * per},
-           {"feeder_enqueueing", pipe.enqueue * per},
-           {"feeder_waiting_for_device", pipe.device * per},
+          {{"waiting_for_last_images", pipe.wait_cpu * per},
+           {"feeding_device", pipe.enqueue * per},
+           {"waiting_for_device", pipe.device * per},
            {"cpu_stage_summed_over_threads", pipe.huffman * per}}}});
       std::fprintf(stdout,
                    "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
@@ -426,9 +426,9 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
                    st.huffman * per, st.huffman > 0 ? double(batch.size()) / st.huffman : 0.0,
                    st.transfer * per, st.device * per);
     std::fprintf(stdout,
-                 "    pipeline per image: feeder waits %.3f ms for the CPU stage, %.3f ms for the "
-                 "device, enqueues for %.3f ms; CPU stage %.3f ms summed over threads\n",
-                 pipe.wait_cpu * per, pipe.device * per, pipe.enqueue * per, pipe.huffman * per);
+                 "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
+                 "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads\n",
+                 pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per);
       std::fflush(stdout);
     } catch (const Error& e) {
       // One device failing does not lose the others' figures or the peers'.

@@ -299,30 +299,92 @@ struct JpegDecoder::Impl {
     s.done = q.record();
   }
 
-  // The batch engine. CPU threads prepare images ahead (a bounded window); this thread feeds
-  // the device in input order through the slots.
+  // The batch engine. Every thread (this one included) prepares images, a bounded window ahead
+  // of the device; the thread that has just prepared one also feeds the device, in input order,
+  // with whatever images are ready, unless another thread is feeding (the feeder's lock is only
+  // tried, never waited for). So every core does CPU-stage work, and no thread has to be woken to
+  // enqueue an image.
   void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
                  std::vector<Image>* images, DeviceBuffer* target,
                  const std::vector<std::size_t>* offsets) {
     const std::size_t n = inputs.size();
     std::vector<Prepared> prepared(n);
     std::vector<char> ready(n, 0);
-    std::mutex m;
-    std::condition_variable cv_ready, cv_space;
+    std::mutex m;  // guards ready, tickets, fed, stop, failure
+    std::condition_variable cv_space, cv_done;
     std::atomic<std::size_t> next{0};
-    std::atomic<bool> stop{false};
-    // One core stays with this (feeding) thread when there are several: it must enqueue as
-    // soon as an image is ready, and a batch ran at two thirds of the speed with a worker on
-    // every core.
-    const int workers = std::max(
-        1, std::min<int>(options.threads > 2 ? options.threads - 1 : options.threads, int(n)));
-    // Workers take an image only with a ticket, at most 2 x workers + 2 images ahead of the feeding
-    // thread; each image it consumes returns a ticket and wakes one worker (waking all of
-    // them for every image cost the feeding thread more than its own work).
+    bool stop = false;
+    std::size_t fed = 0;  // images fed to the device (or failed), in order
+    std::exception_ptr failure;
+    std::mutex feed_mutex;  // held by the thread that feeds
+    const int workers = std::max(1, std::min<int>(options.threads, int(n)));
+    // A thread takes an image only with a ticket: at most 2 x workers + 2 images are prepared
+    // and not yet fed.
     std::size_t tickets = std::size_t(workers) * 2 + 2;
     const int per_image = std::max(1, options.threads / workers);
-    const int workers_needed = std::max(1, std::min<int>(options.threads, int(n)));
-    if (int(scratch.size()) < workers_needed + 1) scratch.resize(std::size_t(workers_needed) + 1);
+    if (int(scratch.size()) < workers + 1) scratch.resize(std::size_t(workers) + 1);
+
+    // Feeds image i (ready, and next in order): called with feed_mutex held.
+    auto feed = [&](std::size_t i) {
+      Prepared& p = prepared[i];
+      times.huffman += p.seconds;
+      if (!p.ok) {
+        if (!errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
+        (*errors)[i] = p.error;
+        return;
+      }
+      Slot& s = slots[i % kSlots];
+      drain(s, images);
+      if (images) {
+        Image& img = (*images)[i];
+        img.width = int(p.info.width);
+        img.height = int(p.info.height);
+        img.format = p.format;
+        img.warnings = std::move(p.warnings);
+      }
+      const auto e0 = Clock::now();
+      enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
+      s.staged = std::move(p.pinned);  // in use until the slot drains
+      times.enqueue += seconds_since(e0);
+      ++times.images;
+    };
+    // Feeds every image that is ready in order, while this thread can take the feeder's lock.
+    auto feed_ready = [&] {
+      for (;;) {
+        std::unique_lock<std::mutex> feeder(feed_mutex, std::try_to_lock);
+        if (!feeder.owns_lock()) return;  // the feeding thread will see what is ready
+        for (;;) {
+          std::size_t i;
+          {
+            std::lock_guard<std::mutex> lock(m);
+            if (stop || fed >= n || !ready[fed]) break;
+            i = fed;
+          }
+          try {
+            feed(i);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(m);
+            if (!failure) failure = std::current_exception();
+            stop = true;
+            cv_space.notify_all();
+            cv_done.notify_all();
+            return;
+          }
+          {
+            std::lock_guard<std::mutex> lock(m);
+            ++fed;
+            ++tickets;
+            if (fed == n) cv_done.notify_all();
+          }
+          cv_space.notify_one();
+        }
+        feeder.unlock();
+        // An image that became ready while this thread held the lock, whose preparer found it
+        // taken, is this thread's to feed.
+        std::lock_guard<std::mutex> lock(m);
+        if (stop || fed >= n || !ready[fed]) return;
+      }
+    };
     auto worker = [&](int id) {
       for (;;) {
         {
@@ -341,54 +403,28 @@ struct JpegDecoder::Impl {
           std::lock_guard<std::mutex> lock(m);
           ready[i] = 1;
         }
-        cv_ready.notify_one();  // only the feeding thread waits on it
+        feed_ready();
       }
     };
     std::vector<std::thread> pool;
-    for (int t = 0; t < workers; ++t) pool.emplace_back(worker, t);
-    std::exception_ptr failure;
-    try {
-      for (std::size_t i = 0; i < n; ++i) {
-        {
-          const auto w0 = Clock::now();
-          std::unique_lock<std::mutex> lock(m);
-          cv_ready.wait(lock, [&] { return ready[i] != 0; });
-          times.wait_cpu += seconds_since(w0);
-        }
-        Prepared& p = prepared[i];
-        times.huffman += p.seconds;
-        if (!p.ok) {
-          if (!errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
-          (*errors)[i] = p.error;
-        } else {
-          Slot& s = slots[i % kSlots];
-          drain(s, images);
-          if (images) {
-            Image& img = (*images)[i];
-            img.width = int(p.info.width);
-            img.height = int(p.info.height);
-            img.format = p.format;
-            img.warnings = p.warnings;
-          }
-          const auto e0 = Clock::now();
-          enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
-          s.staged = std::move(p.pinned);  // in use until the slot drains
-          times.enqueue += seconds_since(e0);
-          ++times.images;
-        }
-        {
-          std::lock_guard<std::mutex> lock(m);
-          ++tickets;
-        }
-        cv_space.notify_one();
-      }
-      for (auto& s : slots) drain(s, images);
-    } catch (...) {
-      failure = std::current_exception();
+    for (int t = 1; t < workers; ++t) pool.emplace_back(worker, t);
+    worker(0);
+    {
+      const auto w0 = Clock::now();
+      std::unique_lock<std::mutex> lock(m);
+      cv_done.wait(lock, [&] { return stop || fed == n; });
+      times.wait_cpu += seconds_since(w0);
+      stop = true;
     }
-    stop = true;
     cv_space.notify_all();
     for (auto& t : pool) t.join();
+    if (!failure) {
+      try {
+        for (auto& s : slots) drain(s, images);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
     if (failure) {
       // Leave the slots reusable: wait for what was enqueued, drop pending results.
       for (auto& s : slots) {

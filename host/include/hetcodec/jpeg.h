@@ -60,8 +60,9 @@ struct JpegStageTimes {
   double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
   double transfer = 0;  // staging copies and waiting for transfers
   double device = 0;    // waiting for kernels and transfers to finish
-  // Where the thread that feeds the device spends a batch: waiting for the CPU stage of the
-  // next image, and enqueueing (staging copy, transfers, kernel launches).
+  // In a batch: how long the calling thread, its own images done, waited for the other
+  // threads' last images to be decoded and fed; and how long feeding the device took (staging
+  // copy, transfers, kernel launches), summed over the threads that fed.
   double wait_cpu = 0;
   double enqueue = 0;
   std::uint64_t images = 0;
