@@ -753,35 +753,31 @@ std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& resul
   return token_stream_bytes(blocks, tokens);
 }
 
-void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
-                                  std::uint8_t* out) const {
+void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
+                                  const Parallel& parallel) const {
   const std::size_t nc = layout_.components.size();
+  auto each = [&](std::size_t count, const std::function<void(std::size_t)>& fn) {
+    if (parallel && count > 1) {
+      parallel(count, fn);
+    } else {
+      for (std::size_t i = 0; i < count; ++i) fn(i);
+    }
+  };
   // Where each block's tokens are and how many (0: none). The tokens are then copied in the
   // stream's order, four at a time: a copy may run past a block's last token, into the place
   // of tokens written after it, and read past it, into the next block's tokens. Only the blocks
-  // near the end of a result (marked with bit 7) and the stream's last tokens are copied
-  // exactly.
+  // near the end of a result (marked with bit 7) and the last tokens of a range of groups are
+  // copied exactly.
   thread_local std::vector<const Token*> source;
   thread_local std::vector<std::uint8_t> count;
-  const std::size_t blocks = std::size_t(layout_.groups) * 64;
+  const std::size_t groups = layout_.groups;
+  const std::size_t blocks = groups * 64;
   if (source.size() < blocks) source.resize(blocks);
   count.assign(blocks, 0);
   std::size_t total = 0;
-  for (const auto& r : results) {
-    const Token* t = r.tokens.data();
-    const std::size_t m = r.block_ids.size();
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t id = r.block_ids[i];
-      source[id] = t;
-      count[id] = r.block_tokens[i];
-      t += r.block_tokens[i];
-    }
-    // The blocks whose four-at-a-time copy would read past the result's last token.
-    const Token* const end = r.tokens.data() + r.tokens.size();
-    for (std::size_t i = m; i-- > 0 && end - source[r.block_ids[i]] < 16;)
-      count[r.block_ids[i]] |= 0x80;
-    total += r.tokens.size();
-  }
+  for (const auto& r : results) total += r.tokens.size();
+  const Token** const src_of = source.data();
+  std::uint8_t* const count_of = count.data();
   auto* w = reinterpret_cast<std::uint32_t*>(out);
   w[0] = kTokenMagic;
   w[1] = kTokenVersion | std::uint32_t(nc) << 16;
@@ -789,28 +785,70 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results,
     w[2 + 2 * c] = layout_.components[c].blocks;
     w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
   }
-  std::uint32_t* dir = w + 2 + 2 * nc;
-  auto* tokens = reinterpret_cast<Token*>(dir + 2 * std::size_t(layout_.groups));
-  std::size_t cursor = 0;
-  for (std::uint32_t g = 0; g < layout_.groups; ++g) {
-    const std::size_t first = cursor;
-    const std::uint8_t* c = count.data() + std::size_t(g) * 64;
-    const Token* const* src = source.data() + std::size_t(g) * 64;
-    for (int b = 0; b < 64; ++b) {
-      if (!c[b]) continue;
-      const std::size_t n = c[b] & 31;
-      const Token* s = src[b];
+  std::uint32_t* const dir = w + 2 + 2 * nc;
+  auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
+  // Token counts per group, then offsets, then the copies; in ranges of groups, on several
+  // threads where the caller gives them (a large image decoded in pieces).
+  const std::size_t ranges =
+      parallel && results.size() > 1 ? std::min<std::size_t>(groups, 64) : 1;
+  auto range = [&](std::size_t k, std::size_t& g0, std::size_t& g1) {
+    g0 = groups * k / ranges;
+    g1 = groups * (k + 1) / ranges;
+  };
+  // On one thread the fill pass counts each group's tokens too.
+  if (ranges == 1)
+    for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = 0;
+  each(results.size(), [&](std::size_t k) {  // results hold disjoint blocks
+    const EntropyResult& r = results[k];
+    const Token* t = r.tokens.data();
+    const std::size_t m = r.block_ids.size();
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t id = r.block_ids[i];
+      src_of[id] = t;
+      count_of[id] = r.block_tokens[i];
+      if (ranges == 1) dir[2 * std::size_t(id >> 6) + 1] += r.block_tokens[i];
+      t += r.block_tokens[i];
+    }
+    // The blocks whose four-at-a-time copy would read past the result's last token.
+    const Token* const end = r.tokens.data() + r.tokens.size();
+    for (std::size_t i = m; i-- > 0 && end - src_of[r.block_ids[i]] < 16;)
+      count_of[r.block_ids[i]] |= 0x80;
+  });
+  if (ranges > 1) each(ranges, [&](std::size_t k) {
+    std::size_t g0, g1;
+    range(k, g0, g1);
+    for (std::size_t g = g0; g < g1; ++g) {
+      std::uint32_t n = 0;
+      for (std::size_t b = g * 64; b < g * 64 + 64; ++b) n += count_of[b] & 31u;
+      dir[2 * g + 1] = n;
+    }
+  });
+  std::uint32_t offset = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    dir[2 * g] = offset;
+    offset += dir[2 * g + 1];
+  }
+  each(ranges, [&](std::size_t k) {
+    std::size_t g0, g1;
+    range(k, g0, g1);
+    if (g0 == g1) return;
+    std::size_t cursor = dir[2 * g0];
+    // A copy runs past a block's tokens only inside the range: another thread writes the next.
+    const std::size_t limit = g1 < groups ? dir[2 * g1] : total;
+    for (std::size_t b = g0 * 64; b < g1 * 64; ++b) {
+      const std::uint8_t c = count_of[b];
+      if (!c) continue;
+      const std::size_t n = c & 31;
+      const Token* s = src_of[b];
       Token* d = tokens + cursor;
-      if (!(c[b] & 0x80) && cursor + 16 <= total) {
-        for (std::size_t k = 0; k < n; k += 4) std::memcpy(d + k, s + k, 4 * sizeof(Token));
+      if (!(c & 0x80) && cursor + 16 <= limit) {
+        for (std::size_t j = 0; j < n; j += 4) std::memcpy(d + j, s + j, 4 * sizeof(Token));
       } else {
-        for (std::size_t k = 0; k < n; ++k) d[k] = s[k];
+        for (std::size_t j = 0; j < n; ++j) d[j] = s[j];
       }
       cursor += n;
     }
-    dir[2 * g] = std::uint32_t(first);
-    dir[2 * g + 1] = std::uint32_t(cursor - first);
-  }
+  });
 }
 
 }  // namespace hetcodec::jpeg

@@ -108,8 +108,10 @@ class EntropyDecoder {
                  std::vector<EntropyResult>& out) const;
 
   std::size_t stream_bytes(const std::vector<EntropyResult>& results) const;
-  // Writes the token stream (stream_bytes() bytes) to `out`, which must be 4-byte aligned.
-  void write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out) const;
+  // Writes the token stream (stream_bytes() bytes) to `out`, which must be 4-byte aligned; on
+  // several threads through `parallel` when given and there are several results.
+  void write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
+                    const Parallel& parallel = {}) const;
 
   // Quantisation table of a component as the decoder uses it: 64 values in natural order, as
   // libjpeg latches them when the component's first scan starts.

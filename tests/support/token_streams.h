@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "core/jpeg/entropy.h"
@@ -14,10 +15,19 @@
 
 namespace hetcodec::test {
 
+// Runs fn(n-1) ... fn(0): the order must not matter, and a piece of work that wrote into the
+// place of the one before it would be overwritten by it and caught.
+inline void in_reverse(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  for (std::size_t i = n; i-- > 0;) fn(i);
+}
+
+// The stream laid out from several results is written as on several threads (in_reverse).
 inline std::vector<std::uint8_t> token_stream_bytes(const jpeg::EntropyDecoder& d,
                                                     const std::vector<jpeg::EntropyResult>& r) {
   std::vector<std::uint32_t> words(d.stream_bytes(r) / 4);
-  d.write_stream(r, reinterpret_cast<std::uint8_t*>(words.data()));
+  d.write_stream(r, reinterpret_cast<std::uint8_t*>(words.data()),
+                 r.size() > 1 ? jpeg::EntropyDecoder::Parallel(in_reverse)
+                              : jpeg::EntropyDecoder::Parallel());
   std::vector<std::uint8_t> out(words.size() * 4);
   if (!out.empty()) std::memcpy(out.data(), words.data(), out.size());
   return out;
@@ -44,11 +54,7 @@ inline std::vector<std::uint8_t> stream_split(const std::vector<std::uint8_t>& f
   const jpeg::Layout l = jpeg::make_layout(h);
   const jpeg::EntropyDecoder d(file.data(), file.size(), h, l);
   std::vector<jpeg::EntropyResult> r;
-  split = d.run_split(pieces, min_bytes,
-                      [](std::size_t n, const std::function<void(std::size_t)>& fn) {
-                        for (std::size_t i = n; i-- > 0;) fn(i);
-                      },
-                      r);
+  split = d.run_split(pieces, min_bytes, in_reverse, r);
   if (split) return token_stream_bytes(d, r);
   const auto t = d.tasks(1);
   r.assign(t.size(), {});
