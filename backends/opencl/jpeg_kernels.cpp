@@ -66,7 +66,9 @@ class ClJpegKernels : public JpegKernels {
     const cl::Buffer target = sub_buffer(out, out_offset, info.output_bytes());
     HC_CL_CHECK(k.setArg(2, target));
     HC_CL_CHECK(k.setArg(3, pixels));
-    queue_cast(queue).launch(k, pixels, "jpeg_upsample_color");
+    // Work-groups of 256, as the CUDA launch has, rather than the driver's choice.
+    queue_cast(queue).launch(k, (std::size_t(pixels) + 255) / 256 * 256, 256,
+                             "jpeg_upsample_color");
   }
 
  private:
