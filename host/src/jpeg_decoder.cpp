@@ -306,7 +306,9 @@ struct JpegDecoder::Impl {
   // of the device; the thread that has just prepared one also feeds the device, in input order,
   // with whatever images are ready, unless another thread is feeding (the feeder's lock is only
   // tried, never waited for). So every core does CPU-stage work, and no thread has to be woken to
-  // enqueue an image.
+  // enqueue an image. A device that must be driven from one thread (Oclgrind runs enqueued work
+  // on the thread that waits for it, with state of the thread that made it) is fed by this
+  // thread alone, which then prepares nothing.
   void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
                  std::vector<Image>* images, DeviceBuffer* target,
                  const std::vector<std::size_t>* offsets) {
@@ -320,6 +322,8 @@ struct JpegDecoder::Impl {
     std::size_t fed = 0;  // images fed to the device (or failed), in order
     std::exception_ptr failure;
     std::mutex feed_mutex;  // held by the thread that feeds
+    const bool one_feeder = device->info().is_emulator;
+    std::condition_variable cv_ready;  // with one feeder: an image is ready
     const int workers = std::max(1, std::min<int>(options.threads, int(n)));
     // A thread takes an image only with a ticket: at most 2 x workers + 2 images are prepared
     // and not yet fed.
@@ -406,12 +410,43 @@ struct JpegDecoder::Impl {
           std::lock_guard<std::mutex> lock(m);
           ready[i] = 1;
         }
-        feed_ready();
+        if (one_feeder) {
+          cv_ready.notify_one();
+        } else {
+          feed_ready();
+        }
       }
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < workers; ++t) pool.emplace_back(worker, t);
-    worker(0);
+    if (!one_feeder) {
+      worker(0);
+    } else {
+      if (workers == 1) pool.emplace_back(worker, 0);
+      for (;;) {
+        std::size_t i;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv_ready.wait(lock, [&] { return stop || fed >= n || ready[fed]; });
+          if (stop || fed >= n) break;
+          i = fed;
+        }
+        try {
+          feed(i);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(m);
+          failure = std::current_exception();
+          stop = true;
+          break;
+        }
+        {
+          std::lock_guard<std::mutex> lock(m);
+          ++fed;
+          ++tickets;
+        }
+        cv_space.notify_one();
+      }
+    }
     {
       const auto w0 = Clock::now();
       std::unique_lock<std::mutex> lock(m);
