@@ -414,7 +414,9 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
            {"stage_ms_per_image",
             {{"huffman_all_threads", st.huffman * per},
              {"transfer", st.transfer * per},
-             {"kernels", st.device * per}}},
+             {"kernels", st.device * per},
+             {"kernel_decode_idct", st.device_decode * per},
+             {"kernel_upsample_color", st.device_color * per}}},
          {"pipeline_ms_per_image",
           {{"waiting_for_last_images", pipe.wait_cpu * per},
            {"feeding_device", pipe.enqueue * per},
@@ -422,9 +424,11 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
            {"cpu_stage_summed_over_threads", pipe.huffman * per}}}});
       std::fprintf(stdout,
                    "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
-                   "runs at %.0f img/s), transfer %.3f ms, kernels %.3f ms\n",
+                   "runs at %.0f img/s), transfer %.3f ms, kernels %.3f ms (apart: token "
+                   "decode + IDCT %.3f ms, upsampling + colour %.3f ms)\n",
                    st.huffman * per, st.huffman > 0 ? double(batch.size()) / st.huffman : 0.0,
-                   st.transfer * per, st.device * per);
+                   st.transfer * per, st.device * per, st.device_decode * per,
+                   st.device_color * per);
     std::fprintf(stdout,
                  "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
                  "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads\n",

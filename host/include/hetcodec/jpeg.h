@@ -60,6 +60,10 @@ struct JpegStageTimes {
   double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
   double transfer = 0;  // staging copies and waiting for transfers
   double device = 0;    // waiting for kernels and transfers to finish
+  // profile_stages() only: the token decode + dequantise + IDCT kernels, and the upsampling +
+  // colour kernel, each timed apart over all images.
+  double device_decode = 0;
+  double device_color = 0;
   // In a batch: how long the calling thread, its own images done, waited for the other
   // threads' last images to be decoded and fed; and how long feeding the device took (staging
   // copy, transfers, kernel launches), summed over the threads that fed.
