@@ -50,9 +50,14 @@ struct JpegErr {
 };
 void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
 
-// Decodes to RGB (or gray) in `out`, JDCT_ISLOW: what djpeg -dct int does. False on error.
+// Decodes to RGB (or gray) in `out`, JDCT_ISLOW: what djpeg -dct int does. With
+// `entropy_only`, decodes the entropy-coded data alone instead (jpeg_read_coefficients: Huffman
+// decoding into libjpeg's coefficient arrays, no IDCT, upsampling or colour conversion), the part
+// of libjpeg-turbo's work that our CPU stage does too, whose rate therefore bounds what any
+// pipeline with a CPU Huffman stage reaches on the same threads; `out` and the sizes are then
+// left alone. False on error.
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
-                    int& h, int& comps) {
+                    int& h, int& comps, bool entropy_only = false) {
   jpeg_decompress_struct c{};
   JpegErr err{};
   c.err = jpeg_std_error(&err.pub);
@@ -65,39 +70,20 @@ bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_
   jpeg_create_decompress(&c);
   jpeg_mem_src(&c, in.data(), static_cast<unsigned long>(in.size()));
   jpeg_read_header(&c, TRUE);
-  c.dct_method = JDCT_ISLOW;
-  jpeg_start_decompress(&c);
-  w = int(c.output_width);
-  h = int(c.output_height);
-  comps = c.output_components;
-  out.resize(std::size_t(w) * h * comps);
-  while (c.output_scanline < c.output_height) {
-    JSAMPROW row = out.data() + std::size_t(c.output_scanline) * w * comps;
-    jpeg_read_scanlines(&c, &row, 1);
+  if (entropy_only) {
+    jpeg_read_coefficients(&c);
+  } else {
+    c.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&c);
+    w = int(c.output_width);
+    h = int(c.output_height);
+    comps = c.output_components;
+    out.resize(std::size_t(w) * h * comps);
+    while (c.output_scanline < c.output_height) {
+      JSAMPROW row = out.data() + std::size_t(c.output_scanline) * w * comps;
+      jpeg_read_scanlines(&c, &row, 1);
+    }
   }
-  jpeg_finish_decompress(&c);
-  jpeg_destroy_decompress(&c);
-  return true;
-}
-
-// Entropy decoding alone (jpeg_read_coefficients: Huffman decoding into libjpeg's coefficient
-// arrays, no IDCT, upsampling or colour conversion): the part of libjpeg-turbo's work that our
-// CPU stage does too, so its rate bounds what any pipeline with a CPU Huffman stage can reach
-// on the same threads. False on error.
-bool libjpeg_coefficients(const std::vector<std::uint8_t>& in) {
-  jpeg_decompress_struct c{};
-  JpegErr err{};
-  c.err = jpeg_std_error(&err.pub);
-  err.pub.error_exit = jpeg_fail;
-  err.pub.emit_message = [](j_common_ptr, int) {};
-  if (setjmp(err.jump)) {
-    jpeg_destroy_decompress(&c);
-    return false;
-  }
-  jpeg_create_decompress(&c);
-  jpeg_mem_src(&c, in.data(), static_cast<unsigned long>(in.size()));
-  jpeg_read_header(&c, TRUE);
-  jpeg_read_coefficients(&c);
   jpeg_finish_decompress(&c);
   jpeg_destroy_decompress(&c);
   return true;
@@ -454,12 +440,8 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
         std::atomic<std::size_t> next{0};
         auto work = [&](int id) {
           int w, h, c;
-          for (std::size_t i; (i = next.fetch_add(1)) < batch.size();) {
-            if (entropy_only)
-              libjpeg_coefficients(batch[i]);
-            else
-              libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c);
-          }
+          for (std::size_t i; (i = next.fetch_add(1)) < batch.size();)
+            libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c, entropy_only);
         };
         std::vector<std::thread> pool;
         for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
