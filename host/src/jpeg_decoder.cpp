@@ -355,41 +355,50 @@ struct JpegDecoder::Impl {
       times.enqueue += seconds_since(e0);
       ++times.images;
     };
+    // Feeds image i and records the outcome: the next image in order and a ticket back, or the
+    // failure that stops the batch. False on failure. Called with feed_mutex held (or by the
+    // one feeder).
+    auto feed_one = [&](std::size_t i) {
+      try {
+        feed(i);
+      } catch (...) {
+        {
+          std::lock_guard<std::mutex> lock(m);
+          if (!failure) failure = std::current_exception();
+          stop = true;
+        }
+        cv_space.notify_all();
+        cv_done.notify_all();
+        return false;
+      }
+      {
+        std::lock_guard<std::mutex> lock(m);
+        ++fed;
+        ++tickets;
+        if (fed == n) cv_done.notify_all();
+      }
+      cv_space.notify_one();
+      return true;
+    };
+    // The next image in order when it is ready and the batch goes on; false otherwise.
+    auto next_ready = [&](std::size_t& i) {
+      std::lock_guard<std::mutex> lock(m);
+      if (stop || fed >= n || !ready[fed]) return false;
+      i = fed;
+      return true;
+    };
     // Feeds every image that is ready in order, while this thread can take the feeder's lock.
     auto feed_ready = [&] {
+      std::size_t i;
       for (;;) {
         std::unique_lock<std::mutex> feeder(feed_mutex, std::try_to_lock);
         if (!feeder.owns_lock()) return;  // the feeding thread will see what is ready
-        for (;;) {
-          std::size_t i;
-          {
-            std::lock_guard<std::mutex> lock(m);
-            if (stop || fed >= n || !ready[fed]) break;
-            i = fed;
-          }
-          try {
-            feed(i);
-          } catch (...) {
-            std::lock_guard<std::mutex> lock(m);
-            if (!failure) failure = std::current_exception();
-            stop = true;
-            cv_space.notify_all();
-            cv_done.notify_all();
-            return;
-          }
-          {
-            std::lock_guard<std::mutex> lock(m);
-            ++fed;
-            ++tickets;
-            if (fed == n) cv_done.notify_all();
-          }
-          cv_space.notify_one();
-        }
+        while (next_ready(i))
+          if (!feed_one(i)) return;
         feeder.unlock();
         // An image that became ready while this thread held the lock, whose preparer found it
         // taken, is this thread's to feed.
-        std::lock_guard<std::mutex> lock(m);
-        if (stop || fed >= n || !ready[fed]) return;
+        if (!next_ready(i)) return;
       }
     };
     auto worker = [&](int id) {
@@ -431,20 +440,7 @@ struct JpegDecoder::Impl {
           if (stop || fed >= n) break;
           i = fed;
         }
-        try {
-          feed(i);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(m);
-          failure = std::current_exception();
-          stop = true;
-          break;
-        }
-        {
-          std::lock_guard<std::mutex> lock(m);
-          ++fed;
-          ++tickets;
-        }
-        cv_space.notify_one();
+        if (!feed_one(i)) break;
       }
     }
     {
