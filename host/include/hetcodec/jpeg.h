@@ -103,9 +103,10 @@ class JpegDecoder {
                                                   std::shared_ptr<DeviceBuffer>* output = nullptr);
 
   // Measures the stages one after another on `inputs` (for `hetcodec bench`): the CPU stage of
-  // all images on all threads (timed on a second pass, the first having allocated), then the host-to-device copies of all jobs through pinned
-  // memory, then the kernels of all images, each timed to completion. Results stay on the
-  // device. All inputs must decode.
+  // all images on all threads, writing each job into pinned memory as the batch engine does
+  // (timed on a second pass, the first having allocated); then the host-to-device copies of all
+  // jobs from there, one per image; then the kernels of all images. Each is timed to completion.
+  // Results stay on the device. All inputs must decode.
   JpegStageTimes profile_stages(const std::vector<JpegInput>& inputs);
 
   const JpegStageTimes& stage_times() const;
