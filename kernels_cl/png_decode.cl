@@ -84,18 +84,20 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   const uint y = y0 + r;
   const int type = (r < HC_WF_ROWS && y < height) ? base[(ulong)y * stride] : 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* Work-item r solves row r: its left and upper-left bytes live in two 8-byte windows. */
+  /* Work-item r solves row r: its left and upper-left bytes live in two 8-byte register windows. */
   const uint rr = r < HC_WF_ROWS ? r : 0u;
   __local uchar* cur = tile + (rr + 1u) * HC_WF_STRIDE + 8u;
   __local uchar* up = cur - HC_WF_STRIDE;
-  ulong recent = hc_png_window(cur - 8), up_recent = hc_png_window(up - 8);
+  hc_u32 left[8], upl[8];
+  hc_png_window(cur - 8, left);
+  hc_png_window(up - 8, upl);
   for (uint s = 0; s < HC_WF_STEPS; ++s) {
     const int c = (int)s - (int)r;
     if (r < HC_WF_ROWS && c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
       const uint i = (uint)c * HC_WF_CHUNK;
       if (x0 + i < row_bytes) {
         const uint n = min((uint)HC_WF_CHUNK, row_bytes - x0 - i);
-        hc_png_unfilter_chunk(type, bpp, cur + i, up + i, n, &recent, &up_recent);
+        hc_png_unfilter_chunk_any(type, bpp, cur + i, up + i, n, left, upl);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);

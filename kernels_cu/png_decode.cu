@@ -75,18 +75,20 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   const std::uint32_t y = y0 + r;
   const int type = (r < HC_WF_ROWS && y < height) ? base[std::uint64_t(y) * stride] : 0;
   __syncthreads();
-  // Thread r solves row r: its left and upper-left bytes live in two 8-byte windows.
+  // Thread r solves row r: its left and upper-left bytes live in two 8-byte register windows.
   const std::uint32_t rr = r < HC_WF_ROWS ? r : 0u;
   std::uint8_t* cur = tile + (rr + 1u) * HC_WF_STRIDE + 8u;
   const std::uint8_t* up = cur - HC_WF_STRIDE;
-  hc_u64 recent = hc_png_window(cur - 8), up_recent = hc_png_window(up - 8);
+  hc_u32 left[8], upl[8];
+  hc_png_window(cur - 8, left);
+  hc_png_window(up - 8, upl);
   for (std::uint32_t s = 0; s < HC_WF_STEPS; ++s) {
     const int c = int(s) - int(r);
     if (r < HC_WF_ROWS && c >= 0 && c < HC_WF_BYTES / HC_WF_CHUNK && y < height) {
       const std::uint32_t i = std::uint32_t(c) * HC_WF_CHUNK;
       if (x0 + i < row_bytes) {
         const std::uint32_t n = min(std::uint32_t(HC_WF_CHUNK), row_bytes - x0 - i);
-        hc_png_unfilter_chunk(type, bpp, cur + i, up + i, n, &recent, &up_recent);
+        hc_png_unfilter_chunk_any(type, bpp, cur + i, up + i, n, left, upl);
       }
     }
     __syncthreads();

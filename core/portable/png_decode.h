@@ -112,69 +112,71 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
 #define HC_WF_LOCAL ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
 #define HC_WF_STEPS (HC_WF_BYTES / HC_WF_CHUNK + HC_WF_ROWS - 1)
 
-/* Reconstructs the `n` (at most HC_WF_CHUNK) bytes of a row at `cur` in place; `up` is the
- * row above at the same place. recent and up_recent hold the 8 bytes just before the chunk in
- * this row (reconstructed) and in the row above, the nearest in the low byte; they are moved
- * on past the chunk for the next one. Left and upper-left come from these registers, so the
+/* Reconstructs the `n` (at most HC_WF_CHUNK = 8) bytes of a row at `cur` in place; `up` is the
+ * row above at the same place. left[k] and upl[k] (k = 0..7) hold the 8 bytes just before the
+ * chunk in this row (reconstructed) and in the row above, the nearest last; they are replaced by
+ * the chunk's own bytes for the next one. Left and upper-left come from these registers, so the
  * only memory accesses are the chunk's own bytes and the row above it, and the filter type is
- * decided once per chunk rather than per byte. (The windows shift left: LLVM turns a right
- * shift joined with a left shift into a funnel shift, which Oclgrind cannot run.) */
-HC_FN void hc_png_unfilter_chunk(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cur,
-                                 const HC_LOCAL hc_u8* up, hc_u32 n, hc_u64* recent,
-                                 hc_u64* up_recent) {
-  const hc_u32 sh = 8u * (bpp - 1u);
-  hc_u64 r = *recent, u = *up_recent;
-  hc_u32 raw[HC_WF_CHUNK], b[HC_WF_CHUNK], x[HC_WF_CHUNK];
+ * decided once per chunk rather than per byte. `bpp` must be a constant where this is inlined
+ * (hc_png_unfilter_chunk_any dispatches on it): the loops then unroll with constant indices
+ * into registers, and byte j waits only on byte j - bpp, so the bpp samples of a pixel are
+ * reconstructed side by side rather than one after another. */
+HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* cur,
+                                 const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,
+                                 hc_u32* upl) {
+  hc_u32 raw[HC_WF_CHUNK], w[8 + HC_WF_CHUNK], u[8 + HC_WF_CHUNK];
   hc_u32 j;
   /* All loads first, whatever n is (a tile row holds HC_WF_BYTES bytes, zero past the image),
    * so that they are in flight together and the chain below is arithmetic only. */
+  for (j = 0; j < 8u; ++j) {
+    w[j] = left[j];
+    u[j] = upl[j];
+  }
   for (j = 0; j < HC_WF_CHUNK; ++j) {
     raw[j] = cur[j];
-    b[j] = up[j];
+    u[8u + j] = up[j];
   }
   if (type == 1) {
-    for (j = 0; j < HC_WF_CHUNK; ++j) {
-      x[j] = (raw[j] + (hc_u32)(r >> sh)) & 0xFFu;
-      r = (r << 8) | (hc_u64)x[j];
-    }
+    for (j = 0; j < HC_WF_CHUNK; ++j) w[8u + j] = (raw[j] + w[8u + j - bpp]) & 0xFFu;
   } else if (type == 2) {
-    for (j = 0; j < HC_WF_CHUNK; ++j) {
-      x[j] = (raw[j] + b[j]) & 0xFFu;
-      r = (r << 8) | (hc_u64)x[j];
-    }
+    for (j = 0; j < HC_WF_CHUNK; ++j) w[8u + j] = (raw[j] + u[8u + j]) & 0xFFu;
   } else if (type == 3) {
-    for (j = 0; j < HC_WF_CHUNK; ++j) {
-      x[j] = (raw[j] + ((((hc_u32)(r >> sh) & 0xFFu) + b[j]) >> 1)) & 0xFFu;
-      r = (r << 8) | (hc_u64)x[j];
-    }
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      w[8u + j] = (raw[j] + ((w[8u + j - bpp] + u[8u + j]) >> 1)) & 0xFFu;
   } else if (type == 4) {
-    for (j = 0; j < HC_WF_CHUNK; ++j) {
-      hc_i32 a = (hc_i32)((r >> sh) & 0xFFu), c = (hc_i32)((u >> sh) & 0xFFu);
-      x[j] = (raw[j] + (hc_u32)hc_png_paeth(a, (hc_i32)b[j], c)) & 0xFFu;
-      r = (r << 8) | (hc_u64)x[j];
-      u = (u << 8) | (hc_u64)b[j];
-    }
+    for (j = 0; j < HC_WF_CHUNK; ++j)
+      w[8u + j] = (raw[j] + (hc_u32)hc_png_paeth((hc_i32)w[8u + j - bpp], (hc_i32)u[8u + j],
+                                                 (hc_i32)u[8u + j - bpp])) & 0xFFu;
   } else {
-    for (j = 0; j < HC_WF_CHUNK; ++j) {
-      x[j] = raw[j];
-      r = (r << 8) | (hc_u64)x[j];
-    }
+    for (j = 0; j < HC_WF_CHUNK; ++j) w[8u + j] = raw[j];
   }
-  if (type != 4) /* the upper-left window, which only Paeth reads inside the loop */
-    for (j = 0; j < HC_WF_CHUNK; ++j) u = (u << 8) | (hc_u64)b[j];
   for (j = 0; j < HC_WF_CHUNK; ++j)
-    if (j < n && type != 0) cur[j] = (hc_u8)x[j];
-  *recent = r;
-  *up_recent = u;
+    if (j < n && type != 0) cur[j] = (hc_u8)w[8u + j];
+  for (j = 0; j < 8u; ++j) {
+    left[j] = w[HC_WF_CHUNK + j];
+    upl[j] = u[HC_WF_CHUNK + j];
+  }
 }
 
-/* The 8 bytes before position 0 of a local tile row (its left halo), as a register window
- * (the nearest in the low byte). */
-HC_FN hc_u64 hc_png_window(const HC_LOCAL hc_u8* row_start) {
-  hc_u64 w = 0;
+/* hc_png_unfilter_chunk for any bytes per pixel a PNG can have (1, 2, 3, 4, 6, 8), each with
+ * its own constant. */
+HC_FN void hc_png_unfilter_chunk_any(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cur,
+                                     const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,
+                                     hc_u32* upl) {
+  switch (bpp) {
+    case 1u: hc_png_unfilter_chunk(type, 1u, cur, up, n, left, upl); break;
+    case 2u: hc_png_unfilter_chunk(type, 2u, cur, up, n, left, upl); break;
+    case 3u: hc_png_unfilter_chunk(type, 3u, cur, up, n, left, upl); break;
+    case 4u: hc_png_unfilter_chunk(type, 4u, cur, up, n, left, upl); break;
+    case 6u: hc_png_unfilter_chunk(type, 6u, cur, up, n, left, upl); break;
+    default: hc_png_unfilter_chunk(type, 8u, cur, up, n, left, upl); break;
+  }
+}
+
+/* The 8 bytes before position 0 of a local tile row (its left halo), the nearest last. */
+HC_FN void hc_png_window(const HC_LOCAL hc_u8* row_start, hc_u32* window) {
   hc_u32 k;
-  for (k = 0; k < 8u; ++k) w |= (hc_u64)row_start[k] << (8u * (7u - k));
-  return w;
+  for (k = 0; k < 8u; ++k) window[k] = row_start[k];
 }
 
 /* Tile (tx, ty) of ticket t when tickets go diagonal by diagonal (tx + ty ascending), each
