@@ -102,18 +102,33 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  const uint last_row = min(y0 + HC_WF_ROWS, height) - 1u;
+  const uint end = min(x0 + HC_WF_BYTES, row_bytes);
+  if (diagonal < 0) {
+    /* What the tiles below and to the right read goes out first, then the flag, then the rest:
+     * the waiting tiles see the flag after a short fence rather than after the whole tile. */
+    for (uint i = r; i < HC_WF_BYTES; i += HC_WF_THREADS)
+      if (x0 + i < row_bytes)
+        base[(ulong)last_row * stride + 1u + x0 + i] =
+            tile[(last_row - y0 + 1u) * HC_WF_STRIDE + 8u + i];
+    for (uint k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {
+      const uint row = k >> 3, yy = y0 + row;
+      const int x = (int)end - 8 + (int)(k & 7u);
+      if (yy < height && x >= (int)x0)
+        base[(ulong)yy * stride + 1u + (uint)x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + ((uint)x - x0)];
+    }
+    /* Release: those writes of the group are visible before the flag is. */
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (r == 0) atomic_xchg(&scratch[1u + ty * tiles_x + tx], 1u);
+  }
 #pragma unroll 8
   for (uint k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const uint row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const uint yy = y0 + row, x = x0 + i;
-    if (yy < height && x < row_bytes)
+    /* (the bytes already written above are left alone: a waiting tile may be reading them) */
+    if (yy < height && x < row_bytes && (diagonal >= 0 || (yy != last_row && x + 8u < end)))
       base[(ulong)yy * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
-  }
-  if (diagonal < 0) {
-    /* Release: every write of the group is visible before the flag is. */
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    if (r == 0) atomic_xchg(&scratch[1u + ty * tiles_x + tx], 1u);
   }
 }
 

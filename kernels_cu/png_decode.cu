@@ -93,17 +93,33 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     }
     __syncthreads();
   }
+  const std::uint32_t last_row = min(y0 + HC_WF_ROWS, height) - 1u;
+  const std::uint32_t end = min(x0 + HC_WF_BYTES, row_bytes);
+  if (diagonal < 0) {
+    // What the tiles below and to the right read goes out first, then the flag, then the rest:
+    // the waiting tiles see the flag after a short fence rather than after the whole tile.
+    for (std::uint32_t i = r; i < HC_WF_BYTES; i += HC_WF_THREADS)
+      if (x0 + i < row_bytes)
+        base[std::uint64_t(last_row) * stride + 1u + x0 + i] =
+            tile[(last_row - y0 + 1u) * HC_WF_STRIDE + 8u + i];
+    for (std::uint32_t k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {
+      const std::uint32_t row = k >> 3, yy = y0 + row;
+      const int x = int(end) - 8 + int(k & 7u);
+      if (yy < height && x >= int(x0))
+        base[std::uint64_t(yy) * stride + 1u + std::uint32_t(x)] =
+            tile[(row + 1u) * HC_WF_STRIDE + 8u + (std::uint32_t(x) - x0)];
+    }
+    __threadfence();  // release: those bytes are visible before the flag
+    __syncthreads();
+    if (r == 0) atomicExch(&scratch[1u + ty * tiles_x + tx], 1u);
+  }
 #pragma unroll 8
   for (std::uint32_t k = r; k < HC_WF_ROWS * HC_WF_BYTES; k += HC_WF_THREADS) {
     const std::uint32_t row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
     const std::uint32_t yy = y0 + row, x = x0 + i;
-    if (yy < height && x < row_bytes)
+    // (the bytes already written above are left alone: a waiting tile may be reading them)
+    if (yy < height && x < row_bytes && (diagonal >= 0 || (yy != last_row && x + 8u < end)))
       base[std::uint64_t(yy) * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
-  }
-  if (diagonal < 0) {
-    __threadfence();  // release: the tile's bytes are visible before its flag
-    __syncthreads();
-    if (r == 0) atomicExch(&scratch[1u + ty * tiles_x + tx], 1u);
   }
 }
 
