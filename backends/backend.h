@@ -186,6 +186,13 @@ class PngKernels {
   // of a filter byte and row_bytes filtered bytes. Checks the arguments (InvalidArgument).
   void filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                    const PngFilterInfo& info);
+  // Inflates `count` segments of a zlib stream, one work-item each (core/portable/png_inflate.h):
+  // `segments` holds HC_INF_WORDS words per segment, `compressed` the joined IDAT data, `rows`
+  // receives the filtered rows, `results` HC_INF_RESULT_WORDS words per segment. The caller
+  // has checked every segment's ranges against the buffers; this checks the tables' sizes
+  // (InvalidArgument).
+  void inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
+               DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count);
 
  protected:
   virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
@@ -195,6 +202,9 @@ class PngKernels {
   virtual void run_unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,
                           DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
                           std::uint32_t height, std::uint32_t pixel_bytes) = 0;
+  virtual void run_inflate(Queue& queue, const DeviceBuffer& compressed,
+                           const DeviceBuffer& segments, DeviceBuffer& rows,
+                           DeviceBuffer& results, std::uint32_t count) = 0;
 };
 
 class Device {

@@ -2,6 +2,7 @@
 #include "backends/backend_util.h"
 
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -58,6 +59,13 @@ void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffe
   check_range("unpack job", 0, HC_PNG_JOB_BYTES, job.size());
   check_range("unpack output", out_offset, std::size_t(width) * height * pixel_bytes, out.size());
   if (width && height) run_unpack(queue, job, rows, out, out_offset, width, height, pixel_bytes);
+}
+
+void PngKernels::inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
+                         DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count) {
+  check_range("inflate segments", 0, std::size_t(count) * HC_INF_WORDS * 4, segments.size());
+  check_range("inflate results", 0, std::size_t(count) * HC_INF_RESULT_WORDS * 4, results.size());
+  if (count) run_inflate(queue, compressed, segments, rows, results, count);
 }
 
 void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,

@@ -13,6 +13,7 @@
  * png_defilter_rows: rows filtered with None or Sub only, one work-item per row.
  * png_unpack: one work-item per output pixel. */
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 
 __kernel void png_clear(__global uint* words, uint n) {
   const uint i = get_global_id(0);
@@ -141,4 +142,13 @@ __kernel void png_unpack(__global const uchar* rows, __global const uint* job, _
   const uint y = (uint)(i / width);
   const uint x = (uint)(i - (ulong)y * width);
   hc_png_unpack_pixel(rows, job, x, y, out + out_offset + i * pixel_bytes);
+}
+
+/* One work-item per segment of core/portable/png_inflate.h. */
+__kernel void png_inflate(__global const uchar* compressed, __global const uint* segments,
+                          __global uchar* rows, __global uint* results, uint count) {
+  const uint k = get_global_id(0);
+  if (k < count)
+    hc_inflate_segment(segments + (ulong)k * HC_INF_WORDS, compressed, rows,
+                       results + (ulong)k * HC_INF_RESULT_WORDS);
 }

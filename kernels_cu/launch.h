@@ -31,6 +31,10 @@ cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
                                 std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
                                 bool rows_independent, bool tickets, std::uint32_t* scratch);
+// One thread per segment of core/portable/png_inflate.h; `count` > 0.
+cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compressed,
+                               const std::uint32_t* segments, std::uint8_t* rows,
+                               std::uint32_t* results, std::uint32_t count);
 cudaError_t launch_png_unpack(cudaStream_t stream, const std::uint8_t* rows,
                               const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
                               std::uint32_t height, std::uint32_t pixel_bytes);

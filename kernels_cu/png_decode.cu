@@ -1,6 +1,7 @@
 // PNG decode stages (core/portable/png_decode.h). Twin of kernels_cl/png_decode.cl, which
 // describes the wavefront engine; the CPU reference is backends/cpu/png_kernels.cpp.
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 #include "kernels_cu/launch.h"
 
 namespace hetcodec::cuda {
@@ -131,7 +132,22 @@ __global__ void png_unpack(const std::uint8_t* rows, const std::uint32_t* job, s
     hc_png_unpack_pixel(rows, job, x, y, out + (std::uint64_t(y) * width + x) * pixel_bytes);
 }
 
+__global__ void png_inflate(const std::uint8_t* compressed, const std::uint32_t* segments,
+                            std::uint8_t* rows, std::uint32_t* results, std::uint32_t count) {
+  const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count)
+    hc_inflate_segment(segments + std::size_t(k) * HC_INF_WORDS, compressed, rows,
+                       results + std::size_t(k) * HC_INF_RESULT_WORDS);
+}
+
 }  // namespace
+
+cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compressed,
+                               const std::uint32_t* segments, std::uint8_t* rows,
+                               std::uint32_t* results, std::uint32_t count) {
+  png_inflate<<<(count + 31) / 32, 32, 0, stream>>>(compressed, segments, rows, results, count);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
                                 std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,

@@ -149,6 +149,75 @@ TEST_CASE("png decode on every device: parallel-mode files and device images") {
   });
 }
 
+// Decodes `file` with `o` and says what came out: the samples and warnings, or the error.
+std::string outcome(PngDecoder& decoder, const std::vector<std::uint8_t>& file,
+                    std::vector<std::uint8_t>* samples = nullptr) {
+  try {
+    std::vector<std::string> warnings;
+    const RawImage im = decoder.decode(file.data(), file.size(), &warnings);
+    if (samples) *samples = im.samples;
+    std::string s = "decoded " + std::to_string(im.samples.size()) + " bytes, hash " +
+                    std::to_string(std::hash<std::string>()(
+                        std::string(im.samples.begin(), im.samples.end())));
+    for (const auto& w : warnings) s += "; " + w;
+    return s;
+  } catch (const Error& e) {
+    return std::string("error ") + to_string(e.code()) + ": " + e.what();
+  }
+}
+
+TEST_CASE("png decode on every device: hcRS segments inflated on the device") {
+  struct Case {
+    int w, h, channels, depth, segments;
+  };
+  // Random and smooth areas (stored, fixed and dynamic blocks, matches), 8 and 16 bits, one
+  // row per segment, a segment per several rows, and one image whose data spans IDAT chunks.
+  const std::vector<Case> cases = {{60, 40, 3, 8, 5},  {33, 20, 4, 16, 3}, {1, 30, 1, 8, 30},
+                                   {25, 9, 2, 8, 1},   {700, 600, 3, 8, 9}};
+  std::vector<std::pair<png::Raster, std::vector<std::uint8_t>>> files;
+  unsigned seed = 7;
+  for (const Case& c : cases) {
+    png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
+    RawImage raw;
+    raw.width = im.width;
+    raw.height = im.height;
+    raw.channels = c.channels;
+    raw.bit_depth = c.depth;
+    raw.samples = im.samples;
+    PngEncodeOptions eo;
+    eo.segments = c.segments;
+    PngEncoder encoder("cpu", eo);
+    files.emplace_back(im, encoder.encode(raw));
+  }
+  for_each_device([&](Device& dev) {
+    auto device = open_device(dev.info().spec);
+    PngDecodeOptions o;
+    o.inflate = PngInflate::Device;
+    PngDecoder decoder(device, o);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const auto& [im, file] = files[i];
+      if (emulator(dev) && im.samples.size() > 20000) continue;
+      INFO("case " << i << ", " << im.width << "x" << im.height);
+      const RawImage back = decoder.decode(file.data(), file.size());
+      CHECK(decoder.times().inflated_on_device);
+      CHECK(back.samples == im.samples);
+    }
+    // Damage inside the data (CRCs ignored, so that the inflate sees it): the device inflate
+    // fails or its checksum does not match, and the host path decides, as it does alone.
+    PngDecodeOptions host = o;
+    host.inflate = PngInflate::Host;
+    host.ignore_crc = o.ignore_crc = true;
+    PngDecoder on_device(device, o), on_host(device, host);
+    const auto& file = files[0].second;
+    for (const std::size_t at : {file.size() / 2, file.size() / 3, file.size() - 20}) {
+      std::vector<std::uint8_t> bad = file;
+      bad[at] ^= 0x24;
+      INFO("byte " << at);
+      CHECK(outcome(on_device, bad) == outcome(on_host, bad));
+    }
+  });
+}
+
 TEST_CASE("png decode on every device: a bad filter type is an error with the row") {
   png::Raster im = random_image(40, 5, 1, 8, 3);
   auto filtered = filter_randomly(im, 3, false);

@@ -4,6 +4,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_filter.h"
+#include "core/portable/png_inflate.h"
 
 namespace hetcodec::cpu {
 namespace {
@@ -55,6 +56,18 @@ class CpuPngKernels : public PngKernels {
     for (std::uint32_t y = 0; y < height; ++y)
       for (std::uint32_t x = 0; x < width; ++x)
         hc_png_unpack_pixel(in, j, x, y, o + (std::size_t(y) * width + x) * pixel_bytes);
+  }
+
+  void run_inflate(Queue&, const DeviceBuffer& compressed, const DeviceBuffer& segments,
+                   DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count) override {
+    const std::uint8_t* in = backend_cast<const Buffer>(compressed, "cpu").data();
+    const auto* seg =
+        reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(segments, "cpu").data());
+    std::uint8_t* out = backend_cast<Buffer>(rows, "cpu").data();
+    auto* res = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(results, "cpu").data());
+    for (std::uint32_t k = 0; k < count; ++k)
+      hc_inflate_segment(seg + std::size_t(k) * HC_INF_WORDS, in, out,
+                         res + std::size_t(k) * HC_INF_RESULT_WORDS);
   }
 };
 

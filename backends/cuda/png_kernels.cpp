@@ -39,6 +39,17 @@ class CudaPngKernels : public PngKernels {
                                      ptr_of(out) + out_offset, width, height, pixel_bytes),
                    "png_unpack");
   }
+
+  void run_inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
+                   DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count) override {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    q.after_launch(launch_png_inflate(q.stream(), ptr_of(compressed),
+                                      reinterpret_cast<const std::uint32_t*>(ptr_of(segments)),
+                                      ptr_of(rows),
+                                      reinterpret_cast<std::uint32_t*>(ptr_of(results)), count),
+                   "png_inflate");
+  }
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 
 namespace hetcodec::opencl {
 namespace {
@@ -15,7 +16,8 @@ class ClPngKernels : public PngKernels {
         clear_(make_kernel(device.program("png_decode"), "png_clear")),
         rows_(make_kernel(device.program("png_decode"), "png_defilter_rows")),
         tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
-        unpack_(make_kernel(device.program("png_decode"), "png_unpack")) {}
+        unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
+        inflate_(make_kernel(device.program("png_decode"), "png_inflate")) {}
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
@@ -84,9 +86,20 @@ class ClPngKernels : public PngKernels {
     queue_cast(queue).launch(unpack_, (items + 255) / 256 * 256, 256, "png_unpack");
   }
 
+  void run_inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
+                   DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    HC_CL_CHECK(inflate_.setArg(0, mem_of(compressed)));
+    HC_CL_CHECK(inflate_.setArg(1, mem_of(segments)));
+    HC_CL_CHECK(inflate_.setArg(2, mem_of(rows)));
+    HC_CL_CHECK(inflate_.setArg(3, mem_of(results)));
+    HC_CL_CHECK(inflate_.setArg(4, cl_uint(count)));
+    queue_cast(queue).launch(inflate_, (std::size_t(count) + 31) / 32 * 32, 32, "png_inflate");
+  }
+
  private:
   cl::Kernel filter_;
-  cl::Kernel clear_, rows_, tiles_, unpack_;
+  cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
   std::mutex mutex_;
 };
 

@@ -332,10 +332,7 @@ std::uint64_t inflated_bytes(const Info& info) {
   return n;
 }
 
-namespace {
-
-// The segments of an hcRS index, checked against this image: {first row, zlib offset}, or empty.
-std::vector<std::pair<std::uint32_t, std::uint64_t>> segments_of(const Info& info) {
+std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& info) {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> seg;
   if (info.interlace) return seg;
   for (const Chunk& c : info.ancillary) {
@@ -357,13 +354,12 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> segments_of(const Info& inf
   return seg;
 }
 
-}  // namespace
 
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
                    std::vector<std::string>& warnings, int threads, bool* used_index) {
   const std::uint64_t total = inflated_bytes(info);
   if (used_index) *used_index = false;
-  const auto seg = threads > 1 ? segments_of(info) : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
+  const auto seg = threads > 1 ? hcrs_segments(info) : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
   if (seg.size() > 1) {
     // Each segment is raw deflate from its offset to the next one's and ends on a sync flush.
     std::vector<std::uint8_t> joined;

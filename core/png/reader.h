@@ -73,6 +73,11 @@ struct Pass {
 std::vector<Pass> passes(const Info& info);
 std::uint64_t inflated_bytes(const Info& info);
 
+// The segments of the file's hcRS index (docs/png-parallel.md), {first row, offset in the
+// zlib stream}, when the index checks out against the image (non-interlaced; rows and offsets
+// increasing inside the image and the data); empty otherwise.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& info);
+
 // Inflates the image data: every IDAT chunk's data as one zlib stream, into exactly
 // inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream without
 // its end, a warning. `threads` > 1: where the file carries an hcRS index that checks out, its

@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
 #include "core/png/reader.h"
+#include "core/png/checksum.h"
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 #include "hetcodec/png.h"
 
 namespace hetcodec {
@@ -26,6 +29,10 @@ struct PngDecoder::Impl {
   std::unique_ptr<Queue> queue;
   std::unique_ptr<PinnedBuffer> staging, download;
   std::unique_ptr<DeviceBuffer> rows, scratch, job;
+  // The device inflate: the joined IDAT data and the segment table (pinned, then on the
+  // device), and the segments' results.
+  std::unique_ptr<PinnedBuffer> inflate_in, inflate_results;
+  std::unique_ptr<DeviceBuffer> compressed, segment_table, results;
   std::shared_ptr<DeviceBuffer> out;  // the output of decode() (decode_to_device makes its own)
   PngStageTimes times;
 
@@ -41,6 +48,11 @@ struct PngDecoder::Impl {
   // Inflates, uploads and runs the device stages; the output goes to `out` (reallocated when
   // smaller than the image). Returns the image's description.
   DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst);
+  // Inflates the segments of a file with an hcRS index on the device into `rows` (already
+  // large enough). False, with nothing reported, when there is no usable index or a segment
+  // does not inflate as it should: the host path then inflates and reports. On success,
+  // max_type is the largest filter type of the rows.
+  bool inflate_on_device(const std::uint8_t* data, const png::Info& info, int& max_type);
   // run() and the samples back into `img`.
   void to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
                std::vector<std::string>* warnings);
@@ -91,9 +103,22 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   img.bit_depth = info.out_depth();
   img.warnings = info.warnings;
   const std::size_t total = std::size_t(png::inflated_bytes(info));
-  ensure(staging, total, [&](std::size_t n) { return device->alloc_pinned(n); });
-  png::inflate_image(data, info, staging->data(), img.warnings, options.threads, &times.used_index);
-  // The filter types are checked here, and each pass learns whether its rows are independent.
+  ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
+  times.inflate += since(t0);
+  int max_type = -1;
+  times.inflated_on_device =
+      (options.inflate == PngInflate::Device) && inflate_on_device(data, info, max_type);
+  const auto t_host = Clock::now();
+  if (times.inflated_on_device) {
+    times.used_index = true;
+  } else {
+    max_type = -1;  // (a failed device inflate may have set it)
+    ensure(staging, total, [&](std::size_t n) { return device->alloc_pinned(n); });
+    png::inflate_image(data, info, staging->data(), img.warnings, options.threads,
+                       &times.used_index);
+  }
+  // The filter types are checked here (on the device: their largest), and each pass learns
+  // whether its rows are independent.
   const auto passes = png::passes(info);
   std::vector<PngDefilterInfo> work;
   std::size_t scratch_bytes = 4;
@@ -104,28 +129,30 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
     d.height = p.height;
     d.row_bytes = p.row_bytes;
     d.bpp = info.filter_bpp();
-    d.rows_independent = true;
-    const std::uint8_t* f = staging->data() + p.offset;
-    for (std::uint32_t y = 0; y < p.height; ++y) {
-      const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
-      if (type > 4)
-        throw Error(ErrorCode::InvalidData,
-                    "png: image row " + std::to_string(y) + (info.interlace ? " of an Adam7 pass" : "") +
-                        " has filter type " + std::to_string(type) + " (0 to 4 exist)");
-      if (type > 1) d.rows_independent = false;
+    d.rows_independent = max_type >= 0 && max_type <= 1;
+    if (max_type < 0) {
+      d.rows_independent = true;
+      const std::uint8_t* f = staging->data() + p.offset;
+      for (std::uint32_t y = 0; y < p.height; ++y) {
+        const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
+        if (type > 4)
+          throw Error(ErrorCode::InvalidData,
+                      "png: image row " + std::to_string(y) + (info.interlace ? " of an Adam7 pass" : "") +
+                          " has filter type " + std::to_string(type) + " (0 to 4 exist)");
+        if (type > 1) d.rows_independent = false;
+      }
     }
     scratch_bytes = std::max(scratch_bytes, PngKernels::defilter_scratch_bytes(d));
     work.push_back(d);
   }
-  times.inflate += since(t0);
+  times.inflate += since(t_host);
 
   // Each stage is waited for, so that its time is its own (one image at a time, the stages
   // depend on each other anyway).
   auto t1 = Clock::now();
-  ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
   ensure(scratch, scratch_bytes, [&](std::size_t n) { return device->alloc(n); });
   if (!job) job = device->alloc(HC_PNG_JOB_BYTES);
-  queue->write(*rows, 0, *staging, 0, total);
+  if (!times.inflated_on_device) queue->write(*rows, 0, *staging, 0, total);
   const auto words = png::unpack_job(info);
   queue->write(*job, 0, words.data(), HC_PNG_JOB_BYTES);
   const std::size_t bytes = img.bytes();
@@ -146,6 +173,67 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   ++times.images;
   img.buffer = dst;
   return img;
+}
+
+bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::Info& info,
+                                         int& max_type) {
+  const auto seg = png::hcrs_segments(info);
+  if (seg.empty() || info.idat_bytes < 6 || info.idat_bytes > 0xFFFFFFFFull) return false;
+  const auto t0 = Clock::now();
+  const std::size_t n = seg.size();
+  const std::uint32_t rb = png::passes(info)[0].row_bytes + 1u;
+  const std::size_t table_bytes = n * HC_INF_WORDS * 4;
+  // The segment table, then the joined IDAT data, in one pinned buffer and one copy.
+  ensure(inflate_in, table_bytes + info.idat_bytes, [&](std::size_t b) { return device->alloc_pinned(b); });
+  auto* table = reinterpret_cast<std::uint32_t*>(inflate_in->data());
+  for (std::size_t k = 0; k < n; ++k) {
+    const bool last = k + 1 == n;
+    const std::uint64_t in0 = seg[k].second;
+    const std::uint64_t in1 = last ? info.idat_bytes - 4 : seg[k + 1].second;
+    const std::uint64_t row1 = last ? info.height : seg[k + 1].first;
+    if (in1 <= in0) return false;
+    std::uint32_t* w = table + k * HC_INF_WORDS;
+    w[HC_INF_IN] = std::uint32_t(in0);
+    w[HC_INF_IN_LEN] = std::uint32_t(in1 - in0);
+    w[HC_INF_OUT] = std::uint32_t(std::uint64_t(seg[k].first) * rb);
+    w[HC_INF_OUT_LEN] = std::uint32_t((row1 - seg[k].first) * rb);
+    w[HC_INF_ROW] = rb;
+    w[HC_INF_LAST] = last ? 1u : 0u;
+  }
+  std::uint8_t* joined = inflate_in->data() + table_bytes;
+  for (const auto& [off, len] : info.idat) {
+    std::memcpy(joined, data + off, len);
+    joined += len;
+  }
+  const std::uint32_t stream_adler = std::uint32_t(joined[-4]) << 24 | std::uint32_t(joined[-3]) << 16 |
+                                     std::uint32_t(joined[-2]) << 8 | joined[-1];
+  times.inflate += since(t0);
+  auto t1 = Clock::now();
+  ensure(segment_table, table_bytes, [&](std::size_t b) { return device->alloc(b); });
+  ensure(compressed, std::max<std::size_t>(info.idat_bytes, 1), [&](std::size_t b) { return device->alloc(b); });
+  ensure(results, n * HC_INF_RESULT_WORDS * 4, [&](std::size_t b) { return device->alloc(b); });
+  ensure(inflate_results, n * HC_INF_RESULT_WORDS * 4, [&](std::size_t b) { return device->alloc_pinned(b); });
+  queue->write(*segment_table, 0, *inflate_in, 0, table_bytes);
+  queue->write(*compressed, 0, *inflate_in, table_bytes, info.idat_bytes);
+  queue->finish();
+  times.upload += since(t1);
+  t1 = Clock::now();
+  device->png().inflate(*queue, *compressed, *segment_table, *rows, *results, std::uint32_t(n));
+  queue->read(*inflate_results, 0, *results, 0, n * HC_INF_RESULT_WORDS * 4);
+  queue->finish();
+  times.kernels += since(t1);
+  const auto* res = reinterpret_cast<const std::uint32_t*>(inflate_results->data());
+  std::uint32_t adler = 1;
+  max_type = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t* r = res + k * HC_INF_RESULT_WORDS;
+    if (r[HC_INF_STATUS] != HC_INF_OK) return false;
+    const std::uint32_t* w = table + k * HC_INF_WORDS;
+    adler = k == 0 ? r[HC_INF_ADLER] : png::adler32_combine(adler, r[HC_INF_ADLER], w[HC_INF_OUT_LEN]);
+    max_type = std::max<int>(max_type, int(r[HC_INF_MAX_TYPE]));
+  }
+  // A bad filter type or checksum: the host path says which.
+  return adler == stream_adler && max_type <= 4;
 }
 
 RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,

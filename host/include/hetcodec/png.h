@@ -89,6 +89,8 @@ class PngEncoder {
 // png_set_expand(): palette to RGB or RGBA, gray below 8 bits scaled to 8, a tRNS colour key
 // to an alpha channel, 16-bit kept (big-endian).
 
+enum class PngInflate { Auto, Host, Device };
+
 struct PngDecodeOptions {
   std::uint64_t max_pixels = 1ull << 28;                 // LimitExceeded past it
   std::uint64_t max_inflated_bytes = (1ull << 32) - 1;   // filtered image data
@@ -101,6 +103,11 @@ struct PngDecodeOptions {
   // Tile order of the de-filter (backends/backend.h). Auto: tickets on a GPU, one launch per
   // diagonal on CPU devices and the emulator.
   Wavefront wavefront = Wavefront::Auto;
+  // Where the segments of a file with an hcRS index (our parallel mode) are inflated: on host
+  // threads, or on the device, one work-item per segment (core/portable/png_inflate.h); a
+  // device inflate that fails for any reason falls back to the host, which then reports what
+  // is wrong. Auto: the host (measured faster on the GPU machine: docs/benchmarks.md).
+  PngInflate inflate = PngInflate::Auto;
 };
 
 // One input of a batch: bytes the caller keeps alive until the call returns.
@@ -128,6 +135,7 @@ struct PngStageTimes {
   double kernels = 0;   // de-filter and unpack
   double download = 0;  // a host image's samples back into its vector
   bool used_index = false;  // the last file was inflated segment by segment
+  bool inflated_on_device = false;  // ... and its segments on the device
   std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
   double device() const { return upload + kernels + download; }
 };
