@@ -206,6 +206,8 @@ struct BenchPngDecodeOptions {
   bool peers = true;
   int streams = 4;
   std::string wavefront = "auto";
+  int segments = 0;
+  std::string inflate = "both";
   std::string json_path;
 };
 
@@ -290,7 +292,9 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
   auto cpu = open_device("cpu");
   // The same images as libpng writes them by default, and as our parallel mode writes them.
   DecodeSet libpng_files{"libpng default files"}, parallel_files{"hetcodec parallel-mode files"};
-  PngEncoder encoder(cpu);
+  PngEncodeOptions eo;
+  eo.segments = o.segments;
+  PngEncoder encoder(cpu, eo);
   double total_mp = 0;
   for (const auto& im : ims) {
     const double mp = double(im.width) * double(im.height) / 1e6;
@@ -321,7 +325,10 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
   };
   for (const auto& info : selected_devices(global)) {
     auto device = open_device(info.spec);
-    for (const DecodeSet* set : {&libpng_files, &parallel_files}) {
+    std::vector<std::pair<const DecodeSet*, PngInflate>> runs = {{&libpng_files, PngInflate::Host}};
+    if (o.inflate != "device") runs.push_back({&parallel_files, PngInflate::Host});
+    if (o.inflate != "host") runs.push_back({&parallel_files, PngInflate::Device});
+    for (const auto& [set, where] : runs) {
       for (const int streams : {1, o.streams}) {
         std::vector<std::shared_ptr<PngDecoder>> decoders;
         std::mutex m;
@@ -329,6 +336,7 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
           PngDecodeOptions po;
           // The host threads (inflating hcRS segments) shared among the decoders at once.
           po.threads = std::max(1, int(std::thread::hardware_concurrency()) / streams);
+          po.inflate = where;
           po.wavefront = o.wavefront == "tickets"     ? Wavefront::Tickets
                          : o.wavefront == "diagonals" ? Wavefront::Diagonals
                                                       : Wavefront::Auto;
@@ -355,6 +363,7 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
         }
         rows.push_back({"hetcodec " + info.spec, "hetcodec", set->name,
                         streams == 1 ? "single" : "batch", v, to_json(info)});
+        if (where == PngInflate::Device) rows.back().name += " dev-inflate";
         if (streams > 1) rows.back().name += " x" + std::to_string(streams);
         const double per = 1e3 / double(std::max<std::uint64_t>(1, images));
         rows.back().inflate_ms = inflate * per;
@@ -454,6 +463,16 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_flag("!--no-peers", o->peers, "skip libpng and zlib");
   cmd->add_option("--wavefront", o->wavefront, "tile order of the de-filter")
       ->check(CLI::IsMember({"auto", "tickets", "diagonals"}))
+      ->capture_default_str();
+  cmd->add_option("--segments", o->segments,
+                  "hcRS segments of the parallel-mode files (0: the encoder's default on the CPU "
+                  "reference, one per core)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--inflate", o->inflate,
+                  "where the parallel-mode files' segments are inflated: host threads, the "
+                  "device (one work-item per segment), or both, measured one after the other")
+      ->check(CLI::IsMember({"host", "device", "both"}))
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
