@@ -28,6 +28,7 @@
 #define HC_INF_STATUS 0   /* one of HC_INF_OK... */
 #define HC_INF_ADLER 1    /* Adler-32 of the segment's output (on success) */
 #define HC_INF_MAX_TYPE 2 /* the largest filter type of its rows (on success) */
+#define HC_INF_PRODUCED 3 /* bytes it made */
 #define HC_INF_RESULT_WORDS 4
 
 #define HC_INF_OK 0
@@ -325,7 +326,11 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
   }
   if (r.status == HC_INF_OK && (produced != out_len || (seg[HC_INF_LAST] && !final_block)))
     r.status = HC_INF_BAD_END;
+  /* Every word is written, failed or not: the host reads them all back. */
   result[HC_INF_STATUS] = r.status;
+  result[HC_INF_ADLER] = 0;
+  result[HC_INF_MAX_TYPE] = 0;
+  result[HC_INF_PRODUCED] = produced;
   if (r.status == HC_INF_OK) {
     /* Adler-32 of the output (the host combines the segments'), and the filter types. */
     hc_u32 a = 1, b = 0, done = 0, max_type = 0;
