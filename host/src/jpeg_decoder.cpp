@@ -21,6 +21,7 @@
 #include "core/jpeg/parser.h"
 #include "core/jpeg/token_stream.h"
 #include "hetcodec/jpeg.h"
+#include "host/src/parallel.h"
 
 namespace hetcodec {
 namespace {
@@ -32,33 +33,7 @@ double seconds_since(Clock::time_point t0) {
 
 int hardware_threads() { return std::max(1, int(std::thread::hardware_concurrency())); }
 
-// Runs fn(0..count-1) on up to `threads` threads (the caller's included).
-template <typename Fn>
-void parallel_for(std::size_t count, int threads, Fn fn) {
-  const std::size_t n = std::min<std::size_t>(count, std::size_t(std::max(1, threads)));
-  if (n <= 1) {
-    for (std::size_t i = 0; i < count; ++i) fn(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < count;) {
-      try {
-        fn(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
+using detail::parallel_for;
 
 // The CPU stage's product for one image.
 struct Prepared {

@@ -15,6 +15,7 @@
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
 #include "hetcodec/png.h"
+#include "host/src/parallel.h"
 
 namespace hetcodec {
 
@@ -261,7 +262,15 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
   queue->read(*download, 0, *d.buffer, 0, bytes);
   queue->finish();
   img.samples.resize(bytes);
-  std::copy(download->data(), download->data() + bytes, img.samples.data());
+  // Out of pinned memory into the vector on several threads: one thread's copy (about 10 GB/s)
+  // took longer than the transfer itself for a 2040x1356 RGB image.
+  constexpr std::size_t kPiece = std::size_t(1) << 20;
+  const std::uint8_t* from = download->data();
+  std::uint8_t* to = img.samples.data();
+  detail::parallel_for((bytes + kPiece - 1) / kPiece, std::min(options.threads, 8), [&](std::size_t k) {
+    const std::size_t at = k * kPiece;
+    std::memcpy(to + at, from + at, std::min(kPiece, bytes - at));
+  });
   times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
 }
