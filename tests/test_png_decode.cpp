@@ -18,6 +18,7 @@
 #include "core/png/filter.h"
 #include "core/png/reader.h"
 #include "core/png/writer.h"
+#include "core/portable/png_inflate.h"
 #include "tests/support/libpng_oracle.h"
 #include "tests/support/test_support.h"
 
@@ -288,4 +289,80 @@ TEST_CASE("png decode: files of the parallel mode inflate segment by segment") {
   png::inflate_image(bad.data(), bi, c.data(), w, 4, &used);
   CHECK(!used);
   CHECK(c == filtered);
+}
+
+TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good and damaged segments") {
+  // The code every backend's png_inflate runs, here on the host: the segments of a parallel-
+  // mode file give the filtered rows and the stream's Adler-32; damaged, they give a status
+  // and never read or write outside their buffers (the ASan build of this suite checks that:
+  // input and output are allocated to their exact sizes).
+  png::Raster im;
+  im.width = 300;
+  im.height = 90;
+  im.channels = 3;
+  const auto r = test::random_bytes(im.row_bytes() * 90, 11);
+  im.samples.assign(r.begin(), r.end());
+  for (std::size_t i = 0; i < im.samples.size() / 2; ++i) im.samples[i] = std::uint8_t(i / 9);
+  const auto filtered = png::filter_rows_libpng(im);
+  const auto file = png::assemble_parallel(im, filtered, 6, 2);
+  const png::Info info = png::parse(file.data(), file.size());
+  const auto seg = png::hcrs_segments(info);
+  REQUIRE(seg.size() == 6);
+  std::vector<std::uint8_t> joined;
+  for (const auto& [off, len] : info.idat) joined.insert(joined.end(), file.begin() + std::ptrdiff_t(off), file.begin() + std::ptrdiff_t(off + len));
+  const std::uint32_t rb = std::uint32_t(im.row_bytes()) + 1u;
+  std::vector<hc_u32> table(seg.size() * HC_INF_WORDS);
+  for (std::size_t k = 0; k < seg.size(); ++k) {
+    const bool last = k + 1 == seg.size();
+    hc_u32* w = table.data() + k * HC_INF_WORDS;
+    w[HC_INF_IN] = hc_u32(seg[k].second);
+    w[HC_INF_IN_LEN] = hc_u32((last ? joined.size() - 4 : seg[k + 1].second) - seg[k].second);
+    w[HC_INF_OUT] = seg[k].first * rb;
+    w[HC_INF_OUT_LEN] = ((last ? std::uint32_t(im.height) : seg[k + 1].first) - seg[k].first) * rb;
+    w[HC_INF_ROW] = rb;
+    w[HC_INF_LAST] = last ? 1u : 0u;
+  }
+  auto run = [&](const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out) {
+    std::vector<hc_u32> res(seg.size() * HC_INF_RESULT_WORDS);
+    for (std::size_t k = 0; k < seg.size(); ++k)
+      hc_inflate_segment(table.data() + k * HC_INF_WORDS, in.data(), out.data(),
+                         res.data() + k * HC_INF_RESULT_WORDS);
+    return res;
+  };
+  std::vector<std::uint8_t> out(filtered.size());
+  const auto res = run(joined, out);
+  std::uint32_t adler = 1;
+  for (std::size_t k = 0; k < seg.size(); ++k) {
+    INFO("segment " << k);
+    CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_STATUS] == HC_INF_OK);
+    CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_PRODUCED] == table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
+    adler = png::adler32_combine(adler, res[k * HC_INF_RESULT_WORDS + HC_INF_ADLER],
+                                 table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
+  }
+  CHECK(out == filtered);
+  CHECK(adler == png::adler32(1, filtered.data(), filtered.size()));
+
+  // Damage: every status but OK is possible; a wrong result must not pass the checks above
+  // unnoticed (some status fails, or the Adler-32 differs), and nothing is touched outside.
+  const auto noise = test::random_bytes(4 * 3000, 23);
+  std::size_t caught = 0, changed = 0;
+  for (std::size_t k = 0; k + 3 < noise.size(); k += 4) {
+    std::vector<std::uint8_t> bad = joined;
+    bad[(std::size_t(noise[k]) << 8 | noise[k + 1]) % (bad.size() - 4)] ^= std::uint8_t(noise[k + 2] | 1u);
+    std::vector<std::uint8_t> o(filtered.size());
+    const auto rr = run(bad, o);
+    bool ok = true;
+    std::uint32_t a = 1;
+    for (std::size_t s = 0; s < seg.size(); ++s) {
+      ok = ok && rr[s * HC_INF_RESULT_WORDS + HC_INF_STATUS] == HC_INF_OK;
+      a = png::adler32_combine(a, rr[s * HC_INF_RESULT_WORDS + HC_INF_ADLER],
+                               table[s * HC_INF_WORDS + HC_INF_OUT_LEN]);
+    }
+    if (o != filtered) {
+      ++changed;
+      if (!ok || a != adler) ++caught;
+    }
+  }
+  CHECK(changed > 0);
+  CHECK(caught == changed);
 }
