@@ -306,25 +306,14 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
   const auto filtered = png::filter_rows_libpng(im);
   const auto file = png::assemble_parallel(im, filtered, 6, 2);
   const png::Info info = png::parse(file.data(), file.size());
-  const auto seg = png::hcrs_segments(info);
-  REQUIRE(seg.size() == 6);
+  const std::vector<hc_u32> table = png::inflate_table(info);
+  REQUIRE(table.size() == 6 * HC_INF_WORDS);
+  const std::size_t segments = table.size() / HC_INF_WORDS;
   std::vector<std::uint8_t> joined;
   for (const auto& [off, len] : info.idat) joined.insert(joined.end(), file.begin() + std::ptrdiff_t(off), file.begin() + std::ptrdiff_t(off + len));
-  const std::uint32_t rb = std::uint32_t(im.row_bytes()) + 1u;
-  std::vector<hc_u32> table(seg.size() * HC_INF_WORDS);
-  for (std::size_t k = 0; k < seg.size(); ++k) {
-    const bool last = k + 1 == seg.size();
-    hc_u32* w = table.data() + k * HC_INF_WORDS;
-    w[HC_INF_IN] = hc_u32(seg[k].second);
-    w[HC_INF_IN_LEN] = hc_u32((last ? joined.size() - 4 : seg[k + 1].second) - seg[k].second);
-    w[HC_INF_OUT] = seg[k].first * rb;
-    w[HC_INF_OUT_LEN] = ((last ? std::uint32_t(im.height) : seg[k + 1].first) - seg[k].first) * rb;
-    w[HC_INF_ROW] = rb;
-    w[HC_INF_LAST] = last ? 1u : 0u;
-  }
   auto run = [&](const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out) {
-    std::vector<hc_u32> res(seg.size() * HC_INF_RESULT_WORDS);
-    for (std::size_t k = 0; k < seg.size(); ++k)
+    std::vector<hc_u32> res(segments * HC_INF_RESULT_WORDS);
+    for (std::size_t k = 0; k < segments; ++k)
       hc_inflate_segment(table.data() + k * HC_INF_WORDS, in.data(), out.data(),
                          res.data() + k * HC_INF_RESULT_WORDS);
     return res;
@@ -332,7 +321,7 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
   std::vector<std::uint8_t> out(filtered.size());
   const auto res = run(joined, out);
   std::uint32_t adler = 1;
-  for (std::size_t k = 0; k < seg.size(); ++k) {
+  for (std::size_t k = 0; k < segments; ++k) {
     INFO("segment " << k);
     CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_STATUS] == HC_INF_OK);
     CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_PRODUCED] == table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
@@ -353,7 +342,7 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
     const auto rr = run(bad, o);
     bool ok = true;
     std::uint32_t a = 1;
-    for (std::size_t s = 0; s < seg.size(); ++s) {
+    for (std::size_t s = 0; s < segments; ++s) {
       ok = ok && rr[s * HC_INF_RESULT_WORDS + HC_INF_STATUS] == HC_INF_OK;
       a = png::adler32_combine(a, rr[s * HC_INF_RESULT_WORDS + HC_INF_ADLER],
                                table[s * HC_INF_WORDS + HC_INF_OUT_LEN]);

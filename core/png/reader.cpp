@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/png/checksum.h"
 #include "core/portable/png_decode.h"
+#include "core/portable/png_inflate.h"
 
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
 #include <libdeflate.h>
@@ -354,6 +355,30 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& i
   return seg;
 }
 
+
+std::vector<std::uint32_t> inflate_table(const Info& info) {
+  const auto seg = hcrs_segments(info);
+  if (seg.empty() || info.idat_bytes < 6 || info.idat_bytes > 0xFFFFFFFFull ||
+      inflated_bytes(info) > 0xFFFFFFFFull)
+    return {};
+  const std::uint64_t rb = passes(info)[0].row_bytes + 1u;
+  std::vector<std::uint32_t> table(seg.size() * HC_INF_WORDS);
+  for (std::size_t k = 0; k < seg.size(); ++k) {
+    const bool last = k + 1 == seg.size();
+    const std::uint64_t in0 = seg[k].second;
+    const std::uint64_t in1 = last ? info.idat_bytes - 4 : seg[k + 1].second;  // less the Adler-32
+    const std::uint64_t row1 = last ? info.height : seg[k + 1].first;
+    if (in1 <= in0) return {};
+    std::uint32_t* w = table.data() + k * HC_INF_WORDS;
+    w[HC_INF_IN] = std::uint32_t(in0);
+    w[HC_INF_IN_LEN] = std::uint32_t(in1 - in0);
+    w[HC_INF_OUT] = std::uint32_t(seg[k].first * rb);
+    w[HC_INF_OUT_LEN] = std::uint32_t((row1 - seg[k].first) * rb);
+    w[HC_INF_ROW] = std::uint32_t(rb);
+    w[HC_INF_LAST] = last ? 1u : 0u;
+  }
+  return table;
+}
 
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
                    std::vector<std::string>& warnings, int threads, bool* used_index) {

@@ -78,6 +78,11 @@ std::uint64_t inflated_bytes(const Info& info);
 // increasing inside the image and the data); empty otherwise.
 std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& info);
 
+// The segment table of the device inflate (core/portable/png_inflate.h: HC_INF_WORDS words per
+// segment) for the file's hcRS index: empty when there is no usable index, a segment has no
+// deflate data, or the data is too long for the table's 32-bit fields.
+std::vector<std::uint32_t> inflate_table(const Info& info);
+
 // Inflates the image data: every IDAT chunk's data as one zlib stream, into exactly
 // inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream without
 // its end, a warning. `threads` > 1: where the file carries an hcRS index that checks out, its

@@ -178,29 +178,14 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
 
 bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::Info& info,
                                          int& max_type) {
-  const auto seg = png::hcrs_segments(info);
-  if (seg.empty() || info.idat_bytes < 6 || info.idat_bytes > 0xFFFFFFFFull) return false;
+  const std::vector<std::uint32_t> table = png::inflate_table(info);
+  if (table.empty()) return false;
   const auto t0 = Clock::now();
-  const std::size_t n = seg.size();
-  const std::uint32_t rb = png::passes(info)[0].row_bytes + 1u;
-  const std::size_t table_bytes = n * HC_INF_WORDS * 4;
-  // The segment table, then the joined IDAT data, in one pinned buffer and one copy.
+  const std::size_t n = table.size() / HC_INF_WORDS;
+  const std::size_t table_bytes = table.size() * 4;
+  // The segment table, then the joined IDAT data, in one pinned buffer.
   ensure(inflate_in, table_bytes + info.idat_bytes, [&](std::size_t b) { return device->alloc_pinned(b); });
-  auto* table = reinterpret_cast<std::uint32_t*>(inflate_in->data());
-  for (std::size_t k = 0; k < n; ++k) {
-    const bool last = k + 1 == n;
-    const std::uint64_t in0 = seg[k].second;
-    const std::uint64_t in1 = last ? info.idat_bytes - 4 : seg[k + 1].second;
-    const std::uint64_t row1 = last ? info.height : seg[k + 1].first;
-    if (in1 <= in0) return false;
-    std::uint32_t* w = table + k * HC_INF_WORDS;
-    w[HC_INF_IN] = std::uint32_t(in0);
-    w[HC_INF_IN_LEN] = std::uint32_t(in1 - in0);
-    w[HC_INF_OUT] = std::uint32_t(std::uint64_t(seg[k].first) * rb);
-    w[HC_INF_OUT_LEN] = std::uint32_t((row1 - seg[k].first) * rb);
-    w[HC_INF_ROW] = rb;
-    w[HC_INF_LAST] = last ? 1u : 0u;
-  }
+  std::memcpy(inflate_in->data(), table.data(), table_bytes);
   std::uint8_t* joined = inflate_in->data() + table_bytes;
   for (const auto& [off, len] : info.idat) {
     std::memcpy(joined, data + off, len);
@@ -229,7 +214,7 @@ bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::In
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t* r = res + k * HC_INF_RESULT_WORDS;
     if (r[HC_INF_STATUS] != HC_INF_OK) return false;
-    const std::uint32_t* w = table + k * HC_INF_WORDS;
+    const std::uint32_t* w = table.data() + k * HC_INF_WORDS;
     adler = k == 0 ? r[HC_INF_ADLER] : png::adler32_combine(adler, r[HC_INF_ADLER], w[HC_INF_OUT_LEN]);
     max_type = std::max<int>(max_type, int(r[HC_INF_MAX_TYPE]));
   }
