@@ -159,6 +159,7 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
   HC_GLOBAL hc_u8* out = out_base + seg[HC_INF_OUT];
   const hc_u32 out_len = seg[HC_INF_OUT_LEN];
   hc_u32 produced = 0, final_block = 0, i;
+  hc_u8 last = 0; /* the byte before out[produced] */
   r.in = in + seg[HC_INF_IN];
   r.len = seg[HC_INF_IN_LEN];
   r.pos = 0;
@@ -209,6 +210,7 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
       }
       for (i = 0; i < n; ++i) out[produced + i] = r.in[r.pos + i];
       produced += n;
+      if (n) last = r.in[r.pos + n - 1u];
       r.pos += n;
       continue;
     }
@@ -283,7 +285,8 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
           r.status = HC_INF_OVERRUN;
           break;
         }
-        out[produced++] = (hc_u8)sym;
+        last = (hc_u8)sym;
+        out[produced++] = last;
       } else if (sym == 256) {
         break;
       } else {
@@ -320,7 +323,15 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
           r.status = HC_INF_OVERRUN;
           break;
         }
-        for (i = 0; i < length; ++i, ++produced) out[produced] = out[produced - dist];
+        /* Distance 1 (all that Z_RLE makes) repeats the byte in hand, without reading back
+         * what was just stored; a longer one reads the output. */
+        if (dist == 1u) {
+          for (i = 0; i < length; ++i) out[produced + i] = last;
+        } else {
+          for (i = 0; i < length; ++i) out[produced + i] = out[produced + i - dist];
+          last = out[produced + length - 1u];
+        }
+        produced += length;
       }
     }
   }
