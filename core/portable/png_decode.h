@@ -125,9 +125,8 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
  * chunk in this row (reconstructed) and in the row above, the nearest last; they are replaced by
  * the chunk's own bytes for the next one. Left and upper-left come from these registers, so the
  * only memory accesses are the chunk's own bytes and the row above it. `bpp` must be a constant
- * where this is inlined
- * (hc_png_unfilter_chunk_any dispatches on it): the loops then unroll with constant indices
- * into registers, and byte j waits only on byte j - bpp, so the bpp samples of a pixel are
+ * where this is inlined (hc_png_unfilter_chunk_any dispatches on it): the loops then unroll
+ * with constant indices into registers, and byte j waits only on byte j - bpp, so the bpp samples of a pixel are
  * reconstructed side by side rather than one after another. */
 HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* cur,
                                  const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,

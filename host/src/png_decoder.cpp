@@ -130,9 +130,8 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
     d.height = p.height;
     d.row_bytes = p.row_bytes;
     d.bpp = info.filter_bpp();
-    d.rows_independent = max_type >= 0 && max_type <= 1;
-    if (max_type < 0) {
-      d.rows_independent = true;
+    d.rows_independent = max_type <= 1;
+    if (max_type < 0) {  // not known yet: the host inflated the rows
       const std::uint8_t* f = staging->data() + p.offset;
       for (std::uint32_t y = 0; y < p.height; ++y) {
         const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
@@ -215,7 +214,7 @@ bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::In
     const std::uint32_t* r = res + k * HC_INF_RESULT_WORDS;
     if (r[HC_INF_STATUS] != HC_INF_OK) return false;
     const std::uint32_t* w = table.data() + k * HC_INF_WORDS;
-    adler = k == 0 ? r[HC_INF_ADLER] : png::adler32_combine(adler, r[HC_INF_ADLER], w[HC_INF_OUT_LEN]);
+    adler = png::adler32_combine(adler, r[HC_INF_ADLER], w[HC_INF_OUT_LEN]);
     max_type = std::max<int>(max_type, int(r[HC_INF_MAX_TYPE]));
   }
   // A bad filter type or checksum: the host path says which.
