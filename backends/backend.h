@@ -193,6 +193,13 @@ class PngKernels {
   // (InvalidArgument).
   void inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
                DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count);
+  // One stage (HC_DFL_COUNT .. HC_DFL_PACK) of the device deflate of core/portable/png_deflate.h
+  // over `items` items: `data` holds the filtered rows, `plan` the host's plan
+  // (core/png/deflate_plan.h, which also sizes `work`, `syms` and `out`). Checks the stage and
+  // that the plan is there (InvalidArgument).
+  void deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
+               const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+               DeviceBuffer& out);
 
  protected:
   virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
@@ -205,6 +212,9 @@ class PngKernels {
   virtual void run_inflate(Queue& queue, const DeviceBuffer& compressed,
                            const DeviceBuffer& segments, DeviceBuffer& rows,
                            DeviceBuffer& results, std::uint32_t count) = 0;
+  virtual void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
+                           const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+                           DeviceBuffer& out) = 0;
 };
 
 class Device {

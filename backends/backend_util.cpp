@@ -2,6 +2,7 @@
 #include "backends/backend_util.h"
 
 #include "core/portable/png_decode.h"
+#include "core/portable/png_deflate.h"
 #include "core/portable/png_inflate.h"
 
 #include <cstdlib>
@@ -66,6 +67,16 @@ void PngKernels::inflate(Queue& queue, const DeviceBuffer& compressed, const Dev
   check_range("inflate segments", 0, std::size_t(count) * HC_INF_WORDS * 4, segments.size());
   check_range("inflate results", 0, std::size_t(count) * HC_INF_RESULT_WORDS * 4, results.size());
   if (count) run_inflate(queue, compressed, segments, rows, results, count);
+}
+
+void PngKernels::deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
+                         const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+                         DeviceBuffer& out) {
+  if (stage < 0 || stage >= HC_DFL_STAGES)
+    throw Error(ErrorCode::InvalidArgument, "deflate: stage " + std::to_string(stage));
+  check_range("deflate plan", 0, HC_DFL_PLAN_HEADER * 4, plan.size());
+  check_range("deflate work", 0, 4, work.size());
+  if (items) run_deflate(queue, stage, items, data, plan, work, syms, out);
 }
 
 void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,

@@ -1,7 +1,9 @@
 /* PNG encode stages (core/portable/png_filter.h). Twin of kernels_cu/png_encode.cu and
  * backends/cpu/png_kernels.cpp. png_filter_rows: one work-group of 256 per row; each work-item
  * scores its bytes under the five filters, the group reduces the scores, picks libpng's filter
- * and writes the filtered row. */
+ * and writes the filtered row. png_deflate_*: one work-item per item of a stage of the device
+ * deflate (core/portable/png_deflate.h). */
+#include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
 
 #define HC_FILTER_ITEMS 256
@@ -43,4 +45,28 @@ void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_b
   if (tid == 0) o[0] = (uchar)best;
   for (uint i = tid; i < row_bytes; i += HC_FILTER_ITEMS)
     o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
+}
+
+#define HC_DFL_KERNEL(NAME, STAGE)                                                          \
+  __kernel void NAME(__global const uchar* data, __global const uint* plan,                 \
+                     __global uint* work, __global ushort* syms, __global uint* out,       \
+                     uint items) {                                                          \
+    const uint i = get_global_id(0);                                                        \
+    if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0);                    \
+  }
+HC_DFL_KERNEL(png_deflate_count, HC_DFL_COUNT)
+HC_DFL_KERNEL(png_deflate_scan, HC_DFL_SCAN)
+HC_DFL_KERNEL(png_deflate_emit, HC_DFL_EMIT)
+HC_DFL_KERNEL(png_deflate_layout, HC_DFL_LAYOUT)
+HC_DFL_KERNEL(png_deflate_offsets, HC_DFL_OFFSETS)
+HC_DFL_KERNEL(png_deflate_clear, HC_DFL_CLEAR)
+HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
+
+/* The block stage, the only one with private scratch (zlib's trees). */
+__kernel void png_deflate_block(__global const uchar* data, __global const uint* plan,
+                                __global uint* work, __global ushort* syms, __global uint* out,
+                                uint items) {
+  const uint i = get_global_id(0);
+  hc_dfl_state z;
+  if (i < items) hc_dfl_run(HC_DFL_BLOCK, i, data, plan, work, syms, out, &z);
 }

@@ -26,6 +26,10 @@ cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const std::uint8_t* 
 cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
                                    std::uint8_t* out, std::uint32_t height,
                                    std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask);
+// One stage of the device deflate of core/portable/png_deflate.h over `items` > 0 items.
+cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t items,
+                               const std::uint8_t* data, const std::uint32_t* plan,
+                               std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out);
 // The PNG decode stages of kernels_cu/png_decode.cu. `scratch` holds 1 + tiles words (ticket
 // mode only); without tickets the wavefront runs one launch per tile diagonal.
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,

@@ -1,7 +1,9 @@
 // PNG encode stages (core/portable/png_filter.h). Twin of kernels_cl/png_encode.cl and
 // backends/cpu/png_kernels.cpp. filter_rows: one block of 256 threads per row; each thread
 // scores its bytes under the five filters, the block reduces the scores, picks libpng's filter
-// and writes the filtered row.
+// and writes the filtered row. png_deflate<Stage>: one thread per item of a stage of the device
+// deflate (core/portable/png_deflate.h).
+#include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
 #include "kernels_cu/launch.h"
 
@@ -43,6 +45,45 @@ cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows
   if (height == 0 || row_bytes == 0) return cudaSuccess;
   png_filter_rows<<<height, kFilterThreads, 0, stream>>>(rows, out, row_bytes, bpp, mask);
   return cudaGetLastError();
+}
+
+template <int Stage>
+__global__ void png_deflate(std::uint32_t items, const std::uint8_t* data, const std::uint32_t* plan,
+                            std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= items) return;
+  if constexpr (Stage == HC_DFL_BLOCK) {
+    hc_dfl_state z;
+    hc_dfl_run(Stage, i, data, plan, work, syms, out, &z);
+  } else {
+    hc_dfl_run(Stage, i, data, plan, work, syms, out, nullptr);
+  }
+}
+
+template <int Stage>
+cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const std::uint8_t* data,
+                                 const std::uint32_t* plan, std::uint32_t* work,
+                                 std::uint16_t* syms, std::uint32_t* out) {
+  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK ? 32 : 64;
+  png_deflate<Stage><<<(items + threads - 1) / threads, threads, 0, stream>>>(items, data, plan,
+                                                                             work, syms, out);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t items,
+                               const std::uint8_t* data, const std::uint32_t* plan,
+                               std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
+  switch (stage) {
+    case HC_DFL_COUNT: return launch_deflate_stage<HC_DFL_COUNT>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_SCAN: return launch_deflate_stage<HC_DFL_SCAN>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_EMIT: return launch_deflate_stage<HC_DFL_EMIT>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_BLOCK: return launch_deflate_stage<HC_DFL_BLOCK>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_LAYOUT: return launch_deflate_stage<HC_DFL_LAYOUT>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_OFFSETS: return launch_deflate_stage<HC_DFL_OFFSETS>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_CLEAR: return launch_deflate_stage<HC_DFL_CLEAR>(stream, items, data, plan, work, syms, out);
+    case HC_DFL_PACK: return launch_deflate_stage<HC_DFL_PACK>(stream, items, data, plan, work, syms, out);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace hetcodec::cuda

@@ -29,6 +29,7 @@ struct BenchPngOptions {
   double min_time = 2.0;
   bool peers = true;
   int segments = 0;
+  std::string deflate = "both";
   std::string json_path;
 };
 
@@ -105,7 +106,7 @@ std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
 }
 
 struct Result {
-  std::string name, kind, mode;
+  std::string name, kind, mode, deflate;
   double mp_s = 0;
   std::uint64_t bytes = 0;
   nlohmann::json device;
@@ -144,18 +145,32 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   };
   for (const auto& info : selected_devices(global)) {
     auto device = open_device(info.spec);
-    for (PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
-      PngEncodeOptions opts;
-      opts.mode = mode;
-      opts.segments = o.segments;
-      PngEncoder encoder(device, opts);
-      const char* m = mode == PngMode::Compatible ? "compatible" : "parallel";
-      results.push_back(measure("hetcodec " + info.spec + " " + m, "hetcodec", ims, o.min_time,
-                                [&](const RawImage& im) { return encoder.encode(im); }));
-      results.back().device = to_json(info);
-      results.back().mode = m;
-      print(results.back());
-    }
+    std::vector<PngDeflate> where;
+    if (o.deflate != "host") where.push_back(PngDeflate::Device);
+    if (o.deflate != "device") where.push_back(PngDeflate::Host);
+    for (PngDeflate d : where)
+      for (PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
+        PngEncodeOptions opts;
+        opts.mode = mode;
+        opts.segments = o.segments;
+        opts.deflate = d;
+        PngEncoder encoder(device, opts);
+        const char* m = mode == PngMode::Compatible ? "compatible" : "parallel";
+        const char* at = d == PngDeflate::Device ? "device deflate" : "host deflate";
+        bool device_all = true;
+        results.push_back(measure("hetcodec " + info.spec + " " + m + ", " + at, "hetcodec", ims,
+                                  o.min_time, [&](const RawImage& im) {
+                                    auto f = encoder.encode(im);
+                                    device_all = device_all && encoder.last_deflated_on_device();
+                                    return f;
+                                  }));
+        results.back().device = to_json(info);
+        results.back().mode = m;
+        results.back().deflate = d == PngDeflate::Host ? "host" : device_all ? "device" : "mixed";
+        print(results.back());
+        if (d == PngDeflate::Device && !device_all)
+          std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
+      }
   }
   if (o.peers) {
     results.push_back(measure("libpng default", "libpng", ims, o.min_time,
@@ -186,6 +201,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
                           {"output_bytes", r.bytes}};
       if (!r.device.is_null()) e["device"] = r.device;
       if (!r.mode.empty()) e["mode"] = r.mode;
+      if (!r.deflate.empty()) e["deflate"] = r.deflate;
       j["results"].push_back(e);
     }
     if (o.json_path == "-") {
@@ -492,6 +508,11 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_flag("!--no-peers", o->peers, "skip libpng");
   cmd->add_option("--segments", o->segments, "parallel mode: segments (0: one per compute unit)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--deflate", o->deflate,
+                  "where the deflate stream is made: on the device, on host threads from the\n"
+                  "filtered rows, or both measured")
+      ->check(CLI::IsMember({"device", "host", "both"}))
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");

@@ -19,6 +19,7 @@ struct EncodeOptions {
   std::string output_dir;
   std::string mode = "parallel";
   int segments = 0;
+  std::string deflate = "auto";
   bool quiet = false;
 };
 
@@ -136,6 +137,9 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   PngEncodeOptions opts;
   opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
   opts.segments = o.segments;
+  opts.deflate = o.deflate == "host"     ? PngDeflate::Host
+                 : o.deflate == "device" ? PngDeflate::Device
+                                         : PngDeflate::Auto;
   const auto jobs = plan_jobs("encode", o.files, o.output_dir, "png");
   auto device = open_device(g.devices.empty() ? std::string() : g.devices[0]);
   PngEncoder encoder(device, opts);
@@ -173,7 +177,7 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<EncodeOptions>();
   auto* cmd = app.add_subcommand(
       "encode",
-      "encode images as PNG; the filter choice runs on the device\n"
+      "encode images as PNG; the filter choice and the deflate stream run on the device\n"
       "  hetcodec encode IN OUT.png\n"
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
       "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
@@ -194,6 +198,11 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--segments", o->segments,
                   "parallel mode: segments (0: one per compute unit of the device)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--deflate", o->deflate,
+                  "where the deflate stream is made (the same bytes either way): device, host\n"
+                  "threads, or auto (the device, except on the CPU reference and emulators)")
+      ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {

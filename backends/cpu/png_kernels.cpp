@@ -2,7 +2,10 @@
 // kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
 #include "backends/backend_util.h"
 #include "backends/cpu/cpu_backend.h"
+#include <memory>
+
 #include "core/portable/png_decode.h"
+#include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
 #include "core/portable/png_inflate.h"
 
@@ -68,6 +71,18 @@ class CpuPngKernels : public PngKernels {
     for (std::uint32_t k = 0; k < count; ++k)
       hc_inflate_segment(seg + std::size_t(k) * HC_INF_WORDS, in, out,
                          res + std::size_t(k) * HC_INF_RESULT_WORDS);
+  }
+
+  void run_deflate(Queue&, int stage, std::uint32_t items, const DeviceBuffer& data,
+                   const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+                   DeviceBuffer& out) override {
+    const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
+    const auto* p = reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(plan, "cpu").data());
+    auto* w = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(work, "cpu").data());
+    auto* s = reinterpret_cast<hc_u16*>(backend_cast<Buffer>(syms, "cpu").data());
+    auto* o = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(out, "cpu").data());
+    auto state = std::make_unique<hc_dfl_state>();  // the block stage's scratch
+    for (std::uint32_t i = 0; i < items; ++i) hc_dfl_run(stage, i, d, p, w, s, o, state.get());
   }
 };
 

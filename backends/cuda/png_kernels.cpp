@@ -50,6 +50,19 @@ class CudaPngKernels : public PngKernels {
                                       reinterpret_cast<std::uint32_t*>(ptr_of(results)), count),
                    "png_inflate");
   }
+
+  void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
+                   const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+                   DeviceBuffer& out) override {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    q.after_launch(launch_png_deflate(q.stream(), stage, items, ptr_of(data),
+                                      reinterpret_cast<const std::uint32_t*>(ptr_of(plan)),
+                                      reinterpret_cast<std::uint32_t*>(ptr_of(work)),
+                                      reinterpret_cast<std::uint16_t*>(ptr_of(syms)),
+                                      reinterpret_cast<std::uint32_t*>(ptr_of(out))),
+                   "png_deflate");
+  }
 };
 
 }  // namespace

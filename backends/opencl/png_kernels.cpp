@@ -4,6 +4,7 @@
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
 #include "core/portable/png_decode.h"
+#include "core/portable/png_deflate.h"
 #include "core/portable/png_inflate.h"
 
 namespace hetcodec::opencl {
@@ -17,7 +18,13 @@ class ClPngKernels : public PngKernels {
         rows_(make_kernel(device.program("png_decode"), "png_defilter_rows")),
         tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
-        inflate_(make_kernel(device.program("png_decode"), "png_inflate")) {}
+        inflate_(make_kernel(device.program("png_decode"), "png_inflate")) {
+    static const char* const kDeflate[HC_DFL_STAGES] = {
+        "png_deflate_count",  "png_deflate_scan",    "png_deflate_emit",  "png_deflate_block",
+        "png_deflate_layout", "png_deflate_offsets", "png_deflate_clear", "png_deflate_pack"};
+    for (int k = 0; k < HC_DFL_STAGES; ++k)
+      deflate_[k] = make_kernel(device.program("png_encode"), kDeflate[k]);
+  }
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
@@ -97,9 +104,26 @@ class ClPngKernels : public PngKernels {
     queue_cast(queue).launch(inflate_, (std::size_t(count) + 31) / 32 * 32, 32, "png_inflate");
   }
 
+  void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
+                   const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
+                   DeviceBuffer& out) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = deflate_[stage];
+    HC_CL_CHECK(k.setArg(0, mem_of(data)));
+    HC_CL_CHECK(k.setArg(1, mem_of(plan)));
+    HC_CL_CHECK(k.setArg(2, mem_of(work)));
+    HC_CL_CHECK(k.setArg(3, mem_of(syms)));
+    HC_CL_CHECK(k.setArg(4, mem_of(out)));
+    HC_CL_CHECK(k.setArg(5, cl_uint(items)));
+    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK ? 32 : 64;
+    queue_cast(queue).launch(k, (std::size_t(items) + local - 1) / local * local, local,
+                             "png_deflate");
+  }
+
  private:
   cl::Kernel filter_;
   cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
+  cl::Kernel deflate_[HC_DFL_STAGES];
   std::mutex mutex_;
 };
 

@@ -34,6 +34,32 @@ void chunk(std::vector<std::uint8_t>& out, const char type[4], const std::uint8_
   put32(out, crc32(0, out.data() + at, n + 4));
 }
 
+// IDAT chunks of `size` bytes (the last shorter) over the parts joined.
+void idat_chunks(std::vector<std::uint8_t>& out, const std::vector<StreamPart>& parts,
+                 std::size_t size) {
+  std::size_t total = 0;
+  for (const StreamPart& p : parts) total += p.size;
+  out.reserve(out.size() + total + (total / size + 1) * 12 + 12);
+  std::size_t part = 0, used = 0;
+  for (std::size_t at = 0; at < total; at += size) {
+    const std::size_t n = std::min(size, total - at);
+    put32(out, std::uint32_t(n));
+    const std::size_t start = out.size();
+    out.insert(out.end(), {'I', 'D', 'A', 'T'});
+    for (std::size_t left = n; left > 0;) {
+      while (used == parts[part].size) {
+        ++part;
+        used = 0;
+      }
+      const std::size_t k = std::min(left, parts[part].size - used);
+      out.insert(out.end(), parts[part].data + used, parts[part].data + used + k);
+      used += k;
+      left -= k;
+    }
+    put32(out, crc32(0, out.data() + start, n + 4));
+  }
+}
+
 // libpng's png_image_size() for a non-interlaced image: filtered bytes, or 2^32 - 1 when the
 // rows or the height reach 32768.
 std::uint64_t image_size(const Raster& im) {
@@ -147,12 +173,21 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& im,
       zlib_rle_compress(filtered.data(), filtered.size(),
                         std::vector<std::size_t>(std::size_t(im.height), rb + 1),
                         libpng_window_bits(size), threads);
-  optimize_cmf(z.data(), size);
+  return compatible_file(im, {{z.data(), 2}, {z.data() + 2, z.size() - 2}});
+}
 
+int compatible_window_bits(const Raster& im) { return libpng_window_bits(image_size(im)); }
+
+std::vector<std::uint8_t> compatible_file(const Raster& im, std::vector<StreamPart> parts) {
+  // The zlib header, with the window field libpng's optimize_cmf() writes.
+  if (parts.empty() || parts[0].size != 2)
+    throw Error(ErrorCode::InvalidArgument, "png: the zlib stream's first part is its header");
+  std::uint8_t header[2] = {parts[0].data[0], parts[0].data[1]};
+  optimize_cmf(header, image_size(im));
+  parts[0].data = header;
   std::vector<std::uint8_t> out;
   start_file(out, im);
-  for (std::size_t at = 0; at < z.size(); at += kIdatSize)
-    chunk(out, "IDAT", z.data() + at, std::min(kIdatSize, z.size() - at));
+  idat_chunks(out, parts, kIdatSize);
   chunk(out, "IEND", nullptr, 0);
   return out;
 }
@@ -166,17 +201,34 @@ std::vector<std::uint8_t> assemble_parallel(const Raster& im,
   const std::size_t stride = im.row_bytes() + 1;
   if (filtered.size() != stride * std::size_t(im.height))
     throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");
+  const ParallelSegments seg = parallel_segments(im, segments);
+  const SegmentedStream z =
+      zlib_rle_segments(filtered.data(), filtered.size(), seg.starts, threads);
+  return parallel_file(im, seg.first_row, z.offsets, {{z.stream.data(), z.stream.size()}});
+}
+
+ParallelSegments parallel_segments(const Raster& im, int segments) {
+  const std::size_t stride = im.row_bytes() + 1;
   const std::uint32_t h = std::uint32_t(im.height);
   const std::uint32_t count = std::uint32_t(std::min<std::uint64_t>(std::max(segments, 1), h));
-  std::vector<std::uint32_t> first_row(count);
-  std::vector<std::size_t> starts(count);
+  ParallelSegments r;
+  r.first_row.resize(count);
+  r.starts.resize(count);
   for (std::uint32_t k = 0; k < count; ++k) {
-    first_row[k] = std::uint32_t(std::uint64_t(h) * k / count);
-    starts[k] = std::size_t(first_row[k]) * stride;
+    r.first_row[k] = std::uint32_t(std::uint64_t(h) * k / count);
+    r.starts[k] = std::size_t(r.first_row[k]) * stride;
   }
-  const SegmentedStream z = zlib_rle_segments(filtered.data(), filtered.size(), starts, threads);
-  if (z.stream.size() > 0xFFFFFFFFu)
+  return r;
+}
+
+std::vector<std::uint8_t> parallel_file(const Raster& im, const std::vector<std::uint32_t>& first_row,
+                                        const std::vector<std::size_t>& offsets,
+                                        const std::vector<StreamPart>& parts) {
+  std::size_t total = 0;
+  for (const StreamPart& p : parts) total += p.size;
+  if (total > 0xFFFFFFFFu)
     throw Error(ErrorCode::LimitExceeded, "png: a compressed stream of 4 GiB or more");
+  const std::uint32_t count = std::uint32_t(first_row.size());
   std::vector<std::uint8_t> out;
   start_file(out, im);
   // hcRS: version 1, flags 0, the segment count, then per segment its first row and the
@@ -185,11 +237,10 @@ std::vector<std::uint8_t> assemble_parallel(const Raster& im,
   put32(rs, count);
   for (std::uint32_t k = 0; k < count; ++k) {
     put32(rs, first_row[k]);
-    put32(rs, std::uint32_t(z.offsets[k]));
+    put32(rs, std::uint32_t(offsets[k]));
   }
   chunk(out, "hcRS", rs.data(), rs.size());
-  for (std::size_t at = 0; at < z.stream.size(); at += kParallelIdatSize)
-    chunk(out, "IDAT", z.stream.data() + at, std::min(kParallelIdatSize, z.stream.size() - at));
+  idat_chunks(out, parts, kParallelIdatSize);
   chunk(out, "IEND", nullptr, 0);
   return out;
 }

@@ -50,6 +50,30 @@ struct RestartIndex {
 };
 RestartIndex read_restart_index(const std::vector<std::uint8_t>& file);
 
+// Pieces of a zlib stream, joined in order when written.
+struct StreamPart {
+  const std::uint8_t* data;
+  std::size_t size;
+};
+
+// The compatible mode's file from its zlib stream, given in parts whose first is the two-byte
+// zlib header (whose window field is rewritten here as libpng's optimize_cmf() does).
+std::vector<std::uint8_t> compatible_file(const Raster& image, std::vector<StreamPart> zlib);
+// The zlib window libpng asks for when it writes the image.
+int compatible_window_bits(const Raster& image);
+
+// The parallel mode's segments: first rows, and where their filtered bytes start.
+struct ParallelSegments {
+  std::vector<std::uint32_t> first_row;
+  std::vector<std::size_t> starts;
+};
+ParallelSegments parallel_segments(const Raster& image, int segments);
+// The parallel mode's file from its zlib stream (in parts) and the segments' offsets in it.
+std::vector<std::uint8_t> parallel_file(const Raster& image,
+                                        const std::vector<std::uint32_t>& first_row,
+                                        const std::vector<std::size_t>& offsets,
+                                        const std::vector<StreamPart>& zlib);
+
 // libpng's filter mask for the image and its bytes per pixel.
 unsigned libpng_filter_mask_of(const Raster& image);
 

@@ -441,13 +441,6 @@ class Deflater {
   std::vector<Symbol> syms_;
 };
 
-void zlib_header(std::vector<std::uint8_t>& out, int window_bits) {
-  // Deflate, the window size, FLEVEL 0 (zlib writes 0 for the Z_RLE strategy).
-  std::uint32_t header = (8u + (std::uint32_t(window_bits - 8) << 4)) << 8;
-  header += 31 - header % 31;
-  out.push_back(std::uint8_t(header >> 8));
-  out.push_back(std::uint8_t(header));
-}
 
 std::vector<std::uint8_t> compress_sequential(const std::uint8_t* data, std::size_t n,
                                               const std::vector<std::size_t>& pieces,
@@ -695,6 +688,14 @@ std::vector<std::uint8_t> deflate_segment(const std::uint8_t* data, std::size_t 
 }
 
 }  // namespace
+
+void zlib_header(std::vector<std::uint8_t>& out, int window_bits) {
+  // Deflate, the window size, FLEVEL 0 (zlib writes 0 for the Z_RLE strategy).
+  std::uint32_t header = (8u + (std::uint32_t(window_bits - 8) << 4)) << 8;
+  header += 31 - header % 31;
+  out.push_back(std::uint8_t(header >> 8));
+  out.push_back(std::uint8_t(header));
+}
 
 std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
                                             const std::vector<std::size_t>& pieces,

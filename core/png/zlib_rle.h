@@ -28,6 +28,9 @@ struct SegmentedStream {
   std::vector<std::uint8_t> stream;   // zlib header, segments, Adler-32
   std::vector<std::size_t> offsets;   // where each segment starts in `stream`
 };
+// The two-byte zlib header zlib writes for a window of 2^window_bits with the Z_RLE strategy.
+void zlib_header(std::vector<std::uint8_t>& out, int window_bits);
+
 SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
                                   const std::vector<std::size_t>& starts, int threads);
 

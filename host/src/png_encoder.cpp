@@ -5,7 +5,12 @@
 #include <string>
 #include <thread>
 
+#include "backends/backend.h"
+#include "core/png/checksum.h"
+#include "core/png/deflate_plan.h"
 #include "core/png/writer.h"
+#include "core/png/zlib_rle.h"
+#include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
 
 namespace hetcodec {
@@ -27,7 +32,75 @@ struct PngEncoder::Impl {
   PngEncodeOptions options;
   std::unique_ptr<Queue> queue;
   std::unique_ptr<DeviceBuffer> rows, filtered;
+  std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
+  bool on_device = false;
+
+  void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
+    if (!b || b->size() < n) {
+      b.reset();
+      b = device->alloc(std::max<std::size_t>(n + n / 8, 256));
+    }
+  }
+  // The file, its deflate stream made on the device from the filtered rows in `filtered`;
+  // empty when the device cannot make zlib's bytes for it.
+  std::vector<std::uint8_t> device_file(const png::Raster& shape);
 };
+
+std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape) {
+  const std::size_t n = (shape.row_bytes() + 1) * std::size_t(shape.height);
+  const bool compatible = options.mode == PngMode::Compatible;
+  png::ParallelSegments seg;
+  int window_bits = 15;
+  std::uint32_t stored_limit = 0xFFFFFFFFu;
+  if (compatible) {
+    seg.first_row = {0};
+    seg.starts = {0};
+    window_bits = png::compatible_window_bits(shape);
+    stored_limit = png::compatible_stored_limit(n, window_bits);
+  } else {
+    const int segments = options.segments > 0 ? options.segments
+                                              : std::max(1, int(device->info().compute_units));
+    seg = png::parallel_segments(shape, segments);
+  }
+  png::DeflatePlan p;
+  if (!png::make_deflate_plan(n, seg.starts, stored_limit, p)) return {};
+  Queue& q = *queue;
+  ensure(plan, p.words.size() * 4);
+  ensure(work, p.work_words * 4);
+  ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
+  ensure(out, p.out_words * 4);
+  q.write(*plan, 0, p.words.data(), p.words.size() * 4);
+  PngKernels& k = device->png();
+  for (int stage = 0; stage < HC_DFL_STAGES; ++stage)
+    k.deflate(q, stage, p.items(stage), *filtered, *plan, *work, *syms, *out);
+  std::uint32_t status = 0;
+  q.read(&status, *work, 0, 4);
+  if (status != 0) return {};
+  const std::size_t S = p.segments;
+  std::vector<std::uint32_t> seg_off(S + 1), seg_adler(S);
+  q.read(seg_off.data(), *work, p.seg_off_word() * 4, (S + 1) * 4);
+  q.read(seg_adler.data(), *work, p.seg_adler_word() * 4, S * 4);
+  const std::size_t total = seg_off[S];
+  std::vector<std::uint8_t> data(total);
+  q.read(data.data(), *out, 0, total);
+  std::uint32_t adler = 1;
+  for (std::size_t s = 0; s < S; ++s) {
+    const std::size_t end = s + 1 < S ? seg.starts[s + 1] : n;
+    adler = png::adler32_combine(adler, seg_adler[s], end - seg.starts[s]);
+  }
+  std::vector<std::uint8_t> header;
+  png::zlib_header(header, window_bits);
+  const std::uint8_t trailer[4] = {std::uint8_t(adler >> 24), std::uint8_t(adler >> 16),
+                                   std::uint8_t(adler >> 8), std::uint8_t(adler)};
+  const std::vector<png::StreamPart> parts = {
+      {header.data(), 2}, {data.data(), total}, {trailer, 4}};
+  if (compatible) return png::compatible_file(shape, parts);
+  std::vector<std::size_t> offsets(S);
+  for (std::size_t s = 0; s < S; ++s) offsets[s] = 2 + std::size_t(seg_off[s]);
+  return png::parallel_file(shape, seg.first_row, offsets, parts);
+}
+
+bool PngEncoder::last_deflated_on_device() const { return impl_->on_device; }
 
 PngEncoder::PngEncoder(const std::string& spec, PngEncodeOptions options)
     : PngEncoder(open_device(spec), options) {}
@@ -97,6 +170,18 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   info.bpp = std::uint32_t(shape.channels * shape.bit_depth / 8);
   info.mask = png::libpng_filter_mask_of(shape);
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
+  im.on_device = false;
+  const bool device_deflate =
+      im.options.deflate == PngDeflate::Device ||
+      (im.options.deflate == PngDeflate::Auto && dev.info().kind != DeviceKind::Cpu &&
+       !dev.info().is_emulator);
+  if (device_deflate) {
+    std::vector<std::uint8_t> file = im.device_file(shape);
+    if (!file.empty()) {
+      im.on_device = true;
+      return file;
+    }
+  }
   std::vector<std::uint8_t> filtered(out_bytes);
   im.queue->read(filtered.data(), *im.filtered, 0, out_bytes);
   im.queue->finish();

@@ -42,6 +42,10 @@ struct RawImage {
 RawImage to_raw(const Image& image);
 
 enum class PngMode { Compatible, Parallel };
+// Where the deflate stream is made: on the device (core/portable/png_deflate.h, the same
+// bytes), or from the filtered rows on host threads. Auto: the device, except on the CPU
+// reference and on emulators, where host threads make the same bytes sooner.
+enum class PngDeflate { Auto, Host, Device };
 
 struct PngEncodeOptions {
   PngMode mode = PngMode::Parallel;
@@ -50,6 +54,7 @@ struct PngEncodeOptions {
   // CPU threads for the host stages of a large image (the deflate stream). 0: one per
   // hardware thread.
   int threads = 0;
+  PngDeflate deflate = PngDeflate::Auto;
 };
 
 class PngEncoder {
@@ -68,6 +73,10 @@ class PngEncoder {
   // JpegDecoder::decode_to_device): it is filtered where it is. CMYK, an empty buffer or a
   // buffer of another device: Error(InvalidArgument).
   std::vector<std::uint8_t> encode(const DeviceImage& image);
+  // Whether the last encode made its deflate stream on the device. It falls back to the host
+  // when the device path cannot make zlib's bytes (a compatible-mode block that zlib would
+  // store only if its window still held the bytes) or the data is too large for it.
+  bool last_deflated_on_device() const;
 
  private:
   struct Impl;

@@ -1,0 +1,764 @@
+/* Deflate with zlib's Z_RLE decisions on the device (DESIGN.md §3 "PNG encode"), shared by the
+ * CPU reference (backends/cpu), CUDA (kernels_cu/png_encode.cu) and OpenCL
+ * (kernels_cl/png_encode.cl). It makes, byte for byte, what core/png/zlib_rle.cpp makes on the
+ * host: for the parallel mode every segment's deflate data (zlib_rle_segments), for the
+ * compatible mode the one stream's (zlib_rle_compress), as long as no block would be stored
+ * beyond what zlib's window holds (then the host makes the stream).
+ *
+ * The work is split into stages, each a function of one index (a piece of the data, a segment
+ * or a block), run one after the other over the whole image:
+ *   HC_DFL_COUNT   per piece of HC_DFL_PIECE bytes: the symbols of the runs of equal bytes
+ *                  that start in it (the parse of a run never leaves it: a literal, matches of
+ *                  258, then a last match of 3 or more or up to two literals), and its Adler-32.
+ *   HC_DFL_SCAN    per segment: each piece's first symbol, the segment's symbols and Adler-32.
+ *   HC_DFL_EMIT    per piece: the symbols, written at their index (one 16-bit word each:
+ *                  a literal byte, or 256 + length - 3 for a match at distance 1).
+ *   HC_DFL_BLOCK   per block of HC_DFL_SYM_LIMIT symbols: the histograms, zlib's trees (its
+ *                  heap order and tie-breaks, its repair of long codes), its choice of stored,
+ *                  fixed or dynamic, the code of each symbol, the dynamic header's bits.
+ *   HC_DFL_LAYOUT  per segment: where each block starts, in bits, and the segment's bytes.
+ *   HC_DFL_OFFSETS one item: where each segment starts in the deflate data.
+ *   HC_DFL_CLEAR   per 64 words of the output: zero.
+ *   HC_DFL_PACK    per block: its bits at their place (the words it shares with its
+ *                  neighbours through an atomic OR, the others stored).
+ * Every index range is fixed by the host from the sizes alone (a block index for every block
+ * a segment could have); a stage's items beyond what the data needs do nothing. */
+#ifndef HETCODEC_PORTABLE_PNG_DEFLATE_H
+#define HETCODEC_PORTABLE_PNG_DEFLATE_H
+
+#include "core/portable/common.h"
+
+#if defined(__OPENCL_VERSION__)
+#define HC_DFL_ATOMIC_OR(p, v) atomic_or((volatile __global uint*)(p), (v))
+#elif defined(__CUDA_ARCH__)
+#define HC_DFL_ATOMIC_OR(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
+#else
+#define HC_DFL_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+#endif
+
+#define HC_DFL_PIECE 512u
+#define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
+
+/* The stages. */
+#define HC_DFL_COUNT 0
+#define HC_DFL_SCAN 1
+#define HC_DFL_EMIT 2
+#define HC_DFL_BLOCK 3
+#define HC_DFL_LAYOUT 4
+#define HC_DFL_OFFSETS 5
+#define HC_DFL_CLEAR 6
+#define HC_DFL_PACK 7
+#define HC_DFL_STAGES 8
+
+/* The plan (host-written words): a header, then tables at the word offsets it gives. */
+#define HC_DFL_N 0             /* filtered bytes */
+#define HC_DFL_SEGMENTS 1      /* S */
+#define HC_DFL_PIECES 2        /* pieces, over all segments */
+#define HC_DFL_BLOCKS 3        /* block indices, over all segments */
+#define HC_DFL_STORED_LIMIT 4  /* a stored block longer than this sets HC_DFL_UNSURE */
+#define HC_DFL_OUT_WORDS 5     /* the output's capacity in 32-bit words */
+#define HC_DFL_SEG_START 6     /* table: S + 1 byte offsets (the last is N) */
+#define HC_DFL_SEG_PIECE 7     /* table: S + 1 first pieces */
+#define HC_DFL_SEG_BLOCK 8     /* table: S + 1 first block indices */
+#define HC_DFL_PIECE_SEG 9     /* table: the segment of each piece */
+#define HC_DFL_BLOCK_SEG 10    /* table: the segment of each block index */
+/* Word offsets of the results in the work buffer (device-written), also set by the host. */
+#define HC_DFL_W_PIECE_COUNT 11 /* per piece */
+#define HC_DFL_W_PIECE_ADLER 12 /* per piece */
+#define HC_DFL_W_PIECE_OFF 13   /* per piece: its first symbol in the segment */
+#define HC_DFL_W_SEG_TOTAL 14   /* per segment: symbols */
+#define HC_DFL_W_SEG_ADLER 15   /* per segment: Adler-32 of its bytes */
+#define HC_DFL_W_SEG_BYTES 16   /* per segment: deflate bytes */
+#define HC_DFL_W_SEG_OFF 17     /* S + 1: where each segment starts in the deflate data */
+#define HC_DFL_W_BLOCK 18       /* per block index: HC_DFL_BI_WORDS words */
+#define HC_DFL_W_CODES 19       /* per block index: HC_DFL_CODE_WORDS words */
+#define HC_DFL_W_HEADER 20      /* per block index: HC_DFL_HDR_WORDS words */
+#define HC_DFL_PLAN_HEADER 24
+/* Work word 0 is the status: 0, or the bits below. */
+#define HC_DFL_UNSURE 1u   /* a block would be stored past the limit: the host decides */
+#define HC_DFL_OVERFLOW 2u /* the output would not fit (cannot happen with the host's sizes) */
+
+/* A block's words. */
+#define HC_DFL_BI_EXISTS 0
+#define HC_DFL_BI_TYPE 1      /* 0 stored, 1 fixed, 2 dynamic */
+#define HC_DFL_BI_HDR_BITS 2  /* dynamic: the tree description's bits */
+#define HC_DFL_BI_DATA_BITS 3 /* coded: the symbols' bits, end-of-block included */
+#define HC_DFL_BI_BYTES 4     /* the data bytes its symbols cover */
+#define HC_DFL_BI_BYTE_START 5
+#define HC_DFL_BI_BIT_LO 6    /* where it starts, in bits from its segment's start */
+#define HC_DFL_BI_BIT_HI 7
+#define HC_DFL_BI_SYM_START 8 /* its first symbol, in the segment */
+#define HC_DFL_BI_SYMS 9
+#define HC_DFL_BI_FINAL 10    /* the stream's final block */
+#define HC_DFL_BI_FLUSH 11    /* the last block of a segment before another: a sync flush follows */
+#define HC_DFL_BI_WORDS 12
+/* A coded block's table: per symbol value (0-255 literals, 256 + length - 3 matches) the bits
+ * to send (for a match: length code, extra bits and distance code together, at most 25 bits)
+ * and their count in the high byte of the second word; then the end-of-block code. */
+#define HC_DFL_CODE_WORDS 1026
+#define HC_DFL_HDR_WORDS 144
+
+#define HC_DFL_L_CODES 286
+#define HC_DFL_D_CODES 30
+#define HC_DFL_BL_CODES 19
+#define HC_DFL_HEAP (2 * HC_DFL_L_CODES + 1)
+#define HC_DFL_MAX_BITS 15
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+HC_FN hc_u32 hc_dfl_run_symbols(hc_u32 run) {
+  /* (r from q rather than rest % 258: a division and a remainder of the same operands become
+   * an LLVM `freeze`, which Oclgrind's uninitialised-value tracking cannot follow) */
+  const hc_u32 rest = run - 1u, q = rest / 258u, r = rest - 258u * q;
+  return 1u + q + (r >= 3u ? 1u : r);
+}
+
+/* Length code (0..28) of a match of length l + 3, its extra bits and their base. */
+HC_FN hc_u32 hc_dfl_length_code(hc_u32 l) {
+  hc_u32 e = 0;
+  if (l == 255u) return 28u;
+  if (l < 8u) return l;
+  while ((l >> (e + 3u)) != 0u) ++e; /* l in [8 << (e-1)... ) */
+  /* l has e + 3 significant bits: e extra bits */
+  return 4u * (e + 1u) + ((l >> e) & 3u);
+}
+HC_FN hc_u32 hc_dfl_length_extra(hc_u32 c) { return (c < 8u || c == 28u) ? 0u : c / 4u - 1u; }
+HC_FN hc_u32 hc_dfl_length_base(hc_u32 c) {
+  if (c < 8u) return c;
+  if (c == 28u) return 255u;
+  return (4u + (c & 3u)) << (c / 4u - 1u);
+}
+HC_FN hc_u32 hc_dfl_dist_extra(hc_u32 c) { return c < 4u ? 0u : c / 2u - 1u; }
+HC_FN hc_u32 hc_dfl_bl_extra(hc_u32 c) { return c == 16u ? 2u : c == 17u ? 3u : c == 18u ? 7u : 0u; }
+/* The code-length code's transmission order 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, ... */
+HC_FN hc_u32 hc_dfl_bl_order(hc_u32 k) {
+  return k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
+}
+HC_FN hc_u32 hc_dfl_reverse(hc_u32 code, hc_u32 len) {
+  hc_u32 r = 0, i;
+  for (i = 0; i < len; ++i, code >>= 1) r = (r << 1) | (code & 1u);
+  return r;
+}
+/* The fixed literal/length code of symbol n: length, and the code as sent (bit-reversed). */
+HC_FN hc_u32 hc_dfl_fixed_len(hc_u32 n) { return n < 144u ? 8u : n < 256u ? 9u : n < 280u ? 7u : 8u; }
+HC_FN hc_u32 hc_dfl_fixed_code(hc_u32 n) {
+  if (n < 144u) return hc_dfl_reverse(0x30u + n, 8u);
+  if (n < 256u) return hc_dfl_reverse(0x190u + (n - 144u), 9u);
+  if (n < 280u) return hc_dfl_reverse(n - 256u, 7u);
+  return hc_dfl_reverse(0xC0u + (n - 280u), 8u);
+}
+
+HC_FN hc_u32 hc_dfl_adler_combine(hc_u32 a1, hc_u32 a2, hc_u32 len2) {
+  const hc_u32 base = 65521u;
+  const hc_u32 rem = len2 % base;
+  hc_u32 sum1 = a1 & 0xFFFFu;
+  hc_u32 sum2 = (rem * sum1) % base;
+  sum1 += (a2 & 0xFFFFu) + base - 1u;
+  sum2 += ((a1 >> 16) & 0xFFFFu) + ((a2 >> 16) & 0xFFFFu) + base - rem;
+  if (sum1 >= base) sum1 -= base;
+  if (sum1 >= base) sum1 -= base;
+  if (sum2 >= (base << 1)) sum2 -= (base << 1);
+  if (sum2 >= base) sum2 -= base;
+  return sum1 | (sum2 << 16);
+}
+
+/* A piece's bytes [*a, *b) and its segment's [*sa, *sb). */
+HC_FN void hc_dfl_piece(const HC_GLOBAL hc_u32* plan, hc_u32 p, hc_u32* s, hc_u32* a, hc_u32* b,
+                        hc_u32* sa, hc_u32* sb) {
+  const HC_GLOBAL hc_u32* seg_start = plan + plan[HC_DFL_SEG_START];
+  *s = plan[plan[HC_DFL_PIECE_SEG] + p];
+  *sa = seg_start[*s];
+  *sb = seg_start[*s + 1u];
+  *a = *sa + (p - plan[plan[HC_DFL_SEG_PIECE] + *s]) * HC_DFL_PIECE;
+  *b = *sb - *a < HC_DFL_PIECE ? *sb : *a + HC_DFL_PIECE;
+}
+
+/* The first run start at or after a in [a, b), runs being cut at the segment start sa. */
+HC_FN hc_u32 hc_dfl_first_run(const HC_GLOBAL hc_u8* data, hc_u32 a, hc_u32 b, hc_u32 sa) {
+  if (a > sa) {
+    const hc_u8 v = data[a - 1u];
+    while (a < b && data[a] == v) ++a;
+  }
+  return a;
+}
+
+/* Blocks of a segment with `total` symbols: full ones, then for the stream's last segment a
+ * final one (possibly empty), for the others what is left (if anything). */
+HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
+  return last ? total / HC_DFL_SYM_LIMIT + 1u : (total + HC_DFL_SYM_LIMIT - 1u) / HC_DFL_SYM_LIMIT;
+}
+
+/* ---- stages over pieces ----------------------------------------------------------------- */
+
+HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
+                        HC_GLOBAL hc_u32* work, hc_u32 p) {
+  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0;
+  hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
+  for (i = a; i < b; ++i) {
+    s1 += data[i];
+    s2 += s1;
+  }
+  i = hc_dfl_first_run(data, a, b, sa);
+  while (i < b) {
+    const hc_u8 v = data[i];
+    hc_u32 e = i + 1u;
+    while (e < sb && data[e] == v) ++e;
+    count += hc_dfl_run_symbols(e - i);
+    i = e;
+  }
+  if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
+  work[plan[HC_DFL_W_PIECE_COUNT] + p] = count;
+  work[plan[HC_DFL_W_PIECE_ADLER] + p] = (s1 % 65521u) | ((s2 % 65521u) << 16);
+}
+
+HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
+                       const HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms, hc_u32 p) {
+  hc_u32 s, a, b, sa, sb, i;
+  hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
+  HC_GLOBAL hc_u16* out = syms + sa + work[plan[HC_DFL_W_PIECE_OFF] + p];
+  i = hc_dfl_first_run(data, a, b, sa);
+  while (i < b) {
+    const hc_u8 v = data[i];
+    hc_u32 e = i + 1u, rest;
+    while (e < sb && data[e] == v) ++e;
+    *out++ = v;
+    rest = e - i - 1u;
+    while (rest >= 258u) {
+      *out++ = (hc_u16)(256u + 255u);
+      rest -= 258u;
+    }
+    if (rest >= 3u) {
+      *out++ = (hc_u16)(256u + rest - 3u);
+    } else {
+      while (rest--) *out++ = v;
+    }
+    i = e;
+  }
+}
+
+/* ---- stages over segments ---------------------------------------------------------------- */
+
+HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
+  const HC_GLOBAL hc_u32* seg_piece = plan + plan[HC_DFL_SEG_PIECE];
+  const hc_u32 sa = plan[plan[HC_DFL_SEG_START] + s], sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
+  const hc_u32 p0 = seg_piece[s], p1 = seg_piece[s + 1u];
+  hc_u32 p, off = 0, adler = 1u, at = sa;
+  for (p = p0; p < p1; ++p) {
+    const hc_u32 len = sb - at < HC_DFL_PIECE ? sb - at : HC_DFL_PIECE;
+    work[plan[HC_DFL_W_PIECE_OFF] + p] = off;
+    off += work[plan[HC_DFL_W_PIECE_COUNT] + p];
+    adler = hc_dfl_adler_combine(adler, work[plan[HC_DFL_W_PIECE_ADLER] + p], len);
+    at += len;
+  }
+  work[plan[HC_DFL_W_SEG_TOTAL] + s] = off;
+  work[plan[HC_DFL_W_SEG_ADLER] + s] = adler;
+}
+
+HC_FN void hc_dfl_layout(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
+  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
+  const hc_u32 nb = hc_dfl_segment_blocks(work[plan[HC_DFL_W_SEG_TOTAL] + s], s + 1u == segments);
+  const hc_u32 first = plan[plan[HC_DFL_SEG_BLOCK] + s];
+  hc_u64 bit = 0;
+  hc_u32 byte = plan[plan[HC_DFL_SEG_START] + s], j;
+  for (j = 0; j < nb; ++j) {
+    HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + (first + j) * HC_DFL_BI_WORDS;
+    bi[HC_DFL_BI_BYTE_START] = byte;
+    bi[HC_DFL_BI_BIT_LO] = (hc_u32)bit;
+    bi[HC_DFL_BI_BIT_HI] = (hc_u32)(bit >> 32);
+    byte += bi[HC_DFL_BI_BYTES];
+    if (bi[HC_DFL_BI_TYPE] == 0u) {
+      bit = ((bit + 3u + 7u) & ~(hc_u64)7u) + 32u + 8u * (hc_u64)bi[HC_DFL_BI_BYTES];
+    } else {
+      bit += 3u + (hc_u64)bi[HC_DFL_BI_HDR_BITS] + (hc_u64)bi[HC_DFL_BI_DATA_BITS];
+    }
+  }
+  if (s + 1u < segments) bit = ((bit + 3u + 7u) & ~(hc_u64)7u) + 32u; /* the sync flush */
+  bit = (bit + 7u) & ~(hc_u64)7u;
+  work[plan[HC_DFL_W_SEG_BYTES] + s] = (hc_u32)(bit >> 3);
+}
+
+HC_FN void hc_dfl_offsets(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work) {
+  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
+  hc_u64 off = 0;
+  hc_u32 s;
+  for (s = 0; s < segments; ++s) {
+    work[plan[HC_DFL_W_SEG_OFF] + s] = (hc_u32)off;
+    off += work[plan[HC_DFL_W_SEG_BYTES] + s];
+  }
+  if (off > 4u * (hc_u64)plan[HC_DFL_OUT_WORDS]) {
+    work[0] |= HC_DFL_OVERFLOW;
+    off = 0;
+  }
+  work[plan[HC_DFL_W_SEG_OFF] + segments] = (hc_u32)off;
+}
+
+/* ---- zlib's trees -------------------------------------------------------------------------- */
+
+typedef struct {
+  hc_u32 freq[HC_DFL_HEAP];
+  hc_u16 len[HC_DFL_HEAP + 1]; /* + 1: scan_tree's guard */
+  hc_u16 code[HC_DFL_HEAP];
+  hc_u16 dad[HC_DFL_HEAP];
+  hc_i32 max_code;
+} hc_dfl_tree;
+
+typedef struct {
+  hc_dfl_tree l, d, bl;
+  hc_i32 heap[HC_DFL_HEAP];
+  hc_u8 depth[HC_DFL_HEAP];
+  hc_u32 bl_count[HC_DFL_MAX_BITS + 1];
+  hc_i32 heap_len, heap_max;
+  hc_u64 opt_len, static_len;
+} hc_dfl_state;
+
+HC_FN int hc_dfl_smaller(const hc_dfl_state* z, const hc_dfl_tree* t, hc_i32 n, hc_i32 m) {
+  return t->freq[n] < t->freq[m] || (t->freq[n] == t->freq[m] && z->depth[n] <= z->depth[m]);
+}
+
+HC_FN void hc_dfl_downheap(hc_dfl_state* z, const hc_dfl_tree* t, hc_i32 k) {
+  const hc_i32 v = z->heap[k];
+  hc_i32 j = k << 1;
+  while (j <= z->heap_len) {
+    if (j < z->heap_len && hc_dfl_smaller(z, t, z->heap[j + 1], z->heap[j])) ++j;
+    if (hc_dfl_smaller(z, t, v, z->heap[j])) break;
+    z->heap[k] = z->heap[j];
+    k = j;
+    j <<= 1;
+  }
+  z->heap[k] = v;
+}
+
+/* kind: 0 literal/length, 1 distance, 2 code-length code (which has no static lengths). */
+HC_FN hc_u32 hc_dfl_extra(int kind, hc_i32 n) {
+  if (kind == 0) return n >= 257 ? hc_dfl_length_extra((hc_u32)(n - 257)) : 0u;
+  if (kind == 1) return hc_dfl_dist_extra((hc_u32)n);
+  return hc_dfl_bl_extra((hc_u32)n);
+}
+HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) { return kind == 0 ? hc_dfl_fixed_len((hc_u32)n) : 5u; }
+
+HC_FN void hc_dfl_gen_bitlen(hc_dfl_state* z, hc_dfl_tree* t, int kind, hc_i32 max_length) {
+  hc_i32 h, bits, overflow = 0;
+  for (bits = 0; bits <= HC_DFL_MAX_BITS; ++bits) z->bl_count[bits] = 0;
+  t->len[z->heap[z->heap_max]] = 0; /* the root */
+  for (h = z->heap_max + 1; h < HC_DFL_HEAP; ++h) {
+    const hc_i32 n = z->heap[h];
+    hc_u32 xbits;
+    hc_u64 f;
+    bits = t->len[t->dad[n]] + 1;
+    if (bits > max_length) {
+      bits = max_length;
+      ++overflow;
+    }
+    t->len[n] = (hc_u16)bits;
+    if (n > t->max_code) continue; /* not a leaf */
+    z->bl_count[bits]++;
+    xbits = hc_dfl_extra(kind, n);
+    f = t->freq[n];
+    z->opt_len += f * (hc_u64)((hc_u32)bits + xbits);
+    if (kind != 2) z->static_len += f * (hc_u64)(hc_dfl_static_len(kind, n) + xbits);
+  }
+  if (overflow == 0) return;
+  do {
+    bits = max_length - 1;
+    while (z->bl_count[bits] == 0u) --bits;
+    z->bl_count[bits]--;
+    z->bl_count[bits + 1] += 2u;
+    z->bl_count[max_length]--;
+    overflow -= 2;
+  } while (overflow > 0);
+  h = HC_DFL_HEAP;
+  for (bits = max_length; bits != 0; --bits) {
+    hc_u32 n = z->bl_count[bits];
+    while (n != 0u) {
+      const hc_i32 m = z->heap[--h];
+      if (m > t->max_code) continue;
+      if (t->len[m] != (hc_u32)bits) {
+        z->opt_len += ((hc_u64)bits - t->len[m]) * (hc_u64)t->freq[m];
+        t->len[m] = (hc_u16)bits;
+      }
+      --n;
+    }
+  }
+}
+
+HC_FN void hc_dfl_gen_codes(hc_dfl_state* z, hc_dfl_tree* t) {
+  hc_u32 next[HC_DFL_MAX_BITS + 1], code = 0;
+  hc_i32 bits, n;
+  next[0] = 0;
+  for (bits = 1; bits <= HC_DFL_MAX_BITS; ++bits) {
+    code = (code + z->bl_count[bits - 1]) << 1;
+    next[bits] = code;
+  }
+  for (n = 0; n <= t->max_code; ++n) {
+    const hc_u32 len = t->len[n];
+    if (len == 0u) continue;
+    t->code[n] = (hc_u16)hc_dfl_reverse(next[len]++, len);
+  }
+}
+
+HC_FN void hc_dfl_build_tree(hc_dfl_state* z, hc_dfl_tree* t, hc_i32 elems, int kind,
+                             hc_i32 max_length) {
+  hc_i32 n, m, node, max_code = -1;
+  z->heap_len = 0;
+  z->heap_max = HC_DFL_HEAP;
+  for (n = 0; n < elems; ++n) {
+    if (t->freq[n] != 0u) {
+      z->heap[++z->heap_len] = max_code = n;
+      z->depth[n] = 0;
+    } else {
+      t->len[n] = 0;
+    }
+  }
+  /* At least two codes of non-zero frequency. */
+  while (z->heap_len < 2) {
+    node = z->heap[++z->heap_len] = (max_code < 2 ? ++max_code : 0);
+    t->freq[node] = 1u;
+    z->depth[node] = 0;
+    z->opt_len--;
+    if (kind != 2) z->static_len -= hc_dfl_static_len(kind, node);
+  }
+  t->max_code = max_code;
+  for (n = z->heap_len / 2; n >= 1; --n) hc_dfl_downheap(z, t, n);
+  node = elems;
+  do {
+    n = z->heap[1];
+    z->heap[1] = z->heap[z->heap_len--];
+    hc_dfl_downheap(z, t, 1);
+    m = z->heap[1];
+    z->heap[--z->heap_max] = n;
+    z->heap[--z->heap_max] = m;
+    t->freq[node] = t->freq[n] + t->freq[m];
+    z->depth[node] = (hc_u8)((z->depth[n] >= z->depth[m] ? z->depth[n] : z->depth[m]) + 1);
+    t->dad[n] = t->dad[m] = (hc_u16)node;
+    z->heap[1] = node++;
+    hc_dfl_downheap(z, t, 1);
+  } while (z->heap_len >= 2);
+  z->heap[--z->heap_max] = z->heap[1];
+  hc_dfl_gen_bitlen(z, t, kind, max_length);
+  hc_dfl_gen_codes(z, t);
+}
+
+/* zlib's run limits for the code lengths (scan_tree/send_tree). */
+HC_FN void hc_dfl_run_limits(hc_i32 curlen, hc_i32 nextlen, hc_i32* max_count, hc_i32* min_count) {
+  if (nextlen == 0) {
+    *max_count = 138;
+    *min_count = 3;
+  } else if (curlen == nextlen) {
+    *max_count = 6;
+    *min_count = 3;
+  } else {
+    *max_count = 7;
+    *min_count = 4;
+  }
+}
+
+/* A bit writer into a block's header words (not shared). */
+typedef struct {
+  HC_GLOBAL hc_u32* out;
+  hc_u64 acc;
+  hc_u32 n, words;
+} hc_dfl_hw;
+
+HC_FN void hc_dfl_hw_put(hc_dfl_hw* w, hc_u32 value, hc_u32 len) {
+  w->acc |= (hc_u64)value << w->n;
+  w->n += len;
+  if (w->n >= 32u) {
+    if (w->words < HC_DFL_HDR_WORDS) w->out[w->words] = (hc_u32)w->acc;
+    w->words++;
+    w->acc >>= 32;
+    w->n -= 32u;
+  }
+}
+
+/* zlib's scan_tree() (w null: the code-length code's frequencies) and send_tree() (w: the
+ * lengths sent with that code): the code lengths of tree t as runs. */
+HC_FN void hc_dfl_tree_runs(hc_dfl_state* z, hc_dfl_tree* t, hc_dfl_hw* w) {
+  hc_i32 n, prevlen = -1, nextlen = t->len[0], count = 0, max_count = 7, min_count = 4;
+  hc_dfl_tree* bl = &z->bl;
+  if (!w) t->len[t->max_code + 1] = 0xFFFFu; /* guard (it stays for send_tree) */
+  hc_dfl_run_limits(-1, nextlen, &max_count, &min_count);
+  for (n = 0; n <= t->max_code; ++n) {
+    const hc_i32 curlen = nextlen;
+    nextlen = t->len[n + 1];
+    if (++count < max_count && curlen == nextlen) continue;
+    if (count < min_count) {
+      if (!w) {
+        bl->freq[curlen] += (hc_u32)count;
+      } else {
+        do hc_dfl_hw_put(w, bl->code[curlen], bl->len[curlen]);
+        while (--count != 0);
+      }
+    } else if (curlen != 0) {
+      if (curlen != prevlen) {
+        if (!w) {
+          bl->freq[curlen]++;
+        } else {
+          hc_dfl_hw_put(w, bl->code[curlen], bl->len[curlen]);
+          --count;
+        }
+      }
+      if (!w) {
+        bl->freq[16]++;
+      } else {
+        hc_dfl_hw_put(w, bl->code[16], bl->len[16]);
+        hc_dfl_hw_put(w, (hc_u32)(count - 3), 2u);
+      }
+    } else if (count <= 10) {
+      if (!w) {
+        bl->freq[17]++;
+      } else {
+        hc_dfl_hw_put(w, bl->code[17], bl->len[17]);
+        hc_dfl_hw_put(w, (hc_u32)(count - 3), 3u);
+      }
+    } else {
+      if (!w) {
+        bl->freq[18]++;
+      } else {
+        hc_dfl_hw_put(w, bl->code[18], bl->len[18]);
+        hc_dfl_hw_put(w, (hc_u32)(count - 11), 7u);
+      }
+    }
+    count = 0;
+    prevlen = curlen;
+    hc_dfl_run_limits(curlen, nextlen, &max_count, &min_count);
+  }
+}
+
+/* ---- the block stage ------------------------------------------------------------------------ */
+
+HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
+                        const HC_GLOBAL hc_u16* syms, hc_u32 k, hc_dfl_state* z) {
+  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
+  const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
+  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
+  const int last_seg = s + 1u == segments;
+  const hc_u32 total = work[plan[HC_DFL_W_SEG_TOTAL] + s];
+  const hc_u32 nb = hc_dfl_segment_blocks(total, last_seg);
+  HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+  hc_u32 i, first, count, bytes = 0, matches = 0, type, max_blindex = 0;
+  hc_u64 opt_lenb, static_lenb, data_bits = 0;
+  const HC_GLOBAL hc_u16* sp;
+  bi[HC_DFL_BI_EXISTS] = j < nb ? 1u : 0u;
+  if (j >= nb) return;
+  first = j * HC_DFL_SYM_LIMIT;
+  count = total - first < HC_DFL_SYM_LIMIT ? total - first : HC_DFL_SYM_LIMIT;
+  sp = syms + plan[plan[HC_DFL_SEG_START] + s] + first;
+  for (i = 0; i < HC_DFL_HEAP; ++i) z->l.freq[i] = 0;
+  for (i = 0; i < 2u * HC_DFL_D_CODES + 1u; ++i) z->d.freq[i] = 0;
+  for (i = 0; i < 2u * HC_DFL_BL_CODES + 1u; ++i) z->bl.freq[i] = 0;
+  for (i = 0; i < count; ++i) {
+    const hc_u32 v = sp[i];
+    if (v < 256u) {
+      z->l.freq[v]++;
+      bytes += 1u;
+    } else {
+      z->l.freq[257u + hc_dfl_length_code(v - 256u)]++;
+      bytes += v - 256u + 3u;
+      ++matches;
+    }
+  }
+  z->l.freq[256] = 1u;
+  z->d.freq[0] = matches;
+  z->opt_len = z->static_len = 0;
+  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS);
+  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS);
+  /* build_bl_tree() */
+  hc_dfl_tree_runs(z, &z->l, 0);
+  hc_dfl_tree_runs(z, &z->d, 0);
+  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7);
+  for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
+    if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
+  z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
+  opt_lenb = (z->opt_len + 3u + 7u) >> 3;
+  static_lenb = (z->static_len + 3u + 7u) >> 3;
+  if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
+  if ((hc_u64)bytes + 4u <= opt_lenb) {
+    type = 0u;
+    if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_DFL_ATOMIC_OR(work, HC_DFL_UNSURE);
+  } else {
+    type = static_lenb == opt_lenb ? 1u : 2u;
+  }
+  bi[HC_DFL_BI_TYPE] = type;
+  bi[HC_DFL_BI_BYTES] = bytes;
+  bi[HC_DFL_BI_SYM_START] = first;
+  bi[HC_DFL_BI_SYMS] = count;
+  bi[HC_DFL_BI_FINAL] = last_seg && j + 1u == nb ? 1u : 0u;
+  bi[HC_DFL_BI_FLUSH] = !last_seg && j + 1u == nb ? 1u : 0u;
+  bi[HC_DFL_BI_HDR_BITS] = 0;
+  bi[HC_DFL_BI_DATA_BITS] = 0;
+  if (type == 0u) return;
+  /* The code of every symbol value. */
+  {
+    const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
+    const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
+    for (i = 0; i < 512u; ++i) {
+      hc_u32 bits, len;
+      if (i < 256u) {
+        len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
+        bits = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
+      } else {
+        const hc_u32 c = hc_dfl_length_code(i - 256u), sym = 257u + c;
+        const hc_u32 extra = hc_dfl_length_extra(c);
+        const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
+        /* (an unused length code has no code; past max_code its length is scan_tree's guard) */
+        if (clen == 0u || clen > HC_DFL_MAX_BITS) {
+          bits = len = 0;
+        } else {
+          bits = type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym];
+          bits |= (i - 256u - hc_dfl_length_base(c)) << clen;
+          bits |= dcode << (clen + extra);
+          len = clen + extra + dlen;
+        }
+      }
+      codes[2u * i] = bits;
+      codes[2u * i + 1u] = len;
+    }
+    codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
+    codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
+  }
+  /* The symbols' bits, end-of-block included. */
+  data_bits = codes[1025];
+  for (i = 0; i < count; ++i) data_bits += codes[2u * sp[i] + 1u];
+  bi[HC_DFL_BI_DATA_BITS] = (hc_u32)data_bits;
+  if (type == 2u) {
+    hc_dfl_hw w;
+    const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
+    const hc_u32 blcodes = max_blindex + 1u;
+    w.out = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
+    w.acc = 0;
+    w.n = 0;
+    w.words = 0;
+    hc_dfl_hw_put(&w, (hc_u32)(lcodes - 257), 5u);
+    hc_dfl_hw_put(&w, (hc_u32)(dcodes - 1), 5u);
+    hc_dfl_hw_put(&w, blcodes - 4u, 4u);
+    for (i = 0; i < blcodes; ++i) hc_dfl_hw_put(&w, z->bl.len[hc_dfl_bl_order(i)], 3u);
+    hc_dfl_tree_runs(z, &z->l, &w);
+    hc_dfl_tree_runs(z, &z->d, &w);
+    bi[HC_DFL_BI_HDR_BITS] = 32u * w.words + w.n;
+    if (w.n && w.words < HC_DFL_HDR_WORDS) w.out[w.words] = (hc_u32)w.acc;
+  }
+}
+
+/* ---- packing -------------------------------------------------------------------------------- */
+
+/* A bit writer into the shared output: the first and the last word it touches through an
+ * atomic OR (a neighbour writes the other bits of those), the ones between stored. */
+typedef struct {
+  HC_GLOBAL hc_u32* out;
+  hc_u64 word;
+  hc_u64 acc;
+  hc_u32 n;
+  int first;
+} hc_dfl_bw;
+
+HC_FN void hc_dfl_bw_flush_word(hc_dfl_bw* w) {
+  if (w->first) {
+    HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
+    w->first = 0;
+  } else {
+    w->out[w->word] = (hc_u32)w->acc;
+  }
+  w->word++;
+  w->acc >>= 32;
+  w->n -= 32u;
+}
+HC_FN void hc_dfl_bw_put(hc_dfl_bw* w, hc_u32 value, hc_u32 len) {
+  w->acc |= (hc_u64)value << w->n;
+  w->n += len;
+  if (w->n >= 32u) hc_dfl_bw_flush_word(w);
+}
+HC_FN void hc_dfl_bw_align(hc_dfl_bw* w) { hc_dfl_bw_put(w, 0u, (8u - (w->n & 7u)) & 7u); }
+HC_FN void hc_dfl_bw_end(hc_dfl_bw* w) {
+  if (w->n) HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
+}
+
+HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
+                       const HC_GLOBAL hc_u32* work, const HC_GLOBAL hc_u16* syms,
+                       HC_GLOBAL hc_u32* out, hc_u32 k) {
+  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
+  hc_u64 bit;
+  hc_dfl_bw w;
+  hc_u32 i, type, final_block;
+  if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u) return;
+  bit = 8u * (hc_u64)work[plan[HC_DFL_W_SEG_OFF] + s] +
+        (((hc_u64)bi[HC_DFL_BI_BIT_HI] << 32) | bi[HC_DFL_BI_BIT_LO]);
+  w.out = out;
+  w.word = bit >> 5;
+  w.n = (hc_u32)(bit & 31u);
+  w.acc = 0;
+  w.first = 1;
+  type = bi[HC_DFL_BI_TYPE];
+  final_block = bi[HC_DFL_BI_FINAL];
+  hc_dfl_bw_put(&w, final_block | (type << 1), 3u);
+  if (type == 0u) {
+    const hc_u32 len = bi[HC_DFL_BI_BYTES];
+    const HC_GLOBAL hc_u8* src = data + bi[HC_DFL_BI_BYTE_START];
+    hc_dfl_bw_align(&w);
+    hc_dfl_bw_put(&w, len | ((~len & 0xFFFFu) << 16), 32u);
+    for (i = 0; i < len; ++i) hc_dfl_bw_put(&w, src[i], 8u);
+  } else {
+    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u16* sp =
+        syms + plan[plan[HC_DFL_SEG_START] + s] + bi[HC_DFL_BI_SYM_START];
+    const hc_u32 count = bi[HC_DFL_BI_SYMS];
+    if (type == 2u) {
+      const HC_GLOBAL hc_u32* hdr = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
+      const hc_u32 hbits = bi[HC_DFL_BI_HDR_BITS];
+      for (i = 0; i + 32u <= hbits; i += 32u) hc_dfl_bw_put(&w, hdr[i / 32u], 32u);
+      if (hbits & 31u) hc_dfl_bw_put(&w, hdr[i / 32u] & ((1u << (hbits & 31u)) - 1u), hbits & 31u);
+    }
+    for (i = 0; i < count; ++i) {
+      const hc_u32 v = sp[i];
+      hc_dfl_bw_put(&w, codes[2u * v], codes[2u * v + 1u]);
+    }
+    hc_dfl_bw_put(&w, codes[1024], codes[1025]);
+  }
+  if (bi[HC_DFL_BI_FLUSH]) {
+    hc_dfl_bw_put(&w, 0u, 3u);
+    hc_dfl_bw_align(&w);
+    hc_dfl_bw_put(&w, 0xFFFF0000u, 32u);
+  }
+  hc_dfl_bw_end(&w);
+}
+
+HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* out, hc_u32 i) {
+  const hc_u32 words = plan[HC_DFL_OUT_WORDS];
+  hc_u32 w = i * 64u, end = w + 64u < words ? w + 64u : words;
+  for (; w < end; ++w) out[w] = 0;
+}
+
+/* The stage `stage` for item `i` (z: private scratch of HC_DFL_BLOCK). */
+HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
+                      const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms,
+                      HC_GLOBAL hc_u32* out, hc_dfl_state* z) {
+  switch (stage) {
+    case HC_DFL_COUNT:
+      if (i < plan[HC_DFL_PIECES]) hc_dfl_count(data, plan, work, i);
+      break;
+    case HC_DFL_SCAN:
+      if (i < plan[HC_DFL_SEGMENTS]) hc_dfl_scan(plan, work, i);
+      break;
+    case HC_DFL_EMIT:
+      if (i < plan[HC_DFL_PIECES]) hc_dfl_emit(data, plan, work, syms, i);
+      break;
+    case HC_DFL_BLOCK:
+      if (i < plan[HC_DFL_BLOCKS]) hc_dfl_block(plan, work, syms, i, z);
+      break;
+    case HC_DFL_LAYOUT:
+      if (i < plan[HC_DFL_SEGMENTS]) hc_dfl_layout(plan, work, i);
+      break;
+    case HC_DFL_OFFSETS:
+      if (i == 0u) hc_dfl_offsets(plan, work);
+      break;
+    case HC_DFL_CLEAR:
+      if (i < (plan[HC_DFL_OUT_WORDS] + 63u) / 64u) hc_dfl_clear(plan, out, i);
+      break;
+    default:
+      if (i < plan[HC_DFL_BLOCKS]) hc_dfl_pack(data, plan, work, syms, out, i);
+      break;
+  }
+}
+
+#endif /* HETCODEC_PORTABLE_PNG_DEFLATE_H */
