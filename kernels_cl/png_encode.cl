@@ -54,12 +54,15 @@ void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_b
     const uint i = get_global_id(0);                                                        \
     if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0);                    \
   }
+HC_DFL_KERNEL(png_deflate_clear, HC_DFL_CLEAR)
 HC_DFL_KERNEL(png_deflate_count, HC_DFL_COUNT)
 HC_DFL_KERNEL(png_deflate_scan, HC_DFL_SCAN)
 HC_DFL_KERNEL(png_deflate_emit, HC_DFL_EMIT)
 HC_DFL_KERNEL(png_deflate_layout, HC_DFL_LAYOUT)
 HC_DFL_KERNEL(png_deflate_offsets, HC_DFL_OFFSETS)
-HC_DFL_KERNEL(png_deflate_clear, HC_DFL_CLEAR)
+HC_DFL_KERNEL(png_deflate_bits, HC_DFL_BITS)
+HC_DFL_KERNEL(png_deflate_place, HC_DFL_PLACE)
+HC_DFL_KERNEL(png_deflate_pack_blocks, HC_DFL_PACK_BLOCKS)
 HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
 
 /* The block stage, the only one with private scratch (zlib's trees). */

@@ -64,7 +64,7 @@ template <int Stage>
 cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const std::uint8_t* data,
                                  const std::uint32_t* plan, std::uint32_t* work,
                                  std::uint16_t* syms, std::uint32_t* out) {
-  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK ? 32 : 64;
+  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK_BLOCKS ? 32 : 64;
   png_deflate<Stage><<<(items + threads - 1) / threads, threads, 0, stream>>>(items, data, plan,
                                                                              work, syms, out);
   return cudaGetLastError();
@@ -73,17 +73,25 @@ cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const
 cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t items,
                                const std::uint8_t* data, const std::uint32_t* plan,
                                std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
+#define HC_DFL_CASE(S) \
+  case S:              \
+    return launch_deflate_stage<S>(stream, items, data, plan, work, syms, out);
   switch (stage) {
-    case HC_DFL_COUNT: return launch_deflate_stage<HC_DFL_COUNT>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_SCAN: return launch_deflate_stage<HC_DFL_SCAN>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_EMIT: return launch_deflate_stage<HC_DFL_EMIT>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_BLOCK: return launch_deflate_stage<HC_DFL_BLOCK>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_LAYOUT: return launch_deflate_stage<HC_DFL_LAYOUT>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_OFFSETS: return launch_deflate_stage<HC_DFL_OFFSETS>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_CLEAR: return launch_deflate_stage<HC_DFL_CLEAR>(stream, items, data, plan, work, syms, out);
-    case HC_DFL_PACK: return launch_deflate_stage<HC_DFL_PACK>(stream, items, data, plan, work, syms, out);
-    default: return cudaErrorInvalidValue;
+    HC_DFL_CASE(HC_DFL_CLEAR)
+    HC_DFL_CASE(HC_DFL_COUNT)
+    HC_DFL_CASE(HC_DFL_SCAN)
+    HC_DFL_CASE(HC_DFL_EMIT)
+    HC_DFL_CASE(HC_DFL_BLOCK)
+    HC_DFL_CASE(HC_DFL_LAYOUT)
+    HC_DFL_CASE(HC_DFL_OFFSETS)
+    HC_DFL_CASE(HC_DFL_BITS)
+    HC_DFL_CASE(HC_DFL_PLACE)
+    HC_DFL_CASE(HC_DFL_PACK_BLOCKS)
+    HC_DFL_CASE(HC_DFL_PACK)
+    default:
+      return cudaErrorInvalidValue;
   }
+#undef HC_DFL_CASE
 }
 
 }  // namespace hetcodec::cuda

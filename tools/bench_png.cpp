@@ -30,6 +30,7 @@ struct BenchPngOptions {
   bool peers = true;
   int segments = 0;
   std::string deflate = "both";
+  bool stages = false;
   std::string json_path;
 };
 
@@ -107,6 +108,7 @@ std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
 
 struct Result {
   std::string name, kind, mode, deflate;
+  nlohmann::json stages;
   double mp_s = 0;
   std::uint64_t bytes = 0;
   nlohmann::json device;
@@ -170,6 +172,29 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
         print(results.back());
         if (d == PngDeflate::Device && !device_all)
           std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
+        if (o.stages) {
+          // Once more with each step timed apart (the device waited for after each).
+          opts.profile = true;
+          PngEncoder timed(device, opts);
+          for (const auto& im : ims) timed.encode(im);
+          const PngEncodeStageTimes& st = timed.times();
+          const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
+          std::fprintf(stdout,
+                       "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
+                       "%.3f, host %.3f\n",
+                       st.upload / n, st.filter / n, st.deflate / n, st.download / n, st.host / n);
+          if (!st.deflate_stages.empty() && st.deflate > 0) {
+            std::fprintf(stdout, "    device deflate stages, ms:");
+            for (double v : st.deflate_stages) std::fprintf(stdout, " %.3f", v / n);
+            std::fprintf(stdout, "\n");
+          }
+          results.back().stages = {{"upload_ms", st.upload / n},   {"filter_ms", st.filter / n},
+                                   {"deflate_ms", st.deflate / n}, {"download_ms", st.download / n},
+                                   {"host_ms", st.host / n}};
+          std::vector<double> ds;
+          for (double v : st.deflate_stages) ds.push_back(v / n);
+          results.back().stages["deflate_stages_ms"] = ds;
+        }
       }
   }
   if (o.peers) {
@@ -202,6 +227,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
       if (!r.device.is_null()) e["device"] = r.device;
       if (!r.mode.empty()) e["mode"] = r.mode;
       if (!r.deflate.empty()) e["deflate"] = r.deflate;
+      if (!r.stages.is_null()) e["stages"] = r.stages;
       j["results"].push_back(e);
     }
     if (o.json_path == "-") {
@@ -514,6 +540,8 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
                   "filtered rows, or both measured")
       ->check(CLI::IsMember({"device", "host", "both"}))
       ->capture_default_str();
+  cmd->add_flag("--stages", o->stages,
+                "also time each step (upload, filter, deflate stages, download, host) apart");
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   cmd->callback([&global, o] { run_bench_png(global, *o); });

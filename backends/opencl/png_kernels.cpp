@@ -20,8 +20,9 @@ class ClPngKernels : public PngKernels {
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
         inflate_(make_kernel(device.program("png_decode"), "png_inflate")) {
     static const char* const kDeflate[HC_DFL_STAGES] = {
-        "png_deflate_count",  "png_deflate_scan",    "png_deflate_emit",  "png_deflate_block",
-        "png_deflate_layout", "png_deflate_offsets", "png_deflate_clear", "png_deflate_pack"};
+        "png_deflate_clear",  "png_deflate_count",   "png_deflate_scan", "png_deflate_emit",
+        "png_deflate_block",  "png_deflate_layout",  "png_deflate_offsets", "png_deflate_bits",
+        "png_deflate_place",  "png_deflate_pack_blocks", "png_deflate_pack"};
     for (int k = 0; k < HC_DFL_STAGES; ++k)
       deflate_[k] = make_kernel(device.program("png_encode"), kDeflate[k]);
   }
@@ -115,7 +116,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(k.setArg(3, mem_of(syms)));
     HC_CL_CHECK(k.setArg(4, mem_of(out)));
     HC_CL_CHECK(k.setArg(5, cl_uint(items)));
-    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK ? 32 : 64;
+    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK_BLOCKS ? 32 : 64;
     queue_cast(queue).launch(k, (std::size_t(items) + local - 1) / local * local, local,
                              "png_deflate");
   }

@@ -7,23 +7,7 @@
 namespace hetcodec::png {
 
 std::uint32_t DeflatePlan::items(int stage) const {
-  switch (stage) {
-    case HC_DFL_COUNT:
-    case HC_DFL_EMIT:
-      return pieces;
-    case HC_DFL_SCAN:
-    case HC_DFL_LAYOUT:
-      return segments;
-    case HC_DFL_BLOCK:
-    case HC_DFL_PACK:
-      return blocks;
-    case HC_DFL_OFFSETS:
-      return 1;
-    case HC_DFL_CLEAR:
-      return std::uint32_t((out_words + 63) / 64);
-    default:
-      return 0;
-  }
+  return stage >= 0 && stage < HC_DFL_STAGES ? hc_dfl_items(words.data(), stage) : 0;
 }
 
 std::size_t DeflatePlan::seg_off_word() const { return words[HC_DFL_W_SEG_OFF]; }
@@ -61,7 +45,9 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
                     w_seg_bytes = take(S), w_seg_off = take(S + 1),
                     w_block = take(blocks * HC_DFL_BI_WORDS),
                     w_codes = take(blocks * HC_DFL_CODE_WORDS),
-                    w_header = take(blocks * HC_DFL_HDR_WORDS);
+                    w_header = take(blocks * HC_DFL_HDR_WORDS),
+                    w_hist = take(blocks * HC_DFL_HIST_WORDS), w_piece_bits = take(pieces),
+                    w_piece_at = take(2 * pieces);
   const std::size_t limit = std::numeric_limits<std::uint32_t>::max() / 8;
   if (n > limit || out_words > limit || w > limit) return false;
 
@@ -105,6 +91,9 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
   p[HC_DFL_W_BLOCK] = std::uint32_t(w_block);
   p[HC_DFL_W_CODES] = std::uint32_t(w_codes);
   p[HC_DFL_W_HEADER] = std::uint32_t(w_header);
+  p[HC_DFL_W_HIST] = std::uint32_t(w_hist);
+  p[HC_DFL_W_PIECE_BITS] = std::uint32_t(w_piece_bits);
+  p[HC_DFL_W_PIECE_AT] = std::uint32_t(w_piece_at);
   plan.n = n;
   plan.starts = starts;
   plan.segments = std::uint32_t(S);

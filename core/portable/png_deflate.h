@@ -7,20 +7,27 @@
  *
  * The work is split into stages, each a function of one index (a piece of the data, a segment
  * or a block), run one after the other over the whole image:
- *   HC_DFL_COUNT   per piece of HC_DFL_PIECE bytes: the symbols of the runs of equal bytes
- *                  that start in it (the parse of a run never leaves it: a literal, matches of
- *                  258, then a last match of 3 or more or up to two literals), and its Adler-32.
- *   HC_DFL_SCAN    per segment: each piece's first symbol, the segment's symbols and Adler-32.
- *   HC_DFL_EMIT    per piece: the symbols, written at their index (one 16-bit word each:
- *                  a literal byte, or 256 + length - 3 for a match at distance 1).
- *   HC_DFL_BLOCK   per block of HC_DFL_SYM_LIMIT symbols: the histograms, zlib's trees (its
- *                  heap order and tie-breaks, its repair of long codes), its choice of stored,
- *                  fixed or dynamic, the code of each symbol, the dynamic header's bits.
- *   HC_DFL_LAYOUT  per segment: where each block starts, in bits, and the segment's bytes.
- *   HC_DFL_OFFSETS one item: where each segment starts in the deflate data.
- *   HC_DFL_CLEAR   per 64 words of the output: zero.
- *   HC_DFL_PACK    per block: its bits at their place (the words it shares with its
- *                  neighbours through an atomic OR, the others stored).
+ *   HC_DFL_CLEAR       per 64 words: zero the output and the histograms.
+ *   HC_DFL_COUNT       per piece of HC_DFL_PIECE bytes: the symbols of the runs of equal bytes
+ *                      that start in it (the parse of a run never leaves it: a literal, matches
+ *                      of 258, then a last match of 3 or more or up to two literals), and its
+ *                      Adler-32.
+ *   HC_DFL_SCAN        per segment: each piece's first symbol, the segment's symbols and Adler-32.
+ *   HC_DFL_EMIT        per piece: the symbols, written at their index (one 16-bit word each:
+ *                      a literal byte, or 256 + length - 3 for a match at distance 1), counted
+ *                      into their block's histogram (atomic adds), and where each block starts.
+ *   HC_DFL_BLOCK       per block of HC_DFL_SYM_LIMIT symbols: zlib's trees from the histogram
+ *                      (its heap order and tie-breaks, its repair of long codes), its choice of
+ *                      stored, fixed or dynamic, the code of each symbol, the header's bits.
+ *   HC_DFL_LAYOUT      per segment: where each block starts, in bits, and the segment's bytes.
+ *   HC_DFL_OFFSETS     one item: where each segment starts in the deflate data.
+ *   HC_DFL_BITS        per piece: the bits of its symbols in the block of its first one.
+ *   HC_DFL_PLACE       per block: where the symbols of each piece that starts in it go.
+ *   HC_DFL_PACK_BLOCKS per block: its header, end-of-block code and sync flush, or all of a
+ *                      stored block.
+ *   HC_DFL_PACK        per piece: its symbols' codes.
+ * Writers share the words at the edges of what they write with their neighbours and set
+ * those through an atomic OR on the zeroed output; the words between are theirs alone.
  * Every index range is fixed by the host from the sizes alone (a block index for every block
  * a segment could have); a stage's items beyond what the data needs do nothing. */
 #ifndef HETCODEC_PORTABLE_PNG_DEFLATE_H
@@ -30,25 +37,31 @@
 
 #if defined(__OPENCL_VERSION__)
 #define HC_DFL_ATOMIC_OR(p, v) atomic_or((volatile __global uint*)(p), (v))
+#define HC_DFL_ATOMIC_ADD(p, v) atomic_add((volatile __global uint*)(p), (v))
 #elif defined(__CUDA_ARCH__)
 #define HC_DFL_ATOMIC_OR(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
+#define HC_DFL_ATOMIC_ADD(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
 #else
 #define HC_DFL_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+#define HC_DFL_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #endif
 
 #define HC_DFL_PIECE 512u
 #define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
 
 /* The stages. */
-#define HC_DFL_COUNT 0
-#define HC_DFL_SCAN 1
-#define HC_DFL_EMIT 2
-#define HC_DFL_BLOCK 3
-#define HC_DFL_LAYOUT 4
-#define HC_DFL_OFFSETS 5
-#define HC_DFL_CLEAR 6
-#define HC_DFL_PACK 7
-#define HC_DFL_STAGES 8
+#define HC_DFL_CLEAR 0
+#define HC_DFL_COUNT 1
+#define HC_DFL_SCAN 2
+#define HC_DFL_EMIT 3
+#define HC_DFL_BLOCK 4
+#define HC_DFL_LAYOUT 5
+#define HC_DFL_OFFSETS 6
+#define HC_DFL_BITS 7
+#define HC_DFL_PLACE 8
+#define HC_DFL_PACK_BLOCKS 9
+#define HC_DFL_PACK 10
+#define HC_DFL_STAGES 11
 
 /* The plan (host-written words): a header, then tables at the word offsets it gives. */
 #define HC_DFL_N 0             /* filtered bytes */
@@ -73,6 +86,11 @@
 #define HC_DFL_W_BLOCK 18       /* per block index: HC_DFL_BI_WORDS words */
 #define HC_DFL_W_CODES 19       /* per block index: HC_DFL_CODE_WORDS words */
 #define HC_DFL_W_HEADER 20      /* per block index: HC_DFL_HDR_WORDS words */
+#define HC_DFL_W_HIST 21        /* per block index: HC_DFL_HIST_WORDS words */
+#define HC_DFL_W_PIECE_BITS 22  /* per piece: bits of its symbols in its first block */
+#define HC_DFL_W_PIECE_AT 23    /* per piece: 2 words, the stream bit of its first symbol */
+#define HC_DFL_HIST_WORDS 288   /* literal/length counts (286), then the matches */
+#define HC_DFL_HIST_MATCHES 286
 #define HC_DFL_PLAN_HEADER 24
 /* Work word 0 is the status: 0, or the bits below. */
 #define HC_DFL_UNSURE 1u   /* a block would be stored past the limit: the host decides */
@@ -87,8 +105,8 @@
 #define HC_DFL_BI_BYTE_START 5
 #define HC_DFL_BI_BIT_LO 6    /* where it starts, in bits from its segment's start */
 #define HC_DFL_BI_BIT_HI 7
-#define HC_DFL_BI_SYM_START 8 /* its first symbol, in the segment */
-#define HC_DFL_BI_SYMS 9
+#define HC_DFL_BI_DATA_LO 8   /* where its first symbol's code goes, in bits from the stream's start */
+#define HC_DFL_BI_DATA_HI 9
 #define HC_DFL_BI_FINAL 10    /* the stream's final block */
 #define HC_DFL_BI_FLUSH 11    /* the last block of a segment before another: a sync flush follows */
 #define HC_DFL_BI_WORDS 12
@@ -211,28 +229,61 @@ HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* pla
   work[plan[HC_DFL_W_PIECE_ADLER] + p] = (s1 % 65521u) | ((s2 % 65521u) << 16);
 }
 
+/* The symbol emitter of a piece: where the next symbol goes, its block, its byte. */
+typedef struct {
+  HC_GLOBAL hc_u16* out;
+  HC_GLOBAL hc_u32* hist; /* the current block's */
+  HC_GLOBAL hc_u32* block_info;
+  hc_u32 block, rem, pos; /* block index, symbols before this one in it, data byte */
+} hc_dfl_emitter;
+
+HC_FN void hc_dfl_put_symbol(hc_dfl_emitter* e, hc_u32 value, hc_u32 bytes) {
+  if (e->rem == HC_DFL_SYM_LIMIT) {
+    e->rem = 0;
+    e->block++;
+    e->hist += HC_DFL_HIST_WORDS;
+  }
+  if (e->rem == 0u) e->block_info[e->block * HC_DFL_BI_WORDS + HC_DFL_BI_BYTE_START] = e->pos;
+  *e->out++ = (hc_u16)value;
+  if (value < 256u) {
+    HC_DFL_ATOMIC_ADD(e->hist + value, 1u);
+  } else {
+    HC_DFL_ATOMIC_ADD(e->hist + 257u + hc_dfl_length_code(value - 256u), 1u);
+    HC_DFL_ATOMIC_ADD(e->hist + HC_DFL_HIST_MATCHES, 1u);
+  }
+  e->rem++;
+  e->pos += bytes;
+}
+
 HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
-                       const HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i;
+                       HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms, hc_u32 p) {
+  hc_u32 s, a, b, sa, sb, i, first;
+  hc_dfl_emitter e;
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
-  HC_GLOBAL hc_u16* out = syms + sa + work[plan[HC_DFL_W_PIECE_OFF] + p];
+  first = work[plan[HC_DFL_W_PIECE_OFF] + p];
+  e.out = syms + sa + first;
+  e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + first / HC_DFL_SYM_LIMIT;
+  e.rem = first % HC_DFL_SYM_LIMIT;
+  e.hist = work + plan[HC_DFL_W_HIST] + e.block * HC_DFL_HIST_WORDS;
+  e.block_info = work + plan[HC_DFL_W_BLOCK];
   i = hc_dfl_first_run(data, a, b, sa);
+  e.pos = i;
   while (i < b) {
     const hc_u8 v = data[i];
-    hc_u32 e = i + 1u, rest;
-    while (e < sb && data[e] == v) ++e;
-    *out++ = v;
-    rest = e - i - 1u;
+    hc_u32 end = i + 1u, rest;
+    while (end < sb && data[end] == v) ++end;
+    hc_dfl_put_symbol(&e, v, 1u);
+    rest = end - i - 1u;
     while (rest >= 258u) {
-      *out++ = (hc_u16)(256u + 255u);
+      hc_dfl_put_symbol(&e, 256u + 255u, 258u);
       rest -= 258u;
     }
     if (rest >= 3u) {
-      *out++ = (hc_u16)(256u + rest - 3u);
+      hc_dfl_put_symbol(&e, 256u + rest - 3u, rest);
     } else {
-      while (rest--) *out++ = v;
+      while (rest--) hc_dfl_put_symbol(&e, v, 1u);
     }
-    i = e;
+    i = end;
   }
 }
 
@@ -259,13 +310,11 @@ HC_FN void hc_dfl_layout(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, h
   const hc_u32 nb = hc_dfl_segment_blocks(work[plan[HC_DFL_W_SEG_TOTAL] + s], s + 1u == segments);
   const hc_u32 first = plan[plan[HC_DFL_SEG_BLOCK] + s];
   hc_u64 bit = 0;
-  hc_u32 byte = plan[plan[HC_DFL_SEG_START] + s], j;
+  hc_u32 j;
   for (j = 0; j < nb; ++j) {
     HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + (first + j) * HC_DFL_BI_WORDS;
-    bi[HC_DFL_BI_BYTE_START] = byte;
     bi[HC_DFL_BI_BIT_LO] = (hc_u32)bit;
     bi[HC_DFL_BI_BIT_HI] = (hc_u32)(bit >> 32);
-    byte += bi[HC_DFL_BI_BYTES];
     if (bi[HC_DFL_BI_TYPE] == 0u) {
       bit = ((bit + 3u + 7u) & ~(hc_u64)7u) + 32u + 8u * (hc_u64)bi[HC_DFL_BI_BYTES];
     } else {
@@ -526,38 +575,32 @@ HC_FN void hc_dfl_tree_runs(hc_dfl_state* z, hc_dfl_tree* t, hc_dfl_hw* w) {
 
 /* ---- the block stage ------------------------------------------------------------------------ */
 
-HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
-                        const HC_GLOBAL hc_u16* syms, hc_u32 k, hc_dfl_state* z) {
+HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
+                        hc_dfl_state* z) {
   const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
   const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
   const hc_u32 segments = plan[HC_DFL_SEGMENTS];
   const int last_seg = s + 1u == segments;
   const hc_u32 total = work[plan[HC_DFL_W_SEG_TOTAL] + s];
   const hc_u32 nb = hc_dfl_segment_blocks(total, last_seg);
+  const hc_u32 seg_end = plan[plan[HC_DFL_SEG_START] + s + 1u];
   HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
   HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-  hc_u32 i, first, count, bytes = 0, matches = 0, type, max_blindex = 0;
+  const HC_GLOBAL hc_u32* hist = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
+  hc_u32 i, bytes, matches, type, max_blindex = 0;
   hc_u64 opt_lenb, static_lenb, data_bits = 0;
-  const HC_GLOBAL hc_u16* sp;
   bi[HC_DFL_BI_EXISTS] = j < nb ? 1u : 0u;
   if (j >= nb) return;
-  first = j * HC_DFL_SYM_LIMIT;
-  count = total - first < HC_DFL_SYM_LIMIT ? total - first : HC_DFL_SYM_LIMIT;
-  sp = syms + plan[plan[HC_DFL_SEG_START] + s] + first;
-  for (i = 0; i < HC_DFL_HEAP; ++i) z->l.freq[i] = 0;
+  /* The bytes its symbols cover: up to the next block's first (HC_DFL_EMIT wrote the starts of
+   * the blocks that have symbols; only a final block can have none). */
+  if (j * HC_DFL_SYM_LIMIT == total) bi[HC_DFL_BI_BYTE_START] = seg_end;
+  bytes = ((j + 1u) * HC_DFL_SYM_LIMIT < total ? bi[HC_DFL_BI_WORDS + HC_DFL_BI_BYTE_START]
+                                               : seg_end) -
+          bi[HC_DFL_BI_BYTE_START];
+  matches = hist[HC_DFL_HIST_MATCHES];
+  for (i = 0; i < HC_DFL_HEAP; ++i) z->l.freq[i] = i < HC_DFL_L_CODES ? hist[i] : 0u;
   for (i = 0; i < 2u * HC_DFL_D_CODES + 1u; ++i) z->d.freq[i] = 0;
   for (i = 0; i < 2u * HC_DFL_BL_CODES + 1u; ++i) z->bl.freq[i] = 0;
-  for (i = 0; i < count; ++i) {
-    const hc_u32 v = sp[i];
-    if (v < 256u) {
-      z->l.freq[v]++;
-      bytes += 1u;
-    } else {
-      z->l.freq[257u + hc_dfl_length_code(v - 256u)]++;
-      bytes += v - 256u + 3u;
-      ++matches;
-    }
-  }
   z->l.freq[256] = 1u;
   z->d.freq[0] = matches;
   z->opt_len = z->static_len = 0;
@@ -581,8 +624,6 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
   }
   bi[HC_DFL_BI_TYPE] = type;
   bi[HC_DFL_BI_BYTES] = bytes;
-  bi[HC_DFL_BI_SYM_START] = first;
-  bi[HC_DFL_BI_SYMS] = count;
   bi[HC_DFL_BI_FINAL] = last_seg && j + 1u == nb ? 1u : 0u;
   bi[HC_DFL_BI_FLUSH] = !last_seg && j + 1u == nb ? 1u : 0u;
   bi[HC_DFL_BI_HDR_BITS] = 0;
@@ -617,9 +658,19 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
     codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
     codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
   }
-  /* The symbols' bits, end-of-block included. */
-  data_bits = codes[1025];
-  for (i = 0; i < count; ++i) data_bits += codes[2u * sp[i] + 1u];
+  /* The symbols' bits, end-of-block included, from the histogram (the tree build may have
+   * given an unused code a count of 1; hist holds the true counts). */
+  {
+    const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
+    data_bits = codes[1025] + (hc_u64)matches * dlen;
+    for (i = 0; i < 256u; ++i) data_bits += (hc_u64)hist[i] * codes[2u * i + 1u];
+    for (i = 0; i < 29u; ++i) {
+      const hc_u32 sym = 257u + i;
+      if (hist[sym])
+        data_bits += (hc_u64)hist[sym] *
+                     ((type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym]) + hc_dfl_length_extra(i));
+    }
+  }
   bi[HC_DFL_BI_DATA_BITS] = (hc_u32)data_bits;
   if (type == 2u) {
     hc_dfl_hw w;
@@ -652,6 +703,13 @@ typedef struct {
   int first;
 } hc_dfl_bw;
 
+HC_FN void hc_dfl_bw_start(hc_dfl_bw* w, HC_GLOBAL hc_u32* out, hc_u64 bit) {
+  w->out = out;
+  w->word = bit >> 5;
+  w->n = (hc_u32)(bit & 31u);
+  w->acc = 0;
+  w->first = 1;
+}
 HC_FN void hc_dfl_bw_flush_word(hc_dfl_bw* w) {
   if (w->first) {
     HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
@@ -673,25 +731,124 @@ HC_FN void hc_dfl_bw_end(hc_dfl_bw* w) {
   if (w->n) HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
 }
 
-HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
-                       const HC_GLOBAL hc_u32* work, const HC_GLOBAL hc_u16* syms,
-                       HC_GLOBAL hc_u32* out, hc_u32 k) {
+/* Where block k starts in the stream, in bits, and where its first symbol's code goes. */
+HC_FN hc_u64 hc_dfl_block_bit(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work,
+                              hc_u32 k) {
   const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
   const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
-  hc_u64 bit;
+  return 8u * (hc_u64)work[plan[HC_DFL_W_SEG_OFF] + s] +
+         (((hc_u64)bi[HC_DFL_BI_BIT_HI] << 32) | bi[HC_DFL_BI_BIT_LO]);
+}
+HC_FN hc_u64 hc_dfl_data_bit(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work, hc_u32 k) {
+  return hc_dfl_block_bit(plan, work, k) + 3u +
+         work[plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS + HC_DFL_BI_HDR_BITS];
+}
+
+/* A piece's symbols: [*first, *end) in its segment, the block of the first. */
+HC_FN void hc_dfl_piece_symbols(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work,
+                                hc_u32 p, hc_u32* first, hc_u32* end, hc_u32* block) {
+  const hc_u32 s = plan[plan[HC_DFL_PIECE_SEG] + p];
+  *first = work[plan[HC_DFL_W_PIECE_OFF] + p];
+  *end = *first + work[plan[HC_DFL_W_PIECE_COUNT] + p];
+  *block = plan[plan[HC_DFL_SEG_BLOCK] + s] + *first / HC_DFL_SYM_LIMIT;
+}
+
+HC_FN void hc_dfl_bits(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
+                       const HC_GLOBAL hc_u16* syms, hc_u32 p) {
+  hc_u32 first, end, k, i, bits = 0;
+  hc_dfl_piece_symbols(plan, work, p, &first, &end, &k);
+  if (first < end && work[plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS + HC_DFL_BI_TYPE] != 0u) {
+    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + plan[plan[HC_DFL_PIECE_SEG] + p]];
+    const hc_u32 stop = (first / HC_DFL_SYM_LIMIT + 1u) * HC_DFL_SYM_LIMIT;
+    for (i = first; i < end && i < stop; ++i) bits += codes[2u * sp[i] + 1u];
+  }
+  work[plan[HC_DFL_W_PIECE_BITS] + p] = bits;
+}
+
+HC_FN void hc_dfl_place(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
+                        const HC_GLOBAL hc_u16* syms, hc_u32 k) {
+  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
+  const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
+  const hc_u32 lo = j * HC_DFL_SYM_LIMIT, hi = lo + HC_DFL_SYM_LIMIT;
+  const HC_GLOBAL hc_u32* off = work + plan[HC_DFL_W_PIECE_OFF];
+  hc_u32 p0 = plan[plan[HC_DFL_SEG_PIECE] + s], p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
+  hc_u64 at;
+  if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u || bi[HC_DFL_BI_TYPE] == 0u) return;
+  /* The first piece whose first symbol is in this block or later. */
+  while (p0 < p1) {
+    const hc_u32 mid = p0 + (p1 - p0) / 2u;
+    if (off[mid] < lo) p0 = mid + 1u; else p1 = mid;
+  }
+  p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
+  at = hc_dfl_data_bit(plan, work, k);
+  /* The block's first symbols may end a run of a piece that started before it: theirs come
+   * first (that piece's writer goes on into this block). */
+  if (p0 > plan[plan[HC_DFL_SEG_PIECE] + s]) {
+    const hc_u32 prev_end = off[p0 - 1u] + work[plan[HC_DFL_W_PIECE_COUNT] + p0 - 1u];
+    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + s];
+    hc_u32 i;
+    for (i = lo; i < prev_end && i < hi; ++i) at += codes[2u * sp[i] + 1u];
+  }
+  for (; p0 < p1 && off[p0] < hi; ++p0) {
+    work[plan[HC_DFL_W_PIECE_AT] + 2u * p0] = (hc_u32)at;
+    work[plan[HC_DFL_W_PIECE_AT] + 2u * p0 + 1u] = (hc_u32)(at >> 32);
+    at += work[plan[HC_DFL_W_PIECE_BITS] + p0];
+  }
+}
+
+HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work,
+                       const HC_GLOBAL hc_u16* syms, HC_GLOBAL hc_u32* out, hc_u32 p) {
+  hc_u32 first, end, k, i, rem;
+  const HC_GLOBAL hc_u32* bi;
+  const HC_GLOBAL hc_u32* codes;
+  const HC_GLOBAL hc_u16* sp;
   hc_dfl_bw w;
-  hc_u32 i, type, final_block;
+  int coded;
+  if (work[0] != 0u) return;
+  hc_dfl_piece_symbols(plan, work, p, &first, &end, &k);
+  if (first == end) return;
+  sp = syms + plan[plan[HC_DFL_SEG_START] + plan[plan[HC_DFL_PIECE_SEG] + p]];
+  bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+  coded = bi[HC_DFL_BI_TYPE] != 0u;
+  rem = first % HC_DFL_SYM_LIMIT;
+  /* (HC_DFL_PLACE placed the piece only when its first block is coded) */
+  hc_dfl_bw_start(&w, out,
+                  coded ? ((hc_u64)work[plan[HC_DFL_W_PIECE_AT] + 2u * p + 1u] << 32) |
+                              work[plan[HC_DFL_W_PIECE_AT] + 2u * p]
+                        : 0u);
+  for (i = first; i < end; ++i) {
+    if (rem == HC_DFL_SYM_LIMIT) {
+      /* The run goes on into the next block: its codes, from its data's start. */
+      if (coded) hc_dfl_bw_end(&w);
+      ++k;
+      rem = 0;
+      bi += HC_DFL_BI_WORDS;
+      codes += HC_DFL_CODE_WORDS;
+      coded = bi[HC_DFL_BI_TYPE] != 0u;
+      hc_dfl_bw_start(&w, out, hc_dfl_data_bit(plan, work, k));
+    }
+    if (coded) {
+      const hc_u32 v = sp[i];
+      hc_dfl_bw_put(&w, codes[2u * v], codes[2u * v + 1u]);
+    }
+    ++rem;
+  }
+  if (coded) hc_dfl_bw_end(&w);
+}
+
+HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
+                             const HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* out, hc_u32 k) {
+  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  hc_dfl_bw w;
+  hc_u32 i, type;
   if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u) return;
-  bit = 8u * (hc_u64)work[plan[HC_DFL_W_SEG_OFF] + s] +
-        (((hc_u64)bi[HC_DFL_BI_BIT_HI] << 32) | bi[HC_DFL_BI_BIT_LO]);
-  w.out = out;
-  w.word = bit >> 5;
-  w.n = (hc_u32)(bit & 31u);
-  w.acc = 0;
-  w.first = 1;
   type = bi[HC_DFL_BI_TYPE];
-  final_block = bi[HC_DFL_BI_FINAL];
-  hc_dfl_bw_put(&w, final_block | (type << 1), 3u);
+  hc_dfl_bw_start(&w, out, hc_dfl_block_bit(plan, work, k));
+  hc_dfl_bw_put(&w, bi[HC_DFL_BI_FINAL] | (type << 1), 3u);
   if (type == 0u) {
     const hc_u32 len = bi[HC_DFL_BI_BYTES];
     const HC_GLOBAL hc_u8* src = data + bi[HC_DFL_BI_BYTE_START];
@@ -700,19 +857,13 @@ HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
     for (i = 0; i < len; ++i) hc_dfl_bw_put(&w, src[i], 8u);
   } else {
     const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-    const HC_GLOBAL hc_u16* sp =
-        syms + plan[plan[HC_DFL_SEG_START] + s] + bi[HC_DFL_BI_SYM_START];
-    const hc_u32 count = bi[HC_DFL_BI_SYMS];
-    if (type == 2u) {
-      const HC_GLOBAL hc_u32* hdr = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
-      const hc_u32 hbits = bi[HC_DFL_BI_HDR_BITS];
-      for (i = 0; i + 32u <= hbits; i += 32u) hc_dfl_bw_put(&w, hdr[i / 32u], 32u);
-      if (hbits & 31u) hc_dfl_bw_put(&w, hdr[i / 32u] & ((1u << (hbits & 31u)) - 1u), hbits & 31u);
-    }
-    for (i = 0; i < count; ++i) {
-      const hc_u32 v = sp[i];
-      hc_dfl_bw_put(&w, codes[2u * v], codes[2u * v + 1u]);
-    }
+    const HC_GLOBAL hc_u32* hdr = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
+    const hc_u32 hbits = bi[HC_DFL_BI_HDR_BITS];
+    for (i = 0; i + 32u <= hbits; i += 32u) hc_dfl_bw_put(&w, hdr[i / 32u], 32u);
+    if (hbits & 31u) hc_dfl_bw_put(&w, hdr[i / 32u] & ((1u << (hbits & 31u)) - 1u), hbits & 31u);
+    hc_dfl_bw_end(&w);
+    /* The end-of-block code, after the symbols' codes. */
+    hc_dfl_bw_start(&w, out, hc_dfl_data_bit(plan, work, k) + bi[HC_DFL_BI_DATA_BITS] - codes[1025]);
     hc_dfl_bw_put(&w, codes[1024], codes[1025]);
   }
   if (bi[HC_DFL_BI_FLUSH]) {
@@ -723,41 +874,59 @@ HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   hc_dfl_bw_end(&w);
 }
 
-HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* out, hc_u32 i) {
-  const hc_u32 words = plan[HC_DFL_OUT_WORDS];
-  hc_u32 w = i * 64u, end = w + 64u < words ? w + 64u : words;
-  for (; w < end; ++w) out[w] = 0;
+HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
+                        HC_GLOBAL hc_u32* out, hc_u32 i) {
+  const hc_u32 out_chunks = (plan[HC_DFL_OUT_WORDS] + 63u) / 64u;
+  HC_GLOBAL hc_u32* to = out;
+  hc_u32 words = plan[HC_DFL_OUT_WORDS], w, end;
+  if (i >= out_chunks) {
+    i -= out_chunks;
+    to = work + plan[HC_DFL_W_HIST];
+    words = plan[HC_DFL_BLOCKS] * HC_DFL_HIST_WORDS;
+  }
+  w = i * 64u;
+  end = w + 64u < words ? w + 64u : words;
+  for (; w < end; ++w) to[w] = 0;
+}
+
+/* Items of each stage. */
+HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
+  switch (stage) {
+    case HC_DFL_CLEAR:
+      return (plan[HC_DFL_OUT_WORDS] + 63u) / 64u +
+             (plan[HC_DFL_BLOCKS] * HC_DFL_HIST_WORDS + 63u) / 64u;
+    case HC_DFL_COUNT:
+    case HC_DFL_EMIT:
+    case HC_DFL_BITS:
+    case HC_DFL_PACK:
+      return plan[HC_DFL_PIECES];
+    case HC_DFL_SCAN:
+    case HC_DFL_LAYOUT:
+      return plan[HC_DFL_SEGMENTS];
+    case HC_DFL_OFFSETS:
+      return 1u;
+    default:
+      return plan[HC_DFL_BLOCKS];
+  }
 }
 
 /* The stage `stage` for item `i` (z: private scratch of HC_DFL_BLOCK). */
 HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
                       const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms,
                       HC_GLOBAL hc_u32* out, hc_dfl_state* z) {
+  if (i >= hc_dfl_items(plan, stage)) return;
   switch (stage) {
-    case HC_DFL_COUNT:
-      if (i < plan[HC_DFL_PIECES]) hc_dfl_count(data, plan, work, i);
-      break;
-    case HC_DFL_SCAN:
-      if (i < plan[HC_DFL_SEGMENTS]) hc_dfl_scan(plan, work, i);
-      break;
-    case HC_DFL_EMIT:
-      if (i < plan[HC_DFL_PIECES]) hc_dfl_emit(data, plan, work, syms, i);
-      break;
-    case HC_DFL_BLOCK:
-      if (i < plan[HC_DFL_BLOCKS]) hc_dfl_block(plan, work, syms, i, z);
-      break;
-    case HC_DFL_LAYOUT:
-      if (i < plan[HC_DFL_SEGMENTS]) hc_dfl_layout(plan, work, i);
-      break;
-    case HC_DFL_OFFSETS:
-      if (i == 0u) hc_dfl_offsets(plan, work);
-      break;
-    case HC_DFL_CLEAR:
-      if (i < (plan[HC_DFL_OUT_WORDS] + 63u) / 64u) hc_dfl_clear(plan, out, i);
-      break;
-    default:
-      if (i < plan[HC_DFL_BLOCKS]) hc_dfl_pack(data, plan, work, syms, out, i);
-      break;
+    case HC_DFL_CLEAR: hc_dfl_clear(plan, work, out, i); break;
+    case HC_DFL_COUNT: hc_dfl_count(data, plan, work, i); break;
+    case HC_DFL_SCAN: hc_dfl_scan(plan, work, i); break;
+    case HC_DFL_EMIT: hc_dfl_emit(data, plan, work, syms, i); break;
+    case HC_DFL_BLOCK: hc_dfl_block(plan, work, i, z); break;
+    case HC_DFL_LAYOUT: hc_dfl_layout(plan, work, i); break;
+    case HC_DFL_OFFSETS: hc_dfl_offsets(plan, work); break;
+    case HC_DFL_BITS: hc_dfl_bits(plan, work, syms, i); break;
+    case HC_DFL_PLACE: hc_dfl_place(plan, work, syms, i); break;
+    case HC_DFL_PACK_BLOCKS: hc_dfl_pack_block(data, plan, work, out, i); break;
+    default: hc_dfl_pack(plan, work, syms, out, i); break;
   }
 }
 

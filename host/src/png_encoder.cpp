@@ -2,6 +2,7 @@
 // device, PngKernels::filter_rows picks libpng's filter per row and filters it, the filtered
 // rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -34,6 +35,17 @@ struct PngEncoder::Impl {
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
   bool on_device = false;
+  PngEncodeStageTimes times;
+  // With options.profile: waits for the queue and adds the time since the last lap to `slot`.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point mark;
+  void lap(double& slot) {
+    if (!options.profile) return;
+    queue->finish();
+    const auto now = Clock::now();
+    slot += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  }
 
   void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
     if (!b || b->size() < n) {
@@ -71,8 +83,13 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   ensure(out, p.out_words * 4);
   q.write(*plan, 0, p.words.data(), p.words.size() * 4);
   PngKernels& k = device->png();
-  for (int stage = 0; stage < HC_DFL_STAGES; ++stage)
+  times.deflate_stages.resize(HC_DFL_STAGES);
+  const auto t0 = mark;
+  for (int stage = 0; stage < HC_DFL_STAGES; ++stage) {
     k.deflate(q, stage, p.items(stage), *filtered, *plan, *work, *syms, *out);
+    lap(times.deflate_stages[std::size_t(stage)]);
+  }
+  if (options.profile) times.deflate += std::chrono::duration<double>(mark - t0).count();
   std::uint32_t status = 0;
   q.read(&status, *work, 0, 4);
   if (status != 0) return {};
@@ -83,6 +100,7 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   const std::size_t total = seg_off[S];
   std::vector<std::uint8_t> data(total);
   q.read(data.data(), *out, 0, total);
+  lap(times.download);
   std::uint32_t adler = 1;
   for (std::size_t s = 0; s < S; ++s) {
     const std::size_t end = s + 1 < S ? seg.starts[s + 1] : n;
@@ -94,11 +112,19 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
                                    std::uint8_t(adler >> 8), std::uint8_t(adler)};
   const std::vector<png::StreamPart> parts = {
       {header.data(), 2}, {data.data(), total}, {trailer, 4}};
-  if (compatible) return png::compatible_file(shape, parts);
-  std::vector<std::size_t> offsets(S);
-  for (std::size_t s = 0; s < S; ++s) offsets[s] = 2 + std::size_t(seg_off[s]);
-  return png::parallel_file(shape, seg.first_row, offsets, parts);
+  std::vector<std::uint8_t> file;
+  if (compatible) {
+    file = png::compatible_file(shape, parts);
+  } else {
+    std::vector<std::size_t> offsets(S);
+    for (std::size_t s = 0; s < S; ++s) offsets[s] = 2 + std::size_t(seg_off[s]);
+    file = png::parallel_file(shape, seg.first_row, offsets, parts);
+  }
+  lap(times.host);
+  return file;
 }
+
+const PngEncodeStageTimes& PngEncoder::times() const { return impl_->times; }
 
 bool PngEncoder::last_deflated_on_device() const { return impl_->on_device; }
 
@@ -135,9 +161,11 @@ std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
                    image.samples.size());
   Impl& im = *impl_;
   if (!im.queue) im.queue = im.device->create_queue();
+  im.mark = Impl::Clock::now();
   if (!im.rows || im.rows->size() < image.samples.size())
     im.rows = im.device->alloc(image.samples.size());
   im.queue->write(*im.rows, 0, image.samples.data(), image.samples.size());
+  im.lap(im.times.upload);
   return finish(image.width, image.height, image.channels, image.bit_depth);
 }
 
@@ -149,8 +177,10 @@ std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   png::check_shape(image.width, image.height, ch, 8, image.bytes());
   Impl& im = *impl_;
   if (!im.queue) im.queue = im.device->create_queue();
+  im.mark = Impl::Clock::now();
   if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
+  im.lap(im.times.upload);
   return finish(image.width, image.height, ch, 8);
 }
 
@@ -170,6 +200,8 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   info.bpp = std::uint32_t(shape.channels * shape.bit_depth / 8);
   info.mask = png::libpng_filter_mask_of(shape);
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
+  im.lap(im.times.filter);
+  if (im.options.profile) ++im.times.images;
   im.on_device = false;
   const bool device_deflate =
       im.options.deflate == PngDeflate::Device ||
@@ -185,12 +217,17 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   std::vector<std::uint8_t> filtered(out_bytes);
   im.queue->read(filtered.data(), *im.filtered, 0, out_bytes);
   im.queue->finish();
-  if (im.options.mode == PngMode::Compatible)
-    return png::assemble_compatible(shape, filtered, im.options.threads);
-  const int segments = im.options.segments > 0
-                           ? im.options.segments
-                           : std::max(1, int(dev.info().compute_units));
-  return png::assemble_parallel(shape, filtered, segments, im.options.threads);
+  im.lap(im.times.download);
+  std::vector<std::uint8_t> file;
+  if (im.options.mode == PngMode::Compatible) {
+    file = png::assemble_compatible(shape, filtered, im.options.threads);
+  } else {
+    const int segments = im.options.segments > 0 ? im.options.segments
+                                                 : std::max(1, int(dev.info().compute_units));
+    file = png::assemble_parallel(shape, filtered, segments, im.options.threads);
+  }
+  im.lap(im.times.host);
+  return file;
 }
 
 }  // namespace hetcodec

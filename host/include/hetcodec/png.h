@@ -55,6 +55,19 @@ struct PngEncodeOptions {
   // hardware thread.
   int threads = 0;
   PngDeflate deflate = PngDeflate::Auto;
+  // Time each step (waiting for the device after each, which costs a little): times().
+  bool profile = false;
+};
+
+// Seconds spent per step, summed over the images encoded with PngEncodeOptions::profile on.
+struct PngEncodeStageTimes {
+  double upload = 0;        // the samples to the device
+  double filter = 0;        // the filter choice and the filtered rows
+  double deflate = 0;       // the device deflate, all its stages
+  std::vector<double> deflate_stages;  // each stage of it (core/portable/png_deflate.h order)
+  double download = 0;      // the deflate data (or, for the host deflate, the filtered rows)
+  double host = 0;          // the host's part: the stream (host deflate), chunks and CRCs
+  std::uint64_t images = 0;
 };
 
 class PngEncoder {
@@ -77,6 +90,7 @@ class PngEncoder {
   // when the device path cannot make zlib's bytes (a compatible-mode block that zlib would
   // store only if its window still held the bytes) or the data is too large for it.
   bool last_deflated_on_device() const;
+  const PngEncodeStageTimes& times() const;
 
  private:
   struct Impl;
