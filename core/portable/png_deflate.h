@@ -262,8 +262,9 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   first = work[plan[HC_DFL_W_PIECE_OFF] + p];
   e.out = syms + sa + first;
-  e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + first / HC_DFL_SYM_LIMIT;
-  e.rem = first % HC_DFL_SYM_LIMIT;
+  e.rem = first / HC_DFL_SYM_LIMIT; /* (see hc_dfl_run_symbols for why not %) */
+  e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + e.rem;
+  e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
   e.hist = work + plan[HC_DFL_W_HIST] + e.block * HC_DFL_HIST_WORDS;
   e.block_info = work + plan[HC_DFL_W_BLOCK];
   i = hc_dfl_first_run(data, a, b, sa);
@@ -814,7 +815,7 @@ HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* wor
   bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
   codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
   coded = bi[HC_DFL_BI_TYPE] != 0u;
-  rem = first % HC_DFL_SYM_LIMIT;
+  rem = first - first / HC_DFL_SYM_LIMIT * HC_DFL_SYM_LIMIT; /* (not %: hc_dfl_run_symbols) */
   /* (HC_DFL_PLACE placed the piece only when its first block is coded) */
   hc_dfl_bw_start(&w, out,
                   coded ? ((hc_u64)work[plan[HC_DFL_W_PIECE_AT] + 2u * p + 1u] << 32) |
