@@ -191,13 +191,25 @@ HC_FN void hc_dfl_piece(const HC_GLOBAL hc_u32* plan, hc_u32 p, hc_u32* s, hc_u3
   *b = *sb - *a < HC_DFL_PIECE ? *sb : *a + HC_DFL_PIECE;
 }
 
-/* The first run start at or after a in [a, b), runs being cut at the segment start sa. */
-HC_FN hc_u32 hc_dfl_first_run(const HC_GLOBAL hc_u8* data, hc_u32 a, hc_u32 b, hc_u32 sa) {
-  if (a > sa) {
-    const hc_u8 v = data[a - 1u];
-    while (a < b && data[a] == v) ++a;
+/* The filtered bytes read a 32-bit word at a time (the buffer holds whole words: the host
+ * zeroes the bytes after the data up to the next multiple of 4). */
+typedef struct {
+  const HC_GLOBAL hc_u32* words;
+  hc_u32 index, word;
+} hc_dfl_reader;
+
+HC_FN void hc_dfl_reader_init(hc_dfl_reader* r, const HC_GLOBAL hc_u8* data) {
+  r->words = (const HC_GLOBAL hc_u32*)data;
+  r->index = 0xFFFFFFFFu;
+  r->word = 0;
+}
+HC_FN hc_u32 hc_dfl_get(hc_dfl_reader* r, hc_u32 i) {
+  const hc_u32 k = i >> 2;
+  if (k != r->index) {
+    r->index = k;
+    r->word = r->words[k];
   }
-  return a;
+  return (r->word >> ((i & 3u) << 3)) & 0xFFu;
 }
 
 /* Blocks of a segment with `total` symbols: full ones, then for the stream's last segment a
@@ -208,21 +220,30 @@ HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
 
 /* ---- stages over pieces ----------------------------------------------------------------- */
 
+/* The runs a piece owns are those that start in it (the last may go on past it, up to the
+ * segment's end). COUNT and EMIT walk its bytes once, closing each run when the next starts. */
 HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                         HC_GLOBAL hc_u32* work, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0;
+  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev, start = 0;
+  int own = 0;
+  hc_dfl_reader r;
+  hc_dfl_reader_init(&r, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
+  prev = a > sa ? hc_dfl_get(&r, a - 1u) : 0u;
   for (i = a; i < b; ++i) {
-    s1 += data[i];
+    const hc_u32 x = hc_dfl_get(&r, i);
+    s1 += x;
     s2 += s1;
+    if (i == sa || x != prev) {
+      if (own) count += hc_dfl_run_symbols(i - start);
+      own = 1;
+      start = i;
+      prev = x;
+    }
   }
-  i = hc_dfl_first_run(data, a, b, sa);
-  while (i < b) {
-    const hc_u8 v = data[i];
-    hc_u32 e = i + 1u;
-    while (e < sb && data[e] == v) ++e;
-    count += hc_dfl_run_symbols(e - i);
-    i = e;
+  if (own) {
+    while (i < sb && hc_dfl_get(&r, i) == prev) ++i;
+    count += hc_dfl_run_symbols(i - start);
   }
   if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
   work[plan[HC_DFL_W_PIECE_COUNT] + p] = count;
@@ -257,9 +278,13 @@ HC_FN void hc_dfl_put_symbol(hc_dfl_emitter* e, hc_u32 value, hc_u32 bytes) {
 
 HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                        HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i, first;
+  hc_u32 s, a, b, sa, sb, i, first, prev, start = 0;
+  int own = 0;
   hc_dfl_emitter e;
+  hc_dfl_reader r;
+  hc_dfl_reader_init(&r, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
+  e.pos = a;
   first = work[plan[HC_DFL_W_PIECE_OFF] + p];
   e.out = syms + sa + first;
   e.rem = first / HC_DFL_SYM_LIMIT; /* (see hc_dfl_run_symbols for why not %) */
@@ -267,24 +292,36 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
   e.hist = work + plan[HC_DFL_W_HIST] + e.block * HC_DFL_HIST_WORDS;
   e.block_info = work + plan[HC_DFL_W_BLOCK];
-  i = hc_dfl_first_run(data, a, b, sa);
-  e.pos = i;
-  while (i < b) {
-    const hc_u8 v = data[i];
-    hc_u32 end = i + 1u, rest;
-    while (end < sb && data[end] == v) ++end;
-    hc_dfl_put_symbol(&e, v, 1u);
-    rest = end - i - 1u;
-    while (rest >= 258u) {
-      hc_dfl_put_symbol(&e, 256u + 255u, 258u);
-      rest -= 258u;
-    }
-    if (rest >= 3u) {
-      hc_dfl_put_symbol(&e, 256u + rest - 3u, rest);
+  prev = a > sa ? hc_dfl_get(&r, a - 1u) : 0u;
+  for (i = a;; ++i) {
+    hc_u32 x = 0;
+    if (i < b) {
+      x = hc_dfl_get(&r, i);
+      if (i != sa && x == prev) continue;
     } else {
-      while (rest--) hc_dfl_put_symbol(&e, v, 1u);
+      if (!own) break;
+      while (i < sb && hc_dfl_get(&r, i) == prev) ++i;
     }
-    i = end;
+    if (own) {
+      /* The run [start, i) of bytes `prev`: a literal, matches of 258, then the rest. */
+      hc_u32 rest = i - start - 1u;
+      hc_dfl_put_symbol(&e, prev, 1u);
+      while (rest >= 258u) {
+        hc_dfl_put_symbol(&e, 256u + 255u, 258u);
+        rest -= 258u;
+      }
+      if (rest >= 3u) {
+        hc_dfl_put_symbol(&e, 256u + rest - 3u, rest);
+      } else {
+        while (rest--) hc_dfl_put_symbol(&e, prev, 1u);
+      }
+    } else {
+      e.pos = i;
+    }
+    if (i >= b) break;
+    own = 1;
+    start = i;
+    prev = x;
   }
 }
 
@@ -354,24 +391,34 @@ typedef struct {
 
 typedef struct {
   hc_dfl_tree l, d, bl;
-  hc_i32 heap[HC_DFL_HEAP];
-  hc_u8 depth[HC_DFL_HEAP];
+  /* zlib's heap of nodes, each entry the node's sort key (frequency << 8 | depth: zlib's
+   * smaller() is key <= key) above the node number, so that comparisons read the heap only. */
+  hc_u64 heap[HC_DFL_HEAP];
   hc_u32 bl_count[HC_DFL_MAX_BITS + 1];
   hc_i32 heap_len, heap_max;
   hc_u64 opt_len, static_len;
 } hc_dfl_state;
 
-HC_FN int hc_dfl_smaller(const hc_dfl_state* z, const hc_dfl_tree* t, hc_i32 n, hc_i32 m) {
-  return t->freq[n] < t->freq[m] || (t->freq[n] == t->freq[m] && z->depth[n] <= z->depth[m]);
+#define HC_DFL_NODE(e) ((hc_i32)((e) & 0xFFFFu))
+#define HC_DFL_KEY(e) ((hc_u32)((e) >> 32))
+HC_FN hc_u64 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
+  return ((hc_u64)((freq << 8) | depth) << 32) | (hc_u32)node;
 }
 
-HC_FN void hc_dfl_downheap(hc_dfl_state* z, const hc_dfl_tree* t, hc_i32 k) {
-  const hc_i32 v = z->heap[k];
+HC_FN void hc_dfl_downheap(hc_dfl_state* z, hc_i32 k) {
+  const hc_u64 v = z->heap[k];
   hc_i32 j = k << 1;
   while (j <= z->heap_len) {
-    if (j < z->heap_len && hc_dfl_smaller(z, t, z->heap[j + 1], z->heap[j])) ++j;
-    if (hc_dfl_smaller(z, t, v, z->heap[j])) break;
-    z->heap[k] = z->heap[j];
+    hc_u64 hj = z->heap[j];
+    if (j < z->heap_len) {
+      const hc_u64 hj1 = z->heap[j + 1];
+      if (HC_DFL_KEY(hj1) <= HC_DFL_KEY(hj)) {
+        ++j;
+        hj = hj1;
+      }
+    }
+    if (HC_DFL_KEY(v) <= HC_DFL_KEY(hj)) break;
+    z->heap[k] = hj;
     k = j;
     j <<= 1;
   }
@@ -389,9 +436,9 @@ HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) { return kind == 0 ? hc_dfl_f
 HC_FN void hc_dfl_gen_bitlen(hc_dfl_state* z, hc_dfl_tree* t, int kind, hc_i32 max_length) {
   hc_i32 h, bits, overflow = 0;
   for (bits = 0; bits <= HC_DFL_MAX_BITS; ++bits) z->bl_count[bits] = 0;
-  t->len[z->heap[z->heap_max]] = 0; /* the root */
+  t->len[HC_DFL_NODE(z->heap[z->heap_max])] = 0; /* the root */
   for (h = z->heap_max + 1; h < HC_DFL_HEAP; ++h) {
-    const hc_i32 n = z->heap[h];
+    const hc_i32 n = HC_DFL_NODE(z->heap[h]);
     hc_u32 xbits;
     hc_u64 f;
     bits = t->len[t->dad[n]] + 1;
@@ -420,7 +467,7 @@ HC_FN void hc_dfl_gen_bitlen(hc_dfl_state* z, hc_dfl_tree* t, int kind, hc_i32 m
   for (bits = max_length; bits != 0; --bits) {
     hc_u32 n = z->bl_count[bits];
     while (n != 0u) {
-      const hc_i32 m = z->heap[--h];
+      const hc_i32 m = HC_DFL_NODE(z->heap[--h]);
       if (m > t->max_code) continue;
       if (t->len[m] != (hc_u32)bits) {
         z->opt_len += ((hc_u64)bits - t->len[m]) * (hc_u64)t->freq[m];
@@ -448,40 +495,43 @@ HC_FN void hc_dfl_gen_codes(hc_dfl_state* z, hc_dfl_tree* t) {
 
 HC_FN void hc_dfl_build_tree(hc_dfl_state* z, hc_dfl_tree* t, hc_i32 elems, int kind,
                              hc_i32 max_length) {
-  hc_i32 n, m, node, max_code = -1;
+  hc_i32 n, node, max_code = -1;
   z->heap_len = 0;
   z->heap_max = HC_DFL_HEAP;
   for (n = 0; n < elems; ++n) {
     if (t->freq[n] != 0u) {
-      z->heap[++z->heap_len] = max_code = n;
-      z->depth[n] = 0;
+      z->heap[++z->heap_len] = hc_dfl_entry(t->freq[n], 0u, n);
+      max_code = n;
     } else {
       t->len[n] = 0;
     }
   }
   /* At least two codes of non-zero frequency. */
   while (z->heap_len < 2) {
-    node = z->heap[++z->heap_len] = (max_code < 2 ? ++max_code : 0);
+    node = max_code < 2 ? ++max_code : 0;
+    z->heap[++z->heap_len] = hc_dfl_entry(1u, 0u, node);
     t->freq[node] = 1u;
-    z->depth[node] = 0;
     z->opt_len--;
     if (kind != 2) z->static_len -= hc_dfl_static_len(kind, node);
   }
   t->max_code = max_code;
-  for (n = z->heap_len / 2; n >= 1; --n) hc_dfl_downheap(z, t, n);
+  for (n = z->heap_len / 2; n >= 1; --n) hc_dfl_downheap(z, n);
   node = elems;
   do {
-    n = z->heap[1];
+    const hc_u64 en = z->heap[1];
+    hc_u64 em;
+    hc_u32 depth;
     z->heap[1] = z->heap[z->heap_len--];
-    hc_dfl_downheap(z, t, 1);
-    m = z->heap[1];
-    z->heap[--z->heap_max] = n;
-    z->heap[--z->heap_max] = m;
-    t->freq[node] = t->freq[n] + t->freq[m];
-    z->depth[node] = (hc_u8)((z->depth[n] >= z->depth[m] ? z->depth[n] : z->depth[m]) + 1);
-    t->dad[n] = t->dad[m] = (hc_u16)node;
-    z->heap[1] = node++;
-    hc_dfl_downheap(z, t, 1);
+    hc_dfl_downheap(z, 1);
+    em = z->heap[1];
+    z->heap[--z->heap_max] = en;
+    z->heap[--z->heap_max] = em;
+    depth = (HC_DFL_KEY(en) & 0xFFu) >= (HC_DFL_KEY(em) & 0xFFu) ? (HC_DFL_KEY(en) & 0xFFu)
+                                                                 : (HC_DFL_KEY(em) & 0xFFu);
+    t->dad[HC_DFL_NODE(en)] = t->dad[HC_DFL_NODE(em)] = (hc_u16)node;
+    z->heap[1] = hc_dfl_entry((HC_DFL_KEY(en) >> 8) + (HC_DFL_KEY(em) >> 8), depth + 1u, node);
+    ++node;
+    hc_dfl_downheap(z, 1);
   } while (z->heap_len >= 2);
   z->heap[--z->heap_max] = z->heap[1];
   hc_dfl_gen_bitlen(z, t, kind, max_length);
@@ -877,17 +927,17 @@ HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32
 
 HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
                         HC_GLOBAL hc_u32* out, hc_u32 i) {
-  const hc_u32 out_chunks = (plan[HC_DFL_OUT_WORDS] + 63u) / 64u;
+  /* Item i zeroes words i, i + items, i + 2 items... of its region (neighbouring items,
+   * neighbouring words). */
+  hc_u32 words = plan[HC_DFL_OUT_WORDS], items = (words + 63u) / 64u, w;
   HC_GLOBAL hc_u32* to = out;
-  hc_u32 words = plan[HC_DFL_OUT_WORDS], w, end;
-  if (i >= out_chunks) {
-    i -= out_chunks;
+  if (i >= items) {
+    i -= items;
     to = work + plan[HC_DFL_W_HIST];
     words = plan[HC_DFL_BLOCKS] * HC_DFL_HIST_WORDS;
+    items = (words + 63u) / 64u;
   }
-  w = i * 64u;
-  end = w + 64u < words ? w + 64u : words;
-  for (; w < end; ++w) to[w] = 0;
+  for (w = i; w < words; w += items) to[w] = 0;
 }
 
 /* Items of each stage. */

@@ -3,6 +3,7 @@
 // rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
+#include "host/src/parallel.h"
 
 namespace hetcodec {
 
@@ -34,6 +36,31 @@ struct PngEncoder::Impl {
   std::unique_ptr<Queue> queue;
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
+  std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
+  // Copies a host image's samples to `rows`: a large one through pinned memory, in pieces
+  // copied on several threads, each piece's transfer started as soon as it is there.
+  void upload(const std::uint8_t* samples, std::size_t bytes) {
+    if (bytes < (std::size_t(1) << 20)) {
+      queue->write(*rows, 0, samples, bytes);
+      return;
+    }
+    if (!staging || staging->size() < bytes) {
+      staging.reset();
+      staging = device->alloc_pinned(bytes + bytes / 8);
+    }
+    constexpr std::size_t kGroups = 4, kPiece = std::size_t(1) << 18;
+    const std::size_t group = (bytes + kGroups - 1) / kGroups;
+    for (std::size_t at = 0; at < bytes; at += group) {
+      const std::size_t len = std::min(group, bytes - at);
+      std::uint8_t* to = static_cast<std::uint8_t*>(staging->data()) + at;
+      detail::parallel_for((len + kPiece - 1) / kPiece, std::min(options.threads, 8),
+                           [&](std::size_t k) {
+                             const std::size_t off = k * kPiece;
+                             std::memcpy(to + off, samples + at + off, std::min(kPiece, len - off));
+                           });
+      queue->write(*rows, at, *staging, at, len);
+    }
+  }
   bool on_device = false;
   PngEncodeStageTimes times;
   // With options.profile: waits for the queue and adds the time since the last lap to `slot`.
@@ -82,6 +109,8 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
   ensure(out, p.out_words * 4);
   q.write(*plan, 0, p.words.data(), p.words.size() * 4);
+  const std::uint8_t zeros[4] = {0, 0, 0, 0};
+  q.write(*filtered, n, zeros, 4);  // the stages read whole words
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
   const auto t0 = mark;
@@ -164,7 +193,7 @@ std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
   im.mark = Impl::Clock::now();
   if (!im.rows || im.rows->size() < image.samples.size())
     im.rows = im.device->alloc(image.samples.size());
-  im.queue->write(*im.rows, 0, image.samples.data(), image.samples.size());
+  im.upload(image.samples.data(), image.samples.size());
   im.lap(im.times.upload);
   return finish(image.width, image.height, image.channels, image.bit_depth);
 }
@@ -193,7 +222,8 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
                                               " bytes (the encoder takes at most 2^28)");
   Device& dev = *im.device;
   const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
-  if (!im.filtered || im.filtered->size() < out_bytes) im.filtered = dev.alloc(out_bytes);
+  // (+ 4: the device deflate reads the rows a 32-bit word at a time)
+  if (!im.filtered || im.filtered->size() < out_bytes + 4) im.filtered = dev.alloc(out_bytes + 4);
   PngFilterInfo info;
   info.height = std::uint32_t(shape.height);
   info.row_bytes = std::uint32_t(rb);
