@@ -31,6 +31,7 @@ struct BenchPngOptions {
   int segments = 0;
   std::string deflate = "both";
   bool stages = false;
+  int streams = 4;
   std::string json_path;
 };
 
@@ -109,6 +110,7 @@ std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
 struct Result {
   std::string name, kind, mode, deflate;
   nlohmann::json stages;
+  int streams = 1;
   double mp_s = 0;
   std::uint64_t bytes = 0;
   nlohmann::json device;
@@ -130,6 +132,50 @@ Result measure(const std::string& name, const std::string& kind, const std::vect
   }
   r.mp_s = mp / t;
   return r;
+}
+
+// Runs items 0..count-1 round-robin on `streams` threads, each with its own worker from
+// make() (a callable taking the item index), for at least min_time seconds after a warm-up
+// pass on the first; returns megapixels per second over all threads.
+template <typename MpOf, typename Make>
+double measure_streams(std::size_t count, MpOf&& mp_of, double min_time, int streams, Make&& make) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> ready{0}, started{0};
+  std::atomic<bool> stop{false};
+  std::vector<double> mp(std::size_t(streams), 0);
+  std::vector<std::thread> pool;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto t0 = Clock::now();
+  for (int s = 0; s < streams; ++s)
+    pool.emplace_back([&, s] {
+      try {
+        auto run = make();
+        if (s == 0)  // one warm-up pass (kernel builds, first allocations), not timed
+          for (std::size_t k = 0; k < count; ++k) run(k);
+        ready++;
+        while (ready < streams) std::this_thread::yield();
+        if (s == 0) t0 = Clock::now();
+        started++;
+        while (started < streams) std::this_thread::yield();
+        for (std::size_t i; !stop && (i = next++) < 1u << 30;) {
+          const std::size_t k = i % count;
+          run(k);
+          mp[std::size_t(s)] += mp_of(k);
+          if (std::chrono::duration<double>(Clock::now() - t0).count() >= min_time) stop = true;
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        failure = std::current_exception();
+        stop = true;
+      }
+    });
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+  double total = 0;
+  for (double m : mp) total += m;
+  return total / t;
 }
 
 void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
@@ -170,12 +216,32 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
         results.back().mode = m;
         results.back().deflate = d == PngDeflate::Host ? "host" : device_all ? "device" : "mixed";
         print(results.back());
+        if (o.streams > 1) {
+          // Several encoders at once on the same device, one per thread (each with its own
+          // queue), sharing the host threads.
+          Result batch = results.back();
+          batch.name += " x" + std::to_string(o.streams);
+          PngEncodeOptions bo = opts;
+          bo.threads = std::max(1, int(std::thread::hardware_concurrency()) / o.streams);
+          batch.mp_s = measure_streams(
+              ims.size(),
+              [&ims](std::size_t k) { return double(ims[k].width) * double(ims[k].height) / 1e6; },
+              o.min_time, o.streams, [&] {
+                auto enc = std::make_shared<PngEncoder>(device, bo);
+                return [enc, &ims](std::size_t k) { enc->encode(ims[k]); };
+              });
+          batch.streams = o.streams;
+          results.push_back(batch);
+          print(results.back());
+        }
         if (d == PngDeflate::Device && !device_all)
           std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
         if (o.stages) {
           // Once more with each step timed apart (the device waited for after each).
           opts.profile = true;
           PngEncoder timed(device, opts);
+          for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
+          timed.reset_times();
           for (const auto& im : ims) timed.encode(im);
           const PngEncodeStageTimes& st = timed.times();
           const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
@@ -228,6 +294,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
       if (!r.mode.empty()) e["mode"] = r.mode;
       if (!r.deflate.empty()) e["deflate"] = r.deflate;
       if (!r.stages.is_null()) e["stages"] = r.stages;
+      e["streams"] = r.streams;
       j["results"].push_back(e);
     }
     if (o.json_path == "-") {
@@ -288,43 +355,11 @@ struct DecodeSet {
 // Decodes the set round-robin on `streams` threads for at least min_time seconds.
 template <typename Make>
 double measure_decode(const DecodeSet& set, double min_time, int streams, Make&& make) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<int> ready{0}, started{0};
-  std::atomic<bool> stop{false};
-  std::vector<double> mp(std::size_t(streams), 0);
-  std::vector<std::thread> pool;
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto t0 = Clock::now();
-  for (int s = 0; s < streams; ++s)
-    pool.emplace_back([&, s] {
-      try {
-        auto decode = make();
-        if (s == 0)  // one warm-up pass (kernel builds, first allocations), not timed
-          for (const auto& f : set.files) decode(f);
-        ready++;
-        while (ready < streams) std::this_thread::yield();
-        if (s == 0) t0 = Clock::now();
-        started++;
-        while (started < streams) std::this_thread::yield();
-        for (std::size_t i; !stop && (i = next++) < 1u << 30;) {
-          const std::size_t k = i % set.files.size();
-          decode(set.files[k]);
-          mp[std::size_t(s)] += set.mp[k];
-          if (std::chrono::duration<double>(Clock::now() - t0).count() >= min_time) stop = true;
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        failure = std::current_exception();
-        stop = true;
-      }
-    });
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-  const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-  double total = 0;
-  for (double m : mp) total += m;
-  return total / t;
+  return measure_streams(set.files.size(), [&set](std::size_t k) { return set.mp[k]; }, min_time,
+                         streams, [&make, &set] {
+                           auto decode = make();
+                           return [&set, decode](std::size_t k) { decode(set.files[k]); };
+                         });
 }
 
 void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptions& o) {
@@ -539,6 +574,10 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
                   "where the deflate stream is made: on the device, on host threads from the\n"
                   "filtered rows, or both measured")
       ->check(CLI::IsMember({"device", "host", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--streams", o->streams,
+                  "encoders at once in batch mode (1: single images only)")
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_flag("--stages", o->stages,
                 "also time each step (upload, filter, deflate stages, download, host) apart");

@@ -37,8 +37,8 @@ struct PngEncoder::Impl {
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
-  // Copies a host image's samples to `rows`: a large one through pinned memory, in pieces
-  // copied on several threads, each piece's transfer started as soon as it is there.
+  // Copies a host image's samples to `rows`: a large one through pinned memory, copied there on
+  // several threads.
   void upload(const std::uint8_t* samples, std::size_t bytes) {
     if (bytes < (std::size_t(1) << 20)) {
       queue->write(*rows, 0, samples, bytes);
@@ -48,18 +48,14 @@ struct PngEncoder::Impl {
       staging.reset();
       staging = device->alloc_pinned(bytes + bytes / 8);
     }
-    constexpr std::size_t kGroups = 4, kPiece = std::size_t(1) << 18;
-    const std::size_t group = (bytes + kGroups - 1) / kGroups;
-    for (std::size_t at = 0; at < bytes; at += group) {
-      const std::size_t len = std::min(group, bytes - at);
-      std::uint8_t* to = static_cast<std::uint8_t*>(staging->data()) + at;
-      detail::parallel_for((len + kPiece - 1) / kPiece, std::min(options.threads, 8),
-                           [&](std::size_t k) {
-                             const std::size_t off = k * kPiece;
-                             std::memcpy(to + off, samples + at + off, std::min(kPiece, len - off));
-                           });
-      queue->write(*rows, at, *staging, at, len);
-    }
+    constexpr std::size_t kPiece = std::size_t(1) << 20;
+    std::uint8_t* to = static_cast<std::uint8_t*>(staging->data());
+    detail::parallel_for((bytes + kPiece - 1) / kPiece, std::min(options.threads, 8),
+                         [&](std::size_t k) {
+                           const std::size_t at = k * kPiece;
+                           std::memcpy(to + at, samples + at, std::min(kPiece, bytes - at));
+                         });
+    queue->write(*rows, 0, *staging, 0, bytes);
   }
   bool on_device = false;
   PngEncodeStageTimes times;
@@ -154,6 +150,7 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
 }
 
 const PngEncodeStageTimes& PngEncoder::times() const { return impl_->times; }
+void PngEncoder::reset_times() { impl_->times = PngEncodeStageTimes{}; }
 
 bool PngEncoder::last_deflated_on_device() const { return impl_->on_device; }
 

@@ -91,6 +91,7 @@ class PngEncoder {
   // store only if its window still held the bytes) or the data is too large for it.
   bool last_deflated_on_device() const;
   const PngEncodeStageTimes& times() const;
+  void reset_times();
 
  private:
   struct Impl;
