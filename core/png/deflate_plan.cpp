@@ -40,9 +40,10 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
     w += words;
     return at;
   };
-  const std::size_t w_piece_count = take(pieces), w_piece_adler = take(pieces),
-                    w_piece_off = take(pieces), w_seg_total = take(S), w_seg_adler = take(S),
-                    w_seg_bytes = take(S), w_seg_off = take(S + 1),
+  // (the status, the segments' offsets and their Adler-32s together: the host reads them at once)
+  const std::size_t w_seg_off = take(S + 1), w_seg_adler = take(S), w_piece_count = take(pieces),
+                    w_piece_adler = take(pieces), w_piece_off = take(pieces), w_seg_total = take(S),
+                    w_seg_bytes = take(S),
                     w_block = take(blocks * HC_DFL_BI_WORDS),
                     w_codes = take(blocks * HC_DFL_CODE_WORDS),
                     w_header = take(blocks * HC_DFL_HDR_WORDS),

@@ -19,9 +19,10 @@ struct DeflatePlan {
   std::size_t sym_words = 0;   // the symbol buffer, 16-bit words
   std::size_t out_words = 0;   // the output buffer, 32-bit words
   std::uint32_t items(int stage) const;
-  // Word offsets in the work buffer of what the host reads back.
-  std::size_t seg_off_word() const;    // segments + 1 words
-  std::size_t seg_adler_word() const;  // segments words
+  // Word offsets in the work buffer of what the host reads back: the status (word 0), then
+  // the segments' offsets (segments + 1 words), then their Adler-32s (segments words).
+  std::size_t seg_off_word() const;
+  std::size_t seg_adler_word() const;
 };
 
 // The plan for `n` filtered bytes cut into segments at `starts` (the first 0). A block that

@@ -115,13 +115,12 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
     lap(times.deflate_stages[std::size_t(stage)]);
   }
   if (options.profile) times.deflate += std::chrono::duration<double>(mark - t0).count();
-  std::uint32_t status = 0;
-  q.read(&status, *work, 0, 4);
-  if (status != 0) return {};
   const std::size_t S = p.segments;
-  std::vector<std::uint32_t> seg_off(S + 1), seg_adler(S);
-  q.read(seg_off.data(), *work, p.seg_off_word() * 4, (S + 1) * 4);
-  q.read(seg_adler.data(), *work, p.seg_adler_word() * 4, S * 4);
+  std::vector<std::uint32_t> head(2 * S + 2);  // status, offsets, Adler-32s
+  q.read(head.data(), *work, 0, head.size() * 4);
+  if (head[0] != 0) return {};
+  const std::uint32_t* seg_off = head.data() + p.seg_off_word();
+  const std::uint32_t* seg_adler = head.data() + p.seg_adler_word();
   const std::size_t total = seg_off[S];
   std::vector<std::uint8_t> data(total);
   q.read(data.data(), *out, 0, total);
