@@ -64,7 +64,9 @@ template <int Stage>
 cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const std::uint8_t* data,
                                  const std::uint32_t* plan, std::uint32_t* work,
                                  std::uint16_t* syms, std::uint32_t* out) {
-  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK_BLOCKS ? 32 : 64;
+  // A block's trees (and a stored block's bytes) follow its own data: one thread to a warp,
+  // so that no warp runs 32 different paths one after the other.
+  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
   png_deflate<Stage><<<(items + threads - 1) / threads, threads, 0, stream>>>(items, data, plan,
                                                                              work, syms, out);
   return cudaGetLastError();

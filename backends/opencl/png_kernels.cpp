@@ -1,5 +1,8 @@
 // PNG encode stages on OpenCL: host side of kernels_cl/png_encode.cl.
+#include <map>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
@@ -18,14 +21,8 @@ class ClPngKernels : public PngKernels {
         rows_(make_kernel(device.program("png_decode"), "png_defilter_rows")),
         tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
-        inflate_(make_kernel(device.program("png_decode"), "png_inflate")) {
-    static const char* const kDeflate[HC_DFL_STAGES] = {
-        "png_deflate_clear",  "png_deflate_count",   "png_deflate_scan", "png_deflate_emit",
-        "png_deflate_block",  "png_deflate_layout",  "png_deflate_offsets", "png_deflate_bits",
-        "png_deflate_place",  "png_deflate_pack_blocks", "png_deflate_pack"};
-    for (int k = 0; k < HC_DFL_STAGES; ++k)
-      deflate_[k] = make_kernel(device.program("png_encode"), kDeflate[k]);
-  }
+        inflate_(make_kernel(device.program("png_decode"), "png_inflate")),
+        encode_(device.program("png_encode")) {}
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
@@ -108,15 +105,16 @@ class ClPngKernels : public PngKernels {
   void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                    const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                    DeviceBuffer& out) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cl::Kernel& k = deflate_[stage];
+    cl::Kernel& k = deflate_kernels()[stage];
     HC_CL_CHECK(k.setArg(0, mem_of(data)));
     HC_CL_CHECK(k.setArg(1, mem_of(plan)));
     HC_CL_CHECK(k.setArg(2, mem_of(work)));
     HC_CL_CHECK(k.setArg(3, mem_of(syms)));
     HC_CL_CHECK(k.setArg(4, mem_of(out)));
     HC_CL_CHECK(k.setArg(5, cl_uint(items)));
-    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK_BLOCKS ? 32 : 64;
+    // (one work-item to a work-group where each item follows its own data: see
+    // kernels_cu/png_encode.cu)
+    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
     queue_cast(queue).launch(k, (std::size_t(items) + local - 1) / local * local, local,
                              "png_deflate");
   }
@@ -124,7 +122,24 @@ class ClPngKernels : public PngKernels {
  private:
   cl::Kernel filter_;
   cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
-  cl::Kernel deflate_[HC_DFL_STAGES];
+  // The deflate stages' kernel objects of each calling thread, made on its first call: an
+  // image's eleven launches set their arguments without waiting on encoders of other threads
+  // (a kernel object is not safe to set from two threads at once).
+  std::vector<cl::Kernel>& deflate_kernels() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<cl::Kernel>& set = deflate_[std::this_thread::get_id()];
+    if (set.empty()) {
+      static const char* const kNames[HC_DFL_STAGES] = {
+          "png_deflate_clear",  "png_deflate_count",  "png_deflate_scan",
+          "png_deflate_emit",   "png_deflate_block",  "png_deflate_layout",
+          "png_deflate_offsets", "png_deflate_bits",  "png_deflate_place",
+          "png_deflate_pack_blocks", "png_deflate_pack"};
+      for (const char* name : kNames) set.push_back(make_kernel(encode_, name));
+    }
+    return set;
+  }
+  cl::Program encode_;
+  std::map<std::thread::id, std::vector<cl::Kernel>> deflate_;
   std::mutex mutex_;
 };
 
