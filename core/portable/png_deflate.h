@@ -191,27 +191,6 @@ HC_FN void hc_dfl_piece(const HC_GLOBAL hc_u32* plan, hc_u32 p, hc_u32* s, hc_u3
   *b = *sb - *a < HC_DFL_PIECE ? *sb : *a + HC_DFL_PIECE;
 }
 
-/* The filtered bytes read a 32-bit word at a time (the buffer holds whole words: the host
- * zeroes the bytes after the data up to the next multiple of 4). */
-typedef struct {
-  const HC_GLOBAL hc_u32* words;
-  hc_u32 index, word;
-} hc_dfl_reader;
-
-HC_FN void hc_dfl_reader_init(hc_dfl_reader* r, const HC_GLOBAL hc_u8* data) {
-  r->words = (const HC_GLOBAL hc_u32*)data;
-  r->index = 0xFFFFFFFFu;
-  r->word = 0;
-}
-HC_FN hc_u32 hc_dfl_get(hc_dfl_reader* r, hc_u32 i) {
-  const hc_u32 k = i >> 2;
-  if (k != r->index) {
-    r->index = k;
-    r->word = r->words[k];
-  }
-  return (r->word >> ((i & 3u) << 3)) & 0xFFu;
-}
-
 /* Blocks of a segment with `total` symbols: full ones, then for the stream's last segment a
  * final one (possibly empty), for the others what is left (if anything). */
 HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
@@ -224,14 +203,12 @@ HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
  * segment's end). COUNT and EMIT walk its bytes once, closing each run when the next starts. */
 HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                         HC_GLOBAL hc_u32* work, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev, start = 0;
+  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev = 0, start = 0;
   int own = 0;
-  hc_dfl_reader r;
-  hc_dfl_reader_init(&r, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
-  prev = a > sa ? hc_dfl_get(&r, a - 1u) : 0u;
+  prev = a > sa ? data[a - 1u] : 0u;
   for (i = a; i < b; ++i) {
-    const hc_u32 x = hc_dfl_get(&r, i);
+    const hc_u32 x = data[i];
     s1 += x;
     s2 += s1;
     if (i == sa || x != prev) {
@@ -242,7 +219,7 @@ HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* pla
     }
   }
   if (own) {
-    while (i < sb && hc_dfl_get(&r, i) == prev) ++i;
+    while (i < sb && data[i] == prev) ++i;
     count += hc_dfl_run_symbols(i - start);
   }
   if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
@@ -278,11 +255,9 @@ HC_FN void hc_dfl_put_symbol(hc_dfl_emitter* e, hc_u32 value, hc_u32 bytes) {
 
 HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                        HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i, first, prev, start = 0;
+  hc_u32 s, a, b, sa, sb, i, first, prev = 0, start = 0;
   int own = 0;
   hc_dfl_emitter e;
-  hc_dfl_reader r;
-  hc_dfl_reader_init(&r, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   e.pos = a;
   first = work[plan[HC_DFL_W_PIECE_OFF] + p];
@@ -292,15 +267,15 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
   e.hist = work + plan[HC_DFL_W_HIST] + e.block * HC_DFL_HIST_WORDS;
   e.block_info = work + plan[HC_DFL_W_BLOCK];
-  prev = a > sa ? hc_dfl_get(&r, a - 1u) : 0u;
+  prev = a > sa ? data[a - 1u] : 0u;
   for (i = a;; ++i) {
     hc_u32 x = 0;
     if (i < b) {
-      x = hc_dfl_get(&r, i);
+      x = data[i];
       if (i != sa && x == prev) continue;
     } else {
       if (!own) break;
-      while (i < sb && hc_dfl_get(&r, i) == prev) ++i;
+      while (i < sb && data[i] == prev) ++i;
     }
     if (own) {
       /* The run [start, i) of bytes `prev`: a literal, matches of 258, then the rest. */

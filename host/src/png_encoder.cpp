@@ -105,8 +105,6 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
   ensure(out, p.out_words * 4);
   q.write(*plan, 0, p.words.data(), p.words.size() * 4);
-  const std::uint8_t zeros[4] = {0, 0, 0, 0};
-  q.write(*filtered, n, zeros, 4);  // the stages read whole words
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
   const auto t0 = mark;
@@ -218,8 +216,7 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
                                               " bytes (the encoder takes at most 2^28)");
   Device& dev = *im.device;
   const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
-  // (+ 4: the device deflate reads the rows a 32-bit word at a time)
-  if (!im.filtered || im.filtered->size() < out_bytes + 4) im.filtered = dev.alloc(out_bytes + 4);
+  if (!im.filtered || im.filtered->size() < out_bytes) im.filtered = dev.alloc(out_bytes);
   PngFilterInfo info;
   info.height = std::uint32_t(shape.height);
   info.row_bytes = std::uint32_t(rb);
