@@ -56,6 +56,7 @@ void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_b
   }
 HC_DFL_KERNEL(png_deflate_clear, HC_DFL_CLEAR)
 HC_DFL_KERNEL(png_deflate_count, HC_DFL_COUNT)
+HC_DFL_KERNEL(png_deflate_scan_chunks, HC_DFL_SCAN_CHUNKS)
 HC_DFL_KERNEL(png_deflate_scan, HC_DFL_SCAN)
 HC_DFL_KERNEL(png_deflate_emit, HC_DFL_EMIT)
 HC_DFL_KERNEL(png_deflate_layout, HC_DFL_LAYOUT)

@@ -81,6 +81,7 @@ cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t ite
   switch (stage) {
     HC_DFL_CASE(HC_DFL_CLEAR)
     HC_DFL_CASE(HC_DFL_COUNT)
+    HC_DFL_CASE(HC_DFL_SCAN_CHUNKS)
     HC_DFL_CASE(HC_DFL_SCAN)
     HC_DFL_CASE(HC_DFL_EMIT)
     HC_DFL_CASE(HC_DFL_BLOCK)

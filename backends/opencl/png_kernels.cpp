@@ -123,14 +123,14 @@ class ClPngKernels : public PngKernels {
   cl::Kernel filter_;
   cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
   // The deflate stages' kernel objects of each calling thread, made on its first call: an
-  // image's eleven launches set their arguments without waiting on encoders of other threads
+  // image's launches set their arguments without waiting on encoders of other threads
   // (a kernel object is not safe to set from two threads at once).
   std::vector<cl::Kernel>& deflate_kernels() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<cl::Kernel>& set = deflate_[std::this_thread::get_id()];
     if (set.empty()) {
       static const char* const kNames[HC_DFL_STAGES] = {
-          "png_deflate_clear",  "png_deflate_count",  "png_deflate_scan",
+          "png_deflate_clear",  "png_deflate_count",  "png_deflate_scan_chunks", "png_deflate_scan",
           "png_deflate_emit",   "png_deflate_block",  "png_deflate_layout",
           "png_deflate_offsets", "png_deflate_bits",  "png_deflate_place",
           "png_deflate_pack_blocks", "png_deflate_pack"};

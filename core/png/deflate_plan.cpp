@@ -18,19 +18,23 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
   plan = DeflatePlan{};
   if (n == 0 || starts.empty() || starts[0] != 0) return false;
   const std::size_t S = starts.size();
-  std::vector<std::uint32_t> seg_piece(S + 1), seg_block(S + 1);
-  std::size_t pieces = 0, blocks = 0;
+  std::vector<std::uint32_t> seg_piece(S + 1), seg_block(S + 1), seg_chunk(S + 1);
+  std::size_t pieces = 0, blocks = 0, chunks = 0;
   for (std::size_t s = 0; s < S; ++s) {
     const std::size_t end = s + 1 < S ? starts[s + 1] : n;
     if (end <= starts[s]) return false;
     const std::size_t len = end - starts[s];
     seg_piece[s] = std::uint32_t(pieces);
     seg_block[s] = std::uint32_t(blocks);
-    pieces += (len + HC_DFL_PIECE - 1) / HC_DFL_PIECE;
+    seg_chunk[s] = std::uint32_t(chunks);
+    const std::size_t seg_pieces = (len + HC_DFL_PIECE - 1) / HC_DFL_PIECE;
+    pieces += seg_pieces;
+    chunks += (seg_pieces + HC_DFL_CHUNK - 1) / HC_DFL_CHUNK;
     blocks += len / HC_DFL_SYM_LIMIT + 1;  // symbols <= bytes
   }
   seg_piece[S] = std::uint32_t(pieces);
   seg_block[S] = std::uint32_t(blocks);
+  seg_chunk[S] = std::uint32_t(chunks);
   const std::size_t out_bytes = n + 8 * blocks + 8 * S + 64;
   const std::size_t out_words = (out_bytes + 3) / 4;
   // Work: status, piece count/adler/offset, segment total/adler/bytes/offsets, blocks.
@@ -48,7 +52,8 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
                     w_codes = take(blocks * HC_DFL_CODE_WORDS),
                     w_header = take(blocks * HC_DFL_HDR_WORDS),
                     w_hist = take(blocks * HC_DFL_HIST_WORDS), w_piece_bits = take(pieces),
-                    w_piece_at = take(2 * pieces);
+                    w_piece_at = take(2 * pieces), w_chunk_count = take(chunks),
+                    w_chunk_adler = take(chunks), w_chunk_off = take(chunks);
   const std::size_t limit = std::numeric_limits<std::uint32_t>::max() / 8;
   if (n > limit || out_words > limit || w > limit) return false;
 
@@ -60,14 +65,18 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
     return at;
   };
   const std::size_t t_start = table(S + 1), t_piece = table(S + 1), t_block = table(S + 1),
-                    t_piece_seg = table(pieces), t_block_seg = table(blocks);
+                    t_piece_seg = table(pieces), t_block_seg = table(blocks),
+                    t_chunk = table(S + 1), t_chunk_seg = table(chunks);
   for (std::size_t s = 0; s < S; ++s) {
     p[t_start + s] = std::uint32_t(starts[s]);
     p[t_piece + s] = seg_piece[s];
     p[t_block + s] = seg_block[s];
     for (std::uint32_t q = seg_piece[s]; q < seg_piece[s + 1]; ++q) p[t_piece_seg + q] = std::uint32_t(s);
     for (std::uint32_t b = seg_block[s]; b < seg_block[s + 1]; ++b) p[t_block_seg + b] = std::uint32_t(s);
+    p[t_chunk + s] = seg_chunk[s];
+    for (std::uint32_t c = seg_chunk[s]; c < seg_chunk[s + 1]; ++c) p[t_chunk_seg + c] = std::uint32_t(s);
   }
+  p[t_chunk + S] = seg_chunk[S];
   p[t_start + S] = std::uint32_t(n);
   p[t_piece + S] = seg_piece[S];
   p[t_block + S] = seg_block[S];
@@ -95,6 +104,12 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
   p[HC_DFL_W_HIST] = std::uint32_t(w_hist);
   p[HC_DFL_W_PIECE_BITS] = std::uint32_t(w_piece_bits);
   p[HC_DFL_W_PIECE_AT] = std::uint32_t(w_piece_at);
+  p[HC_DFL_CHUNKS] = std::uint32_t(chunks);
+  p[HC_DFL_SEG_CHUNK] = std::uint32_t(t_chunk);
+  p[HC_DFL_CHUNK_SEG] = std::uint32_t(t_chunk_seg);
+  p[HC_DFL_W_CHUNK_COUNT] = std::uint32_t(w_chunk_count);
+  p[HC_DFL_W_CHUNK_ADLER] = std::uint32_t(w_chunk_adler);
+  p[HC_DFL_W_CHUNK_OFF] = std::uint32_t(w_chunk_off);
   plan.n = n;
   plan.starts = starts;
   plan.segments = std::uint32_t(S);

@@ -12,8 +12,11 @@
  *                      that start in it (the parse of a run never leaves it: a literal, matches
  *                      of 258, then a last match of 3 or more or up to two literals), and its
  *                      Adler-32.
- *   HC_DFL_SCAN        per segment: each piece's first symbol, the segment's symbols and Adler-32.
- *   HC_DFL_EMIT        per piece: the symbols, written at their index (one 16-bit word each:
+ *   HC_DFL_SCAN_CHUNKS per chunk of HC_DFL_CHUNK pieces: each piece's first symbol in the chunk,
+ *                      the chunk's symbols and Adler-32.
+ *   HC_DFL_SCAN        per segment: each chunk's first symbol, the segment's symbols and Adler-32.
+ *   HC_DFL_EMIT        per piece: its first symbol in the segment (kept for the later stages),
+ *                      the symbols, written at their index (one 16-bit word each:
  *                      a literal byte, or 256 + length - 3 for a match at distance 1), counted
  *                      into their block's histogram (atomic adds), and where each block starts.
  *   HC_DFL_BLOCK       per block of HC_DFL_SYM_LIMIT symbols: zlib's trees from the histogram
@@ -47,21 +50,23 @@
 #endif
 
 #define HC_DFL_PIECE 512u
+#define HC_DFL_CHUNK 64u /* pieces */
 #define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
 
 /* The stages. */
 #define HC_DFL_CLEAR 0
 #define HC_DFL_COUNT 1
-#define HC_DFL_SCAN 2
-#define HC_DFL_EMIT 3
-#define HC_DFL_BLOCK 4
-#define HC_DFL_LAYOUT 5
-#define HC_DFL_OFFSETS 6
-#define HC_DFL_BITS 7
-#define HC_DFL_PLACE 8
-#define HC_DFL_PACK_BLOCKS 9
-#define HC_DFL_PACK 10
-#define HC_DFL_STAGES 11
+#define HC_DFL_SCAN_CHUNKS 2
+#define HC_DFL_SCAN 3
+#define HC_DFL_EMIT 4
+#define HC_DFL_BLOCK 5
+#define HC_DFL_LAYOUT 6
+#define HC_DFL_OFFSETS 7
+#define HC_DFL_BITS 8
+#define HC_DFL_PLACE 9
+#define HC_DFL_PACK_BLOCKS 10
+#define HC_DFL_PACK 11
+#define HC_DFL_STAGES 12
 
 /* The plan (host-written words): a header, then tables at the word offsets it gives. */
 #define HC_DFL_N 0             /* filtered bytes */
@@ -78,7 +83,8 @@
 /* Word offsets of the results in the work buffer (device-written), also set by the host. */
 #define HC_DFL_W_PIECE_COUNT 11 /* per piece */
 #define HC_DFL_W_PIECE_ADLER 12 /* per piece */
-#define HC_DFL_W_PIECE_OFF 13   /* per piece: its first symbol in the segment */
+#define HC_DFL_W_PIECE_OFF 13   /* per piece: its first symbol in its chunk, then (from
+                                 * HC_DFL_EMIT on) in its segment */
 #define HC_DFL_W_SEG_TOTAL 14   /* per segment: symbols */
 #define HC_DFL_W_SEG_ADLER 15   /* per segment: Adler-32 of its bytes */
 #define HC_DFL_W_SEG_BYTES 16   /* per segment: deflate bytes */
@@ -91,7 +97,13 @@
 #define HC_DFL_W_PIECE_AT 23    /* per piece: 2 words, the stream bit of its first symbol */
 #define HC_DFL_HIST_WORDS 288   /* literal/length counts (286), then the matches */
 #define HC_DFL_HIST_MATCHES 286
-#define HC_DFL_PLAN_HEADER 24
+#define HC_DFL_CHUNKS 24        /* chunks, over all segments */
+#define HC_DFL_SEG_CHUNK 25     /* table: S + 1 first chunks */
+#define HC_DFL_CHUNK_SEG 26     /* table: the segment of each chunk */
+#define HC_DFL_W_CHUNK_COUNT 27 /* per chunk: symbols */
+#define HC_DFL_W_CHUNK_ADLER 28 /* per chunk */
+#define HC_DFL_W_CHUNK_OFF 29   /* per chunk: its first symbol in the segment */
+#define HC_DFL_PLAN_HEADER 32
 /* Work word 0 is the status: 0, or the bits below. */
 #define HC_DFL_UNSURE 1u   /* a block would be stored past the limit: the host decides */
 #define HC_DFL_OVERFLOW 2u /* the output would not fit (cannot happen with the host's sizes) */
@@ -260,7 +272,11 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   hc_dfl_emitter e;
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   e.pos = a;
-  first = work[plan[HC_DFL_W_PIECE_OFF] + p];
+  /* The piece's first symbol: in its chunk, plus where the chunk starts; kept for later. */
+  first = work[plan[HC_DFL_W_PIECE_OFF] + p] +
+          work[plan[HC_DFL_W_CHUNK_OFF] + plan[plan[HC_DFL_SEG_CHUNK] + s] +
+               (p - plan[plan[HC_DFL_SEG_PIECE] + s]) / HC_DFL_CHUNK];
+  work[plan[HC_DFL_W_PIECE_OFF] + p] = first;
   e.out = syms + sa + first;
   e.rem = first / HC_DFL_SYM_LIMIT; /* (see hc_dfl_run_symbols for why not %) */
   e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + e.rem;
@@ -302,16 +318,34 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
 
 /* ---- stages over segments ---------------------------------------------------------------- */
 
-HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
-  const HC_GLOBAL hc_u32* seg_piece = plan + plan[HC_DFL_SEG_PIECE];
-  const hc_u32 sa = plan[plan[HC_DFL_SEG_START] + s], sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
-  const hc_u32 p0 = seg_piece[s], p1 = seg_piece[s + 1u];
-  hc_u32 p, off = 0, adler = 1u, at = sa;
+HC_FN void hc_dfl_scan_chunk(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 c) {
+  const hc_u32 s = plan[plan[HC_DFL_CHUNK_SEG] + c];
+  const hc_u32 sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
+  const hc_u32 q0 = plan[plan[HC_DFL_SEG_PIECE] + s], q1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
+  const hc_u32 p0 = q0 + (c - plan[plan[HC_DFL_SEG_CHUNK] + s]) * HC_DFL_CHUNK;
+  const hc_u32 p1 = q1 - p0 < HC_DFL_CHUNK ? q1 : p0 + HC_DFL_CHUNK;
+  hc_u32 p, off = 0, adler = 1u, at = plan[plan[HC_DFL_SEG_START] + s] + (p0 - q0) * HC_DFL_PIECE;
   for (p = p0; p < p1; ++p) {
     const hc_u32 len = sb - at < HC_DFL_PIECE ? sb - at : HC_DFL_PIECE;
     work[plan[HC_DFL_W_PIECE_OFF] + p] = off;
     off += work[plan[HC_DFL_W_PIECE_COUNT] + p];
     adler = hc_dfl_adler_combine(adler, work[plan[HC_DFL_W_PIECE_ADLER] + p], len);
+    at += len;
+  }
+  work[plan[HC_DFL_W_CHUNK_COUNT] + c] = off;
+  work[plan[HC_DFL_W_CHUNK_ADLER] + c] = adler;
+}
+
+HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
+  const hc_u32 sa = plan[plan[HC_DFL_SEG_START] + s], sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
+  const hc_u32 c0 = plan[plan[HC_DFL_SEG_CHUNK] + s], c1 = plan[plan[HC_DFL_SEG_CHUNK] + s + 1u];
+  const hc_u32 span = HC_DFL_CHUNK * HC_DFL_PIECE;
+  hc_u32 c, off = 0, adler = 1u, at = sa;
+  for (c = c0; c < c1; ++c) {
+    const hc_u32 len = sb - at < span ? sb - at : span;
+    work[plan[HC_DFL_W_CHUNK_OFF] + c] = off;
+    off += work[plan[HC_DFL_W_CHUNK_COUNT] + c];
+    adler = hc_dfl_adler_combine(adler, work[plan[HC_DFL_W_CHUNK_ADLER] + c], len);
     at += len;
   }
   work[plan[HC_DFL_W_SEG_TOTAL] + s] = off;
@@ -926,6 +960,8 @@ HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
     case HC_DFL_BITS:
     case HC_DFL_PACK:
       return plan[HC_DFL_PIECES];
+    case HC_DFL_SCAN_CHUNKS:
+      return plan[HC_DFL_CHUNKS];
     case HC_DFL_SCAN:
     case HC_DFL_LAYOUT:
       return plan[HC_DFL_SEGMENTS];
@@ -944,6 +980,7 @@ HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
   switch (stage) {
     case HC_DFL_CLEAR: hc_dfl_clear(plan, work, out, i); break;
     case HC_DFL_COUNT: hc_dfl_count(data, plan, work, i); break;
+    case HC_DFL_SCAN_CHUNKS: hc_dfl_scan_chunk(plan, work, i); break;
     case HC_DFL_SCAN: hc_dfl_scan(plan, work, i); break;
     case HC_DFL_EMIT: hc_dfl_emit(data, plan, work, syms, i); break;
     case HC_DFL_BLOCK: hc_dfl_block(plan, work, i, z); break;
