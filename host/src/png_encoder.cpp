@@ -2,6 +2,7 @@
 // device, PngKernels::filter_rows picks libpng's filter per row and filters it, the filtered
 // rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -14,7 +15,6 @@
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
-#include "host/src/parallel.h"
 
 namespace hetcodec {
 
@@ -37,8 +37,9 @@ struct PngEncoder::Impl {
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
-  // Copies a host image's samples to `rows`: a large one through pinned memory, copied there on
-  // several threads.
+  // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
+  // worker threads piece by piece in order while this thread starts each quarter's transfer as
+  // soon as its pieces are in.
   void upload(const std::uint8_t* samples, std::size_t bytes) {
     if (bytes < (std::size_t(1) << 20)) {
       queue->write(*rows, 0, samples, bytes);
@@ -48,14 +49,34 @@ struct PngEncoder::Impl {
       staging.reset();
       staging = device->alloc_pinned(bytes + bytes / 8);
     }
-    constexpr std::size_t kPiece = std::size_t(1) << 20;
+    constexpr std::size_t kPiece = std::size_t(1) << 18, kParts = 4;
+    const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
+    const std::size_t per_part = (pieces + kParts - 1) / kParts;
     std::uint8_t* to = static_cast<std::uint8_t*>(staging->data());
-    detail::parallel_for((bytes + kPiece - 1) / kPiece, std::min(options.threads, 8),
-                         [&](std::size_t k) {
-                           const std::size_t at = k * kPiece;
-                           std::memcpy(to + at, samples + at, std::min(kPiece, bytes - at));
-                         });
-    queue->write(*rows, 0, *staging, 0, bytes);
+    std::atomic<std::size_t> next{0}, copied[kParts];
+    for (auto& c : copied) c = 0;
+    auto work = [&] {
+      for (std::size_t k; (k = next.fetch_add(1)) < pieces;) {
+        const std::size_t at = k * kPiece;
+        std::memcpy(to + at, samples + at, std::min(kPiece, bytes - at));
+        copied[k / per_part].fetch_add(1, std::memory_order_release);
+      }
+    };
+    struct Pool {  // joined however this returns (a failed transfer throws)
+      std::vector<std::thread> threads;
+      ~Pool() {
+        for (auto& t : threads)
+          if (t.joinable()) t.join();
+      }
+    } pool;
+    const int workers = std::max(1, std::min(options.threads, 8));
+    for (int t = 0; t < workers; ++t) pool.threads.emplace_back(work);
+    for (std::size_t part = 0; part * per_part < pieces; ++part) {
+      const std::size_t first = part * per_part, last = std::min(pieces, first + per_part);
+      while (copied[part].load(std::memory_order_acquire) < last - first) std::this_thread::yield();
+      const std::size_t at = first * kPiece, end = std::min(bytes, last * kPiece);
+      queue->write(*rows, at, *staging, at, end - at);
+    }
   }
   bool on_device = false;
   PngEncodeStageTimes times;
