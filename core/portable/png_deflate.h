@@ -164,10 +164,14 @@ HC_FN hc_u32 hc_dfl_bl_extra(hc_u32 c) { return c == 16u ? 2u : c == 17u ? 3u : 
 HC_FN hc_u32 hc_dfl_bl_order(hc_u32 k) {
   return k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
 }
+/* The low `len` bits of code (len 0..16) in reverse order. */
 HC_FN hc_u32 hc_dfl_reverse(hc_u32 code, hc_u32 len) {
-  hc_u32 r = 0, i;
-  for (i = 0; i < len; ++i, code >>= 1) r = (r << 1) | (code & 1u);
-  return r;
+  code &= 0xFFFFu;
+  code = ((code & 0x5555u) << 1) | ((code >> 1) & 0x5555u);
+  code = ((code & 0x3333u) << 2) | ((code >> 2) & 0x3333u);
+  code = ((code & 0x0F0Fu) << 4) | ((code >> 4) & 0x0F0Fu);
+  code = ((code & 0x00FFu) << 8) | ((code >> 8) & 0x00FFu);
+  return code >> (16u - len);
 }
 /* The fixed literal/length code of symbol n: length, and the code as sent (bit-reversed). */
 HC_FN hc_u32 hc_dfl_fixed_len(hc_u32 n) { return n < 144u ? 8u : n < 256u ? 9u : n < 280u ? 7u : 8u; }
@@ -693,27 +697,26 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
   {
     const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
     const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
-    for (i = 0; i < 512u; ++i) {
-      hc_u32 bits, len;
-      if (i < 256u) {
-        len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
-        bits = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
-      } else {
-        const hc_u32 c = hc_dfl_length_code(i - 256u), sym = 257u + c;
-        const hc_u32 extra = hc_dfl_length_extra(c);
-        const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
-        /* (an unused length code has no code; past max_code its length is scan_tree's guard) */
-        if (clen == 0u || clen > HC_DFL_MAX_BITS) {
-          bits = len = 0;
-        } else {
-          bits = type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym];
-          bits |= (i - 256u - hc_dfl_length_base(c)) << clen;
-          bits |= dcode << (clen + extra);
-          len = clen + extra + dlen;
-        }
-      }
-      codes[2u * i] = bits;
+    hc_u32 c;
+    for (i = 0; i < 256u; ++i) {
+      const hc_u32 len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
+      codes[2u * i] = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
       codes[2u * i + 1u] = len;
+    }
+    /* Matches, length code by length code: 256 + l for the lengths l + 3 it covers. */
+    for (c = 0; c < 29u; ++c) {
+      const hc_u32 sym = 257u + c, extra = hc_dfl_length_extra(c), base = hc_dfl_length_base(c);
+      const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
+      const hc_u32 count = c == 27u ? 31u : 1u << extra; /* (255 has its own code, 28) */
+      /* (an unused length code has no code; past max_code its length is scan_tree's guard) */
+      const int unused = clen == 0u || clen > HC_DFL_MAX_BITS;
+      const hc_u32 code = unused ? 0u : type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym];
+      hc_u32 v;
+      for (v = 0; v < count; ++v) {
+        const hc_u32 at = 2u * (256u + base + v);
+        codes[at] = unused ? 0u : code | (v << clen) | (dcode << (clen + extra));
+        codes[at + 1u] = unused ? 0u : clen + extra + dlen;
+      }
     }
     codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
     codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
