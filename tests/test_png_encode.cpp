@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/png/checksum.h"
 #include "core/png/writer.h"
+#include "core/portable/png_deflate.h"
 #include "core/png/zlib_rle.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/libpng_oracle.h"
@@ -276,4 +277,30 @@ TEST_CASE("parallel-mode PNG files: valid for libpng, segments inflate on their 
   const auto compatible = png::encode_compatible(im);
   const auto parallel = png::assemble_parallel(im, png::filter_rows_libpng(im), 16, 4);
   CHECK(double(parallel.size()) <= 1.03 * double(compatible.size()));
+}
+
+TEST_CASE("device deflate helpers: bit reversal, length codes, run symbols") {
+  // (core/portable/png_deflate.h, here compiled for the host)
+  for (hc_u32 len = 1; len <= 16; ++len)
+    for (hc_u32 code = 0; code < (1u << len); code += (len > 12 ? 7 : 1)) {
+      hc_u32 want = 0;
+      for (hc_u32 i = 0; i < len; ++i) want |= ((code >> i) & 1u) << (len - 1 - i);
+      REQUIRE(hc_dfl_reverse(code, len) == want);
+    }
+  // Every match length 3..258 has the RFC 1951 code whose base and extra bits cover it.
+  for (hc_u32 l = 0; l < 256; ++l) {
+    const hc_u32 c = hc_dfl_length_code(l);
+    REQUIRE(c < 29);
+    CHECK(l >= hc_dfl_length_base(c));
+    CHECK(l - hc_dfl_length_base(c) < (1u << hc_dfl_length_extra(c)));
+  }
+  CHECK(hc_dfl_length_code(255) == 28);  // length 258
+  CHECK(hc_dfl_length_code(254) == 27);  // length 257: 5 extra bits
+  // A run of n equal bytes: a literal, then matches of 258, then a match of 3+ or 1-2 literals.
+  CHECK(hc_dfl_run_symbols(1) == 1);
+  CHECK(hc_dfl_run_symbols(3) == 3);
+  CHECK(hc_dfl_run_symbols(4) == 2);
+  CHECK(hc_dfl_run_symbols(259) == 2);
+  CHECK(hc_dfl_run_symbols(260) == 3);
+  CHECK(hc_dfl_run_symbols(262) == 3);  // 1 + 258 + match of 3
 }

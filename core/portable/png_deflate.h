@@ -164,14 +164,16 @@ HC_FN hc_u32 hc_dfl_bl_extra(hc_u32 c) { return c == 16u ? 2u : c == 17u ? 3u : 
 HC_FN hc_u32 hc_dfl_bl_order(hc_u32 k) {
   return k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
 }
-/* The low `len` bits of code (len 0..16) in reverse order. */
+/* The low `len` bits of code (len 0..16) in reverse order: each byte reversed by the
+ * multiply-and-mask method (64-bit), then the bytes swapped. (The shift-and-mask form compiles
+ * to LLVM's bitreverse intrinsic, which Oclgrind does not implement.) */
+HC_FN hc_u32 hc_dfl_reverse8(hc_u32 b) {
+  return (hc_u32)(((((hc_u64)b * 0x0802u) & 0x22110u) | (((hc_u64)b * 0x8020u) & 0x88440u)) *
+                      0x10101u >> 16) & 0xFFu;
+}
 HC_FN hc_u32 hc_dfl_reverse(hc_u32 code, hc_u32 len) {
-  code &= 0xFFFFu;
-  code = ((code & 0x5555u) << 1) | ((code >> 1) & 0x5555u);
-  code = ((code & 0x3333u) << 2) | ((code >> 2) & 0x3333u);
-  code = ((code & 0x0F0Fu) << 4) | ((code >> 4) & 0x0F0Fu);
-  code = ((code & 0x00FFu) << 8) | ((code >> 8) & 0x00FFu);
-  return code >> (16u - len);
+  const hc_u32 r = (hc_dfl_reverse8(code & 0xFFu) << 8) | hc_dfl_reverse8((code >> 8) & 0xFFu);
+  return r >> (16u - len);
 }
 /* The fixed literal/length code of symbol n: length, and the code as sent (bit-reversed). */
 HC_FN hc_u32 hc_dfl_fixed_len(hc_u32 n) { return n < 144u ? 8u : n < 256u ? 9u : n < 280u ? 7u : 8u; }
