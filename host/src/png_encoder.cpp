@@ -252,7 +252,18 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
       (im.options.deflate == PngDeflate::Auto && dev.info().kind != DeviceKind::Cpu &&
        !dev.info().is_emulator);
   if (device_deflate) {
-    std::vector<std::uint8_t> file = im.device_file(shape);
+    std::vector<std::uint8_t> file;
+    try {
+      file = im.device_file(shape);
+    } catch (const Error& e) {
+      // Too little device memory for the deflate's buffers (about three times the filtered
+      // rows): the host makes the stream from the rows instead. Anything else is reported.
+      if (e.code() != ErrorCode::OutOfMemory) throw;
+      im.plan.reset();
+      im.work.reset();
+      im.syms.reset();
+      im.out.reset();
+    }
     if (!file.empty()) {
       im.on_device = true;
       return file;

@@ -88,7 +88,8 @@ class PngEncoder {
   std::vector<std::uint8_t> encode(const DeviceImage& image);
   // Whether the last encode made its deflate stream on the device. It falls back to the host
   // when the device path cannot make zlib's bytes (a compatible-mode block that zlib would
-  // store only if its window still held the bytes) or the data is too large for it.
+  // store only if its window still held the bytes), the data is too large for its 32-bit
+  // offsets, or the device has too little memory for its buffers.
   bool last_deflated_on_device() const;
   const PngEncodeStageTimes& times() const;
   void reset_times();
