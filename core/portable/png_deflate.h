@@ -396,37 +396,61 @@ HC_FN void hc_dfl_offsets(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work) 
 
 /* ---- zlib's trees -------------------------------------------------------------------------- */
 
+/* A tree's arrays, in hc_dfl_state (each tree sized for its codes, so that the block stage's
+ * private memory stays small). */
 typedef struct {
-  hc_u32 freq[HC_DFL_HEAP];
-  hc_u16 len[HC_DFL_HEAP + 1]; /* + 1: scan_tree's guard */
-  hc_u16 code[HC_DFL_HEAP];
-  hc_u16 dad[HC_DFL_HEAP];
+  hc_u32* freq;
+  hc_u16* len; /* one more than the nodes: scan_tree's guard */
+  hc_u16* code;
+  hc_u16* dad;
   hc_i32 max_code;
 } hc_dfl_tree;
 
+#define HC_DFL_D_HEAP (2 * HC_DFL_D_CODES + 1)
+#define HC_DFL_BL_HEAP (2 * HC_DFL_BL_CODES + 1)
 typedef struct {
   hc_dfl_tree l, d, bl;
-  /* zlib's heap of nodes, each entry the node's sort key (frequency << 8 | depth: zlib's
-   * smaller() is key <= key) above the node number, so that comparisons read the heap only. */
-  hc_u64 heap[HC_DFL_HEAP];
+  hc_u32 l_freq[HC_DFL_HEAP], d_freq[HC_DFL_D_HEAP], bl_freq[HC_DFL_BL_HEAP];
+  hc_u16 l_len[HC_DFL_HEAP + 1], d_len[HC_DFL_D_HEAP + 1], bl_len[HC_DFL_BL_HEAP + 1];
+  hc_u16 l_code[HC_DFL_HEAP], d_code[HC_DFL_D_HEAP], bl_code[HC_DFL_BL_HEAP];
+  hc_u16 l_dad[HC_DFL_HEAP], d_dad[HC_DFL_D_HEAP], bl_dad[HC_DFL_BL_HEAP];
+  /* zlib's heap of nodes, each entry the node's sort key (frequency << 5 | depth: zlib's
+   * smaller() is key <= key) above the node number (10 bits), so that comparisons read the
+   * heap only. A block's frequencies sum to at most 16386, so a subtree is at most 22 deep. */
+  hc_u32 heap[HC_DFL_HEAP];
   hc_u32 bl_count[HC_DFL_MAX_BITS + 1];
   hc_i32 heap_len, heap_max;
   hc_u64 opt_len, static_len;
 } hc_dfl_state;
 
-#define HC_DFL_NODE(e) ((hc_i32)((e) & 0xFFFFu))
-#define HC_DFL_KEY(e) ((hc_u32)((e) >> 32))
-HC_FN hc_u64 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
-  return ((hc_u64)((freq << 8) | depth) << 32) | (hc_u32)node;
+HC_FN void hc_dfl_state_init(hc_dfl_state* z) {
+  z->l.freq = z->l_freq;
+  z->l.len = z->l_len;
+  z->l.code = z->l_code;
+  z->l.dad = z->l_dad;
+  z->d.freq = z->d_freq;
+  z->d.len = z->d_len;
+  z->d.code = z->d_code;
+  z->d.dad = z->d_dad;
+  z->bl.freq = z->bl_freq;
+  z->bl.len = z->bl_len;
+  z->bl.code = z->bl_code;
+  z->bl.dad = z->bl_dad;
+}
+
+#define HC_DFL_NODE(e) ((hc_i32)((e) & 0x3FFu))
+#define HC_DFL_KEY(e) ((e) >> 10)
+HC_FN hc_u32 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
+  return (((freq << 5) | depth) << 10) | (hc_u32)node;
 }
 
 HC_FN void hc_dfl_downheap(hc_dfl_state* z, hc_i32 k) {
-  const hc_u64 v = z->heap[k];
+  const hc_u32 v = z->heap[k];
   hc_i32 j = k << 1;
   while (j <= z->heap_len) {
-    hc_u64 hj = z->heap[j];
+    hc_u32 hj = z->heap[j];
     if (j < z->heap_len) {
-      const hc_u64 hj1 = z->heap[j + 1];
+      const hc_u32 hj1 = z->heap[j + 1];
       if (HC_DFL_KEY(hj1) <= HC_DFL_KEY(hj)) {
         ++j;
         hj = hj1;
@@ -533,18 +557,18 @@ HC_FN void hc_dfl_build_tree(hc_dfl_state* z, hc_dfl_tree* t, hc_i32 elems, int 
   for (n = z->heap_len / 2; n >= 1; --n) hc_dfl_downheap(z, n);
   node = elems;
   do {
-    const hc_u64 en = z->heap[1];
-    hc_u64 em;
+    const hc_u32 en = z->heap[1];
+    hc_u32 em;
     hc_u32 depth;
     z->heap[1] = z->heap[z->heap_len--];
     hc_dfl_downheap(z, 1);
     em = z->heap[1];
     z->heap[--z->heap_max] = en;
     z->heap[--z->heap_max] = em;
-    depth = (HC_DFL_KEY(en) & 0xFFu) >= (HC_DFL_KEY(em) & 0xFFu) ? (HC_DFL_KEY(en) & 0xFFu)
-                                                                 : (HC_DFL_KEY(em) & 0xFFu);
+    depth = (HC_DFL_KEY(en) & 31u) >= (HC_DFL_KEY(em) & 31u) ? (HC_DFL_KEY(en) & 31u)
+                                                             : (HC_DFL_KEY(em) & 31u);
     t->dad[HC_DFL_NODE(en)] = t->dad[HC_DFL_NODE(em)] = (hc_u16)node;
-    z->heap[1] = hc_dfl_entry((HC_DFL_KEY(en) >> 8) + (HC_DFL_KEY(em) >> 8), depth + 1u, node);
+    z->heap[1] = hc_dfl_entry((HC_DFL_KEY(en) >> 5) + (HC_DFL_KEY(em) >> 5), depth + 1u, node);
     ++node;
     hc_dfl_downheap(z, 1);
   } while (z->heap_len >= 2);
@@ -664,9 +688,10 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
                                                : seg_end) -
           bi[HC_DFL_BI_BYTE_START];
   matches = hist[HC_DFL_HIST_MATCHES];
+  hc_dfl_state_init(z);
   for (i = 0; i < HC_DFL_HEAP; ++i) z->l.freq[i] = i < HC_DFL_L_CODES ? hist[i] : 0u;
-  for (i = 0; i < 2u * HC_DFL_D_CODES + 1u; ++i) z->d.freq[i] = 0;
-  for (i = 0; i < 2u * HC_DFL_BL_CODES + 1u; ++i) z->bl.freq[i] = 0;
+  for (i = 0; i < HC_DFL_D_HEAP; ++i) z->d.freq[i] = 0;
+  for (i = 0; i < HC_DFL_BL_HEAP; ++i) z->bl.freq[i] = 0;
   z->l.freq[256] = 1u;
   z->d.freq[0] = matches;
   z->opt_len = z->static_len = 0;
