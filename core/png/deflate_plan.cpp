@@ -110,11 +110,7 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
   p[HC_DFL_W_CHUNK_COUNT] = std::uint32_t(w_chunk_count);
   p[HC_DFL_W_CHUNK_ADLER] = std::uint32_t(w_chunk_adler);
   p[HC_DFL_W_CHUNK_OFF] = std::uint32_t(w_chunk_off);
-  plan.n = n;
-  plan.starts = starts;
   plan.segments = std::uint32_t(S);
-  plan.pieces = std::uint32_t(pieces);
-  plan.blocks = std::uint32_t(blocks);
   plan.work_words = w;
   plan.sym_words = n;
   plan.out_words = out_words;

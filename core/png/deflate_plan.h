@@ -12,9 +12,7 @@ namespace hetcodec::png {
 
 struct DeflatePlan {
   std::vector<std::uint32_t> words;  // the plan buffer (HC_DFL_* header, then its tables)
-  std::size_t n = 0;                 // filtered bytes
-  std::vector<std::size_t> starts;   // segment starts, in bytes
-  std::uint32_t segments = 0, pieces = 0, blocks = 0;
+  std::uint32_t segments = 0;
   std::size_t work_words = 0;  // the work buffer, 32-bit words
   std::size_t sym_words = 0;   // the symbol buffer, 16-bit words
   std::size_t out_words = 0;   // the output buffer, 32-bit words

@@ -324,37 +324,45 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
 
 /* ---- stages over segments ---------------------------------------------------------------- */
 
+/* Items i0..i1-1 (pieces, or chunks of them) cover the bytes from `at` to `end`, `span` bytes
+ * each: the first symbol of each (from its symbol count) into off[], their Adler-32s combined
+ * into *adler; returns their symbols. */
+HC_FN hc_u32 hc_dfl_prefix(HC_GLOBAL hc_u32* off, const HC_GLOBAL hc_u32* count,
+                           const HC_GLOBAL hc_u32* adlers, hc_u32 i0, hc_u32 i1, hc_u32 at,
+                           hc_u32 end, hc_u32 span, hc_u32* adler) {
+  hc_u32 i, total = 0, a = 1u;
+  for (i = i0; i < i1; ++i) {
+    const hc_u32 len = end - at < span ? end - at : span;
+    off[i] = total;
+    total += count[i];
+    a = hc_dfl_adler_combine(a, adlers[i], len);
+    at += len;
+  }
+  *adler = a;
+  return total;
+}
+
 HC_FN void hc_dfl_scan_chunk(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 c) {
   const hc_u32 s = plan[plan[HC_DFL_CHUNK_SEG] + c];
-  const hc_u32 sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
   const hc_u32 q0 = plan[plan[HC_DFL_SEG_PIECE] + s], q1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
   const hc_u32 p0 = q0 + (c - plan[plan[HC_DFL_SEG_CHUNK] + s]) * HC_DFL_CHUNK;
   const hc_u32 p1 = q1 - p0 < HC_DFL_CHUNK ? q1 : p0 + HC_DFL_CHUNK;
-  hc_u32 p, off = 0, adler = 1u, at = plan[plan[HC_DFL_SEG_START] + s] + (p0 - q0) * HC_DFL_PIECE;
-  for (p = p0; p < p1; ++p) {
-    const hc_u32 len = sb - at < HC_DFL_PIECE ? sb - at : HC_DFL_PIECE;
-    work[plan[HC_DFL_W_PIECE_OFF] + p] = off;
-    off += work[plan[HC_DFL_W_PIECE_COUNT] + p];
-    adler = hc_dfl_adler_combine(adler, work[plan[HC_DFL_W_PIECE_ADLER] + p], len);
-    at += len;
-  }
-  work[plan[HC_DFL_W_CHUNK_COUNT] + c] = off;
+  hc_u32 adler;
+  work[plan[HC_DFL_W_CHUNK_COUNT] + c] = hc_dfl_prefix(
+      work + plan[HC_DFL_W_PIECE_OFF], work + plan[HC_DFL_W_PIECE_COUNT],
+      work + plan[HC_DFL_W_PIECE_ADLER], p0, p1,
+      plan[plan[HC_DFL_SEG_START] + s] + (p0 - q0) * HC_DFL_PIECE,
+      plan[plan[HC_DFL_SEG_START] + s + 1u], HC_DFL_PIECE, &adler);
   work[plan[HC_DFL_W_CHUNK_ADLER] + c] = adler;
 }
 
 HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
-  const hc_u32 sa = plan[plan[HC_DFL_SEG_START] + s], sb = plan[plan[HC_DFL_SEG_START] + s + 1u];
-  const hc_u32 c0 = plan[plan[HC_DFL_SEG_CHUNK] + s], c1 = plan[plan[HC_DFL_SEG_CHUNK] + s + 1u];
-  const hc_u32 span = HC_DFL_CHUNK * HC_DFL_PIECE;
-  hc_u32 c, off = 0, adler = 1u, at = sa;
-  for (c = c0; c < c1; ++c) {
-    const hc_u32 len = sb - at < span ? sb - at : span;
-    work[plan[HC_DFL_W_CHUNK_OFF] + c] = off;
-    off += work[plan[HC_DFL_W_CHUNK_COUNT] + c];
-    adler = hc_dfl_adler_combine(adler, work[plan[HC_DFL_W_CHUNK_ADLER] + c], len);
-    at += len;
-  }
-  work[plan[HC_DFL_W_SEG_TOTAL] + s] = off;
+  hc_u32 adler;
+  work[plan[HC_DFL_W_SEG_TOTAL] + s] = hc_dfl_prefix(
+      work + plan[HC_DFL_W_CHUNK_OFF], work + plan[HC_DFL_W_CHUNK_COUNT],
+      work + plan[HC_DFL_W_CHUNK_ADLER], plan[plan[HC_DFL_SEG_CHUNK] + s],
+      plan[plan[HC_DFL_SEG_CHUNK] + s + 1u], plan[plan[HC_DFL_SEG_START] + s],
+      plan[plan[HC_DFL_SEG_START] + s + 1u], HC_DFL_CHUNK * HC_DFL_PIECE, &adler);
   work[plan[HC_DFL_W_SEG_ADLER] + s] = adler;
 }
 
