@@ -66,11 +66,13 @@ HC_DFL_KERNEL(png_deflate_place, HC_DFL_PLACE)
 HC_DFL_KERNEL(png_deflate_pack_blocks, HC_DFL_PACK_BLOCKS)
 HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
 
-/* The block stage, the only one with private scratch (zlib's trees). */
+/* The block stage, the only one with scratch (zlib's trees), in local memory: its accesses
+ * depend on one another, and local memory answers sooner than private memory spilled to the
+ * global one. One work-item to a work-group (kernels_cu/png_encode.cu says why). */
 __kernel void png_deflate_block(__global const uchar* data, __global const uint* plan,
                                 __global uint* work, __global ushort* syms, __global uint* out,
                                 uint items) {
+  __local hc_dfl_state z;
   const uint i = get_global_id(0);
-  hc_dfl_state z;
   if (i < items) hc_dfl_run(HC_DFL_BLOCK, i, data, plan, work, syms, out, &z);
 }

@@ -53,7 +53,9 @@ __global__ void png_deflate(std::uint32_t items, const std::uint8_t* data, const
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= items) return;
   if constexpr (Stage == HC_DFL_BLOCK) {
-    hc_dfl_state z;
+    // zlib's trees in shared memory (one thread to a block): its accesses depend on one
+    // another, and shared memory answers sooner than local memory.
+    __shared__ hc_dfl_state z;
     hc_dfl_run(Stage, i, data, plan, work, syms, out, &z);
   } else {
     hc_dfl_run(Stage, i, data, plan, work, syms, out, nullptr);

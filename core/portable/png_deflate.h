@@ -407,10 +407,10 @@ HC_FN void hc_dfl_offsets(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work) 
 /* A tree's arrays, in hc_dfl_state (each tree sized for its codes, so that the block stage's
  * private memory stays small). */
 typedef struct {
-  hc_u32* freq;
-  hc_u16* len; /* one more than the nodes: scan_tree's guard */
-  hc_u16* code;
-  hc_u16* dad;
+  HC_LOCAL hc_u32* freq;
+  HC_LOCAL hc_u16* len; /* one more than the nodes: scan_tree's guard */
+  HC_LOCAL hc_u16* code;
+  HC_LOCAL hc_u16* dad;
   hc_i32 max_code;
 } hc_dfl_tree;
 
@@ -431,7 +431,7 @@ typedef struct {
   hc_u64 opt_len, static_len;
 } hc_dfl_state;
 
-HC_FN void hc_dfl_state_init(hc_dfl_state* z) {
+HC_FN void hc_dfl_state_init(HC_LOCAL hc_dfl_state* z) {
   z->l.freq = z->l_freq;
   z->l.len = z->l_len;
   z->l.code = z->l_code;
@@ -452,7 +452,7 @@ HC_FN hc_u32 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
   return (((freq << 5) | depth) << 10) | (hc_u32)node;
 }
 
-HC_FN void hc_dfl_downheap(hc_dfl_state* z, hc_i32 k) {
+HC_FN void hc_dfl_downheap(HC_LOCAL hc_dfl_state* z, hc_i32 k) {
   const hc_u32 v = z->heap[k];
   hc_i32 j = k << 1;
   while (j <= z->heap_len) {
@@ -480,7 +480,8 @@ HC_FN hc_u32 hc_dfl_extra(int kind, hc_i32 n) {
 }
 HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) { return kind == 0 ? hc_dfl_fixed_len((hc_u32)n) : 5u; }
 
-HC_FN void hc_dfl_gen_bitlen(hc_dfl_state* z, hc_dfl_tree* t, int kind, hc_i32 max_length) {
+HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, int kind,
+                             hc_i32 max_length) {
   hc_i32 h, bits, overflow = 0;
   for (bits = 0; bits <= HC_DFL_MAX_BITS; ++bits) z->bl_count[bits] = 0;
   t->len[HC_DFL_NODE(z->heap[z->heap_max])] = 0; /* the root */
@@ -525,7 +526,7 @@ HC_FN void hc_dfl_gen_bitlen(hc_dfl_state* z, hc_dfl_tree* t, int kind, hc_i32 m
   }
 }
 
-HC_FN void hc_dfl_gen_codes(hc_dfl_state* z, hc_dfl_tree* t) {
+HC_FN void hc_dfl_gen_codes(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t) {
   hc_u32 next[HC_DFL_MAX_BITS + 1], code = 0;
   hc_i32 bits, n;
   next[0] = 0;
@@ -540,8 +541,8 @@ HC_FN void hc_dfl_gen_codes(hc_dfl_state* z, hc_dfl_tree* t) {
   }
 }
 
-HC_FN void hc_dfl_build_tree(hc_dfl_state* z, hc_dfl_tree* t, hc_i32 elems, int kind,
-                             hc_i32 max_length) {
+HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, hc_i32 elems,
+                             int kind, hc_i32 max_length) {
   hc_i32 n, node, max_code = -1;
   z->heap_len = 0;
   z->heap_max = HC_DFL_HEAP;
@@ -619,9 +620,9 @@ HC_FN void hc_dfl_hw_put(hc_dfl_hw* w, hc_u32 value, hc_u32 len) {
 
 /* zlib's scan_tree() (w null: the code-length code's frequencies) and send_tree() (w: the
  * lengths sent with that code): the code lengths of tree t as runs. */
-HC_FN void hc_dfl_tree_runs(hc_dfl_state* z, hc_dfl_tree* t, hc_dfl_hw* w) {
+HC_FN void hc_dfl_tree_runs(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, hc_dfl_hw* w) {
   hc_i32 n, prevlen = -1, nextlen = t->len[0], count = 0, max_count = 7, min_count = 4;
-  hc_dfl_tree* bl = &z->bl;
+  HC_LOCAL hc_dfl_tree* bl = &z->bl;
   if (!w) t->len[t->max_code + 1] = 0xFFFFu; /* guard (it stays for send_tree) */
   hc_dfl_run_limits(-1, nextlen, &max_count, &min_count);
   for (n = 0; n <= t->max_code; ++n) {
@@ -674,7 +675,7 @@ HC_FN void hc_dfl_tree_runs(hc_dfl_state* z, hc_dfl_tree* t, hc_dfl_hw* w) {
 /* ---- the block stage ------------------------------------------------------------------------ */
 
 HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
-                        hc_dfl_state* z) {
+                        HC_LOCAL hc_dfl_state* z) {
   const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
   const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
   const hc_u32 segments = plan[HC_DFL_SEGMENTS];
@@ -1013,7 +1014,7 @@ HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
 /* The stage `stage` for item `i` (z: private scratch of HC_DFL_BLOCK). */
 HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
                       const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms,
-                      HC_GLOBAL hc_u32* out, hc_dfl_state* z) {
+                      HC_GLOBAL hc_u32* out, HC_LOCAL hc_dfl_state* z) {
   if (i >= hc_dfl_items(plan, stage)) return;
   switch (stage) {
     case HC_DFL_CLEAR: hc_dfl_clear(plan, work, out, i); break;
