@@ -216,6 +216,32 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
         results.back().mode = m;
         results.back().deflate = d == PngDeflate::Host ? "host" : device_all ? "device" : "mixed";
         print(results.back());
+        const std::size_t single = results.size() - 1;  // the row the step times belong to
+        if (o.stages) {
+          // Once more with each step timed apart (the device waited for after each).
+          opts.profile = true;
+          PngEncoder timed(device, opts);
+          for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
+          timed.reset_times();
+          for (const auto& im : ims) timed.encode(im);
+          const PngEncodeStageTimes& st = timed.times();
+          const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
+          std::fprintf(stdout,
+                       "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
+                       "%.3f, host %.3f\n",
+                       st.upload / n, st.filter / n, st.deflate / n, st.download / n, st.host / n);
+          if (!st.deflate_stages.empty() && st.deflate > 0) {
+            std::fprintf(stdout, "    device deflate stages, ms:");
+            for (double v : st.deflate_stages) std::fprintf(stdout, " %.3f", v / n);
+            std::fprintf(stdout, "\n");
+          }
+          results[single].stages = {{"upload_ms", st.upload / n},   {"filter_ms", st.filter / n},
+                                   {"deflate_ms", st.deflate / n}, {"download_ms", st.download / n},
+                                   {"host_ms", st.host / n}};
+          std::vector<double> ds;
+          for (double v : st.deflate_stages) ds.push_back(v / n);
+          results[single].stages["deflate_stages_ms"] = ds;
+        }
         if (o.streams > 1) {
           // Several encoders at once on the same device, one per thread (each with its own
           // queue), sharing the host threads.
@@ -236,31 +262,6 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
         }
         if (d == PngDeflate::Device && !device_all)
           std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
-        if (o.stages) {
-          // Once more with each step timed apart (the device waited for after each).
-          opts.profile = true;
-          PngEncoder timed(device, opts);
-          for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
-          timed.reset_times();
-          for (const auto& im : ims) timed.encode(im);
-          const PngEncodeStageTimes& st = timed.times();
-          const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
-          std::fprintf(stdout,
-                       "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
-                       "%.3f, host %.3f\n",
-                       st.upload / n, st.filter / n, st.deflate / n, st.download / n, st.host / n);
-          if (!st.deflate_stages.empty() && st.deflate > 0) {
-            std::fprintf(stdout, "    device deflate stages, ms:");
-            for (double v : st.deflate_stages) std::fprintf(stdout, " %.3f", v / n);
-            std::fprintf(stdout, "\n");
-          }
-          results.back().stages = {{"upload_ms", st.upload / n},   {"filter_ms", st.filter / n},
-                                   {"deflate_ms", st.deflate / n}, {"download_ms", st.download / n},
-                                   {"host_ms", st.host / n}};
-          std::vector<double> ds;
-          for (double v : st.deflate_stages) ds.push_back(v / n);
-          results.back().stages["deflate_stages_ms"] = ds;
-        }
       }
   }
   if (o.peers) {
