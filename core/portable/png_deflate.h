@@ -117,14 +117,13 @@
 #define HC_DFL_BI_BYTE_START 5
 #define HC_DFL_BI_BIT_LO 6    /* where it starts, in bits from its segment's start */
 #define HC_DFL_BI_BIT_HI 7
-#define HC_DFL_BI_DATA_LO 8   /* where its first symbol's code goes, in bits from the stream's start */
-#define HC_DFL_BI_DATA_HI 9
+/* (words 8 and 9 are not used) */
 #define HC_DFL_BI_FINAL 10    /* the stream's final block */
 #define HC_DFL_BI_FLUSH 11    /* the last block of a segment before another: a sync flush follows */
 #define HC_DFL_BI_WORDS 12
-/* A coded block's table: per symbol value (0-255 literals, 256 + length - 3 matches) the bits
- * to send (for a match: length code, extra bits and distance code together, at most 25 bits)
- * and their count in the high byte of the second word; then the end-of-block code. */
+/* A coded block's table: per symbol value (0-255 literals, 256 + length - 3 matches) two words,
+ * the bits to send (for a match: length code, extra bits and distance code together, at most
+ * 25 bits) and their count; then the end-of-block code's two. */
 #define HC_DFL_CODE_WORDS 1026
 #define HC_DFL_HDR_WORDS 144
 
