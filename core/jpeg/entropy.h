@@ -77,8 +77,9 @@ struct HuffmanLookup {
   static constexpr int kBits = 10;
   // One entry per kBits-bit prefix; 0 when the code is longer than kBits. Bits 0-5: bits to
   // consume; bit 6 (kFull): the magnitude bits fit too, the entry consumes them and bits 16-31
-  // hold the coefficient value (a DC difference of 0 is also full); bits 8-15: the symbol.
-  static constexpr std::int32_t kFull = 64;
+  // hold the coefficient value (a DC difference of 0 is also full); bit 7 (kEnd, with kFull):
+  // an AC table's end-of-block code; bits 8-15: the symbol.
+  static constexpr std::int32_t kFull = 64, kEnd = 128;
   std::array<std::int32_t, 1 << kBits> entry{};
   std::array<std::int32_t, 18> maxcode{};  // largest code of each length, -1 if none
   std::array<std::int32_t, 17> valoffset{};
@@ -138,6 +139,7 @@ class EntropyDecoder {
   // Derived tables, shared by the components whose tables have the same content, and across
   // decoders on the same thread (most files carry the same standard tables).
   std::vector<std::shared_ptr<const HuffmanLookup>> tables_;
+  std::vector<const HuffmanLookup*> tables_data_;  // the same, for the decoding loop
   std::vector<std::array<std::int32_t, 64>> quant_;
 };
 
