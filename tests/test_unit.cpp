@@ -1,13 +1,17 @@
 // Unit tests: errors, hashing, the shared portable arithmetic, device specs and selection.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "backends/backend.h"
 #include "core/hash.h"
 #include "core/portable/jpeg_color.h"
 #include "hetcodec/hetcodec.h"
+#include "host/src/parallel.h"
 
 using namespace hetcodec;
 
@@ -136,4 +140,37 @@ TEST_CASE("open_device shares one object per device") {
   CHECK(a.get() == b.get());
   CHECK(a->info().spec == "cpu");
   CHECK(std::string(version()) == HETCODEC_TEST_VERSION);
+}
+
+TEST_CASE("WorkerPool runs every index once per run, reuses its threads, and nests") {
+  detail::WorkerPool pool;
+  for (int n : {1, 4, 2, 7, 3}) {
+    const std::size_t count = std::size_t(n);
+    std::vector<std::atomic<int>> hits(count);
+    std::vector<std::thread::id> ids(count);
+    pool.run(n, [&](int i) {
+      hits[std::size_t(i)].fetch_add(1);
+      ids[std::size_t(i)] = std::this_thread::get_id();
+    });
+    for (int i = 0; i < n; ++i) CHECK(hits[std::size_t(i)].load() == 1);
+    CHECK(bool(ids[0] == std::this_thread::get_id()));
+    for (int i = 1; i < n; ++i) CHECK(bool(ids[std::size_t(i)] != std::this_thread::get_id()));
+  }
+  // A run from inside a run (the pool is busy) still runs every index.
+  std::atomic<int> inner{0};
+  pool.run(3, [&](int) { pool.run(4, [&](int) { inner.fetch_add(1); }); });
+  CHECK(inner.load() == 12);
+  // parallel_for on the pool: every item once, exceptions come back.
+  std::vector<std::atomic<int>> items(1000);
+  detail::parallel_for(items.size(), 5, [&](std::size_t i) { items[i].fetch_add(1); }, &pool);
+  int total = 0;
+  for (auto& v : items) total += v.load() == 1;
+  CHECK(total == 1000);
+  CHECK_THROWS_AS(detail::parallel_for(
+                      10, 3,
+                      [](std::size_t i) {
+                        if (i == 7) throw Error(ErrorCode::InvalidData, "item 7");
+                      },
+                      &pool),
+                  Error);
 }

@@ -407,7 +407,11 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
           {{"waiting_for_last_images", pipe.wait_cpu * per},
            {"feeding_device", pipe.enqueue * per},
            {"waiting_for_device", pipe.device * per},
-           {"cpu_stage_summed_over_threads", pipe.huffman * per}}}});
+           {"cpu_stage_summed_over_threads", pipe.huffman * per},
+           {"waiting_for_a_ticket", pipe.wait_ticket * per},
+           {"thread_time", pipe.thread_seconds * per},
+           {"thread_time_not_on_images",
+            std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per}}}});
       std::fprintf(stdout,
                    "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
                    "runs at %.0f img/s), transfer %.3f ms, kernels %.3f ms (apart: token "
@@ -417,8 +421,13 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
                    st.device_color * per);
     std::fprintf(stdout,
                  "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
-                 "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads\n",
-                 pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per);
+                 "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads; "
+                 "threads' time %.3f ms, of which not on images %.3f ms (waiting for a ticket "
+                 "%.3f ms)\n",
+                 pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per,
+                 pipe.thread_seconds * per,
+                 std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
+                 pipe.wait_ticket * per);
       std::fflush(stdout);
     } catch (const Error& e) {
       // One device failing does not lose the others' figures or the peers'.

@@ -57,7 +57,8 @@ constexpr std::size_t kMinSplitBytes = 32 << 10;
 // `pinned_for(bytes)`, when given, supplies pinned memory for the job instead of out.job.
 void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
              int threads, Prepared& out, std::vector<jpeg::EntropyResult>& results,
-             const std::function<std::unique_ptr<PinnedBuffer>(std::size_t)>& pinned_for = {}) {
+             const std::function<std::unique_ptr<PinnedBuffer>(std::size_t)>& pinned_for = {},
+             detail::WorkerPool* pool = nullptr) {
   const auto t0 = Clock::now();
   try {
     jpeg::Limits limits;
@@ -71,15 +72,15 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     // work, so it pays from four threads on.
     const bool split =
         tasks.size() == 1 && threads >= 4 &&
-        decoder.run_split(threads, kMinSplitBytes, [threads](std::size_t count, const std::function<void(std::size_t)>& fn) {
-          parallel_for(count, threads, fn);
+        decoder.run_split(threads, kMinSplitBytes, [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
+          parallel_for(count, threads, fn, pool);
         }, results);
     if (!split) {
       if (results.size() < tasks.size()) results.resize(tasks.size());
       for (auto& r : results) r.clear();
       results.resize(tasks.size());
-      parallel_for(tasks.size(), threads,
-                   [&](std::size_t i) { decoder.run(tasks[i], results[i]); });
+      parallel_for(
+          tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); }, pool);
     }
     const std::size_t stream = decoder.stream_bytes(results);
     const std::size_t bytes = jpeg::job_bytes(stream);
@@ -93,8 +94,8 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     }
     jpeg::write_job_header(layout, decoder, job);
     decoder.write_stream(results, job + jpeg::job_stream_offset(),
-                         [threads](std::size_t count, const std::function<void(std::size_t)>& fn) {
-                           parallel_for(count, threads, fn);
+                         [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
+                           parallel_for(count, threads, fn, pool);
                          });
     out.info.job_bytes = bytes;
     out.info.groups = layout.groups;
@@ -199,6 +200,8 @@ struct JpegDecoder::Impl {
 
   static constexpr int kSlots = 4;
   Slot slots[kSlots];
+  // The batch engine's threads and the split decoding of one large image run on these.
+  detail::WorkerPool pool;
 
   Impl(std::shared_ptr<Device> d, JpegDecodeOptions o) : device(std::move(d)), options(o) {
     if (!device) throw Error(ErrorCode::InvalidArgument, "JpegDecoder: no device");
@@ -380,7 +383,11 @@ struct JpegDecoder::Impl {
       for (;;) {
         {
           std::unique_lock<std::mutex> lock(m);
-          cv_space.wait(lock, [&] { return stop || tickets > 0; });
+          if (!stop && tickets == 0) {
+            const auto w0 = Clock::now();
+            cv_space.wait(lock, [&] { return stop || tickets > 0; });
+            times.wait_ticket += seconds_since(w0);
+          }
           if (stop) return;
           --tickets;
         }
@@ -389,7 +396,7 @@ struct JpegDecoder::Impl {
         // One image per thread, unless the batch has fewer images than threads.
         prepare(inputs[i].data, inputs[i].size, options, per_image, prepared[i],
                 scratch[std::size_t(id)],
-                [this](std::size_t bytes) { return take_pinned(bytes); });
+                [this](std::size_t bytes) { return take_pinned(bytes); }, &pool);
         {
           std::lock_guard<std::mutex> lock(m);
           ready[i] = 1;
@@ -401,12 +408,30 @@ struct JpegDecoder::Impl {
         }
       }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < workers; ++t) pool.emplace_back(worker, t);
+    // Once this thread's own images are done: waits for the rest to be fed, then releases the
+    // threads still waiting for a ticket.
+    auto finish = [&] {
+      {
+        const auto w0 = Clock::now();
+        std::unique_lock<std::mutex> lock(m);
+        cv_done.wait(lock, [&] { return stop || fed == n; });
+        times.wait_cpu += seconds_since(w0);
+        stop = true;
+      }
+      cv_space.notify_all();
+    };
+    const auto b0 = Clock::now();
     if (!one_feeder) {
-      worker(0);
+      // The decoder's own threads (kept from batch to batch), this one as worker 0.
+      pool.run(workers, [&](int id) {
+        worker(id);
+        if (id == 0) finish();
+      });
+      times.thread_seconds += double(workers) * seconds_since(b0);
     } else {
-      if (workers == 1) pool.emplace_back(worker, 0);
+      std::vector<std::thread> extra;
+      for (int t = 1; t < workers; ++t) extra.emplace_back(worker, t);
+      if (workers == 1) extra.emplace_back(worker, 0);
       for (;;) {
         std::size_t i;
         {
@@ -417,16 +442,9 @@ struct JpegDecoder::Impl {
         }
         if (!feed_one(i)) break;
       }
+      finish();
+      for (auto& t : extra) t.join();
     }
-    {
-      const auto w0 = Clock::now();
-      std::unique_lock<std::mutex> lock(m);
-      cv_done.wait(lock, [&] { return stop || fed == n; });
-      times.wait_cpu += seconds_since(w0);
-      stop = true;
-    }
-    cv_space.notify_all();
-    for (auto& t : pool) t.join();
     if (!failure) {
       try {
         for (auto& s : slots) drain(s, images);
@@ -449,7 +467,7 @@ struct JpegDecoder::Impl {
   Prepared prepare_one(const std::uint8_t* data, std::size_t size) {
     Prepared p;
     if (scratch.empty()) scratch.resize(1);
-    prepare(data, size, options, options.threads, p, scratch.back());
+    prepare(data, size, options, options.threads, p, scratch.back(), {}, &pool);
     times.huffman += p.seconds;
     if (!p.ok) throw Error(p.code, p.error);
     return p;
@@ -569,8 +587,8 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
     parallel_for(n, im.options.threads, [&](std::size_t i) {
       thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
       prepare(inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
-              pinned_for);
-    });
+              pinned_for, &im.pool);
+    }, &im.pool);
   }
   t.huffman = seconds_since(t0);
   // The pinned buffers go back to the pool however this ends.
