@@ -30,14 +30,18 @@ namespace {
   throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
 }
 
-// Zigzag index -> natural index, with 16 extra entries for the corrupt case where a run takes k
-// past 63: libjpeg-turbo's jpeg_natural_order has the same guard, sending them to 63.
+// The natural index of the coefficient a decoder has just passed: at[k] is the natural index of
+// zigzag index k - 1, with 16 extra entries for the corrupt case where a run takes k past 64
+// (libjpeg-turbo's jpeg_natural_order has the same guard, sending them to 63); shifted[k] is the
+// same, moved to the top of a token's position word.
 struct NaturalOrder {
-  int at[80];
+  std::uint8_t at[81];
+  std::uint32_t shifted[81];
   NaturalOrder() {
     static const int zz[64] = HC_JPEG_NATURAL_ORDER;
-    for (int i = 0; i < 64; ++i) at[i] = zz[i];
-    for (int i = 64; i < 80; ++i) at[i] = 63;
+    at[0] = 0;
+    for (int k = 1; k <= 80; ++k) at[k] = std::uint8_t(k <= 64 ? zz[k - 1] : 63);
+    for (int k = 0; k <= 80; ++k) shifted[k] = std::uint32_t(at[k]) << 18;
   }
 };
 const NaturalOrder kNatural;
@@ -84,7 +88,9 @@ HuffmanLookup derive(const HuffmanTable& t, bool ac) {
         if (s && l + s <= kBits) {
           const int bits = int(idx >> (kBits - l - s)) & ((1 << s) - 1);
           const int v = bits < (1 << (s - 1)) ? bits - (1 << s) + 1 : bits;
-          e = std::int32_t(std::uint32_t(v) << 16) | sym << 8 | HuffmanLookup::kFull | (l + s);
+          // An AC entry holds the run plus one where a partial one holds the symbol.
+          const int mid = ac ? (sym >> 4) + 1 : sym;
+          e = std::int32_t(std::uint32_t(v) << 16) | mid << 8 | HuffmanLookup::kFull | (l + s);
         } else if (!s && !ac) {
           e |= HuffmanLookup::kFull;  // a DC difference of 0
         } else if (sym == 0 && ac) {
@@ -208,8 +214,9 @@ inline int decode_long_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_c
   return 0;
 }
 
-// One block's symbols: calls on_dc(diff) with its DC difference, then put(position, value) for
-// each non-zero AC coefficient, in zigzag order, with its natural position.
+// One block's symbols: calls on_dc(diff) with its DC difference, then put_at(k, value) for each
+// non-zero AC coefficient, in zigzag order, k being its zigzag index plus one (kNatural.at[k]
+// is its natural index).
 template <typename OnDc, typename Put>
 __attribute__((always_inline)) inline void decode_block_with(BitReader& br,
                                                              const HuffmanLookup& dc,
@@ -234,12 +241,11 @@ __attribute__((always_inline)) inline void decode_block_with(BitReader& br,
     }
     on_dc(s ? extend(br.bits(s), s) : 0);
   }
-  int k = 1;
-  // A coefficient after `run` zeros.
-  auto put = [&](int run, int value) __attribute__((always_inline)) {
-    k += run;
-    put_at(kNatural.at[k], value);
-    ++k;
+  int k = 1;  // zigzag index of the next coefficient
+  // A coefficient after `step` - 1 zeros.
+  auto put = [&](int step, int value) __attribute__((always_inline)) {
+    k += step;
+    put_at(k, value);
   };
   while (k < 64) {
     br.fill();
@@ -247,13 +253,13 @@ __attribute__((always_inline)) inline void decode_block_with(BitReader& br,
     if (e & HuffmanLookup::kFull) {
       br.consume(e & 63);
       if (e & HuffmanLookup::kEnd) break;
-      put((e >> 12) & 15, e >> 16);
+      put((e >> 8) & 31, e >> 16);
       if (k >= 64) break;
       e = ac.entry[br.peek(HuffmanLookup::kBits)];
       if (e & HuffmanLookup::kFull) {
         br.consume(e & 63);
         if (e & HuffmanLookup::kEnd) break;
-        put((e >> 12) & 15, e >> 16);
+        put((e >> 8) & 31, e >> 16);
         continue;
       }
     }
@@ -266,7 +272,7 @@ __attribute__((always_inline)) inline void decode_block_with(BitReader& br,
     }
     const int r = rs >> 4, s = rs & 15;
     if (s) {
-      put(r, extend(br.bits(s), s));
+      put(r + 1, extend(br.bits(s), s));
     } else if (r == 15) {
       k += 16;
     } else {
@@ -285,10 +291,10 @@ __attribute__((always_inline)) inline int decode_block(BitReader& br, const Huff
   int m = 0;
   decode_block_with(
       br, dc, ac, bad_code, [&](int d) __attribute__((always_inline)) { diff = d; },
-      [&](int p, int v) __attribute__((always_inline)) {
+      [&](int k, int v) __attribute__((always_inline)) {
         ++m;
         val[m] = std::int16_t(v);
-        pos[m] = std::uint8_t(p);
+        pos[m] = kNatural.at[k];
       });
   return m;
 }
@@ -314,9 +320,9 @@ __attribute__((always_inline)) inline int decode_block_tokens(BitReader& br,
         cv = std::uint64_t(std::uint16_t(v)) << 48;  // position 0
         n = v != 0;
       },
-      [&](int p, int v) __attribute__((always_inline)) {
+      [&](int k, int v) __attribute__((always_inline)) {
         cv = cv >> 16 | std::uint64_t(std::uint16_t(v)) << 48;
-        pw = pw >> 6 | std::uint32_t(p) << 18;
+        pw = pw >> 6 | kNatural.shifted[k];
         if (++n == 4) {
           std::memcpy(tp->coef, &cv, 8);
           tp->word = pw | block_bits;

@@ -78,7 +78,8 @@ struct HuffmanLookup {
   // One entry per kBits-bit prefix; 0 when the code is longer than kBits. Bits 0-5: bits to
   // consume; bit 6 (kFull): the magnitude bits fit too, the entry consumes them and bits 16-31
   // hold the coefficient value (a DC difference of 0 is also full); bit 7 (kEnd, with kFull):
-  // an AC table's end-of-block code; bits 8-15: the symbol.
+  // an AC table's end-of-block code; bits 8-15: the symbol, except in a full AC entry, whose
+  // bits 8-12 hold the run of zeros plus one.
   static constexpr std::int32_t kFull = 64, kEnd = 128;
   std::array<std::int32_t, 1 << kBits> entry{};
   std::array<std::int32_t, 18> maxcode{};  // largest code of each length, -1 if none

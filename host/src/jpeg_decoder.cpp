@@ -303,9 +303,9 @@ struct JpegDecoder::Impl {
     const bool one_feeder = device->info().is_emulator;
     std::condition_variable cv_ready;  // with one feeder: an image is ready
     const int workers = std::max(1, std::min<int>(options.threads, int(n)));
-    // A thread takes an image only with a ticket: at most 2 x workers + 2 images are prepared
+    // A thread takes an image only with a ticket: at most 3 x workers + 4 images are prepared
     // and not yet fed.
-    std::size_t tickets = std::size_t(workers) * 2 + 2;
+    std::size_t tickets = std::size_t(workers) * 3 + 4;
     const int per_image = std::max(1, options.threads / workers);
     if (int(scratch.size()) < workers + 1) scratch.resize(std::size_t(workers) + 1);
 
@@ -381,6 +381,7 @@ struct JpegDecoder::Impl {
     };
     auto worker = [&](int id) {
       for (;;) {
+        if (next.load() >= n) return;  // no image left to take: no ticket to wait for
         {
           std::unique_lock<std::mutex> lock(m);
           if (!stop && tickets == 0) {

@@ -69,7 +69,7 @@ struct JpegStageTimes {
   // copy, transfers, kernel launches), summed over the threads that fed.
   double wait_cpu = 0;
   double enqueue = 0;
-  // In a batch: how long threads waited for a ticket (the CPU stage is at most 2 x threads + 2
+  // In a batch: how long threads waited for a ticket (the CPU stage is at most 3 x threads + 4
   // images ahead of the device), summed over threads; and the threads' time in the batch
   // (threads x its duration), so that thread_seconds - huffman - enqueue is time not spent on
   // images: waits, locks, the start and the end of the batch.
