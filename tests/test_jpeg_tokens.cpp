@@ -21,6 +21,7 @@
 using namespace hetcodec;
 using hetcodec::test::EncodeParams;
 
+using hetcodec::test::stream_grouped;
 using hetcodec::test::stream_with_tasks;
 
 TEST_CASE("token stream expands to libjpeg's quantised coefficients") {
@@ -154,4 +155,43 @@ TEST_CASE("a scan without restart markers decoded in pieces gives the same token
   // Every one of these files has one scan and no restart markers: all are split (a run_split()
   // that always declined would pass the comparison above).
   CHECK(split == int(files.size()) * 10);
+}
+
+TEST_CASE("grouped mode: the same blocks and tokens per group, blocks that do not fit included") {
+  bool any_overflow = false;
+  for (int quality : {10, 85, 100}) {
+    for (int sampling : {0, 1, 2}) {
+      for (int restart : {0, 2}) {
+        EncodeParams p;
+        p.quality = quality;
+        p.restart_blocks = restart;
+        p.h[0] = sampling == 0 ? 1 : 2;
+        p.v[0] = sampling == 2 ? 2 : 1;
+        // A flat picture with a band of noise across its top rows: the groups of those rows
+        // hold many times their share of the tokens.
+        auto photo = hetcodec::test::synthetic_rgb(397, 61, 5 + quality);
+        std::uint32_t x = 12345;
+        for (std::size_t i = 0; i < photo.samples.size(); ++i) {
+          const bool band = i < std::size_t(photo.width) * 3 * 8;
+          x = x * 1103515245u + 12345u;
+          photo.samples[i] = band ? std::uint8_t(x >> 24) : 128;
+        }
+        const auto file = hetcodec::test::libjpeg_encode_ex(photo, p);
+        INFO("quality " << quality << " sampling " << sampling << " restart " << restart);
+        const auto plain = stream_with_tasks(file, 1);
+        bool overflowed = false;
+        const auto grouped = stream_grouped(file, overflowed);
+        any_overflow = any_overflow || overflowed;
+        REQUIRE(grouped.size() == plain.size());
+        const auto a = jpeg::inspect_token_stream(plain.data(), plain.size());
+        const auto b = jpeg::inspect_token_stream(grouped.data(), grouped.size());
+        CHECK(a.tokens == b.tokens);
+        // Header and directory are the same; inside a group blocks may come in another order.
+        CHECK(std::memcmp(plain.data(), grouped.data(), 4 * a.tokens_word) == 0);
+        CHECK(jpeg::expand_token_stream(plain.data(), plain.size()) ==
+              jpeg::expand_token_stream(grouped.data(), grouped.size()));
+      }
+    }
+  }
+  CHECK(any_overflow);  // quality 100 overflows some buckets
 }

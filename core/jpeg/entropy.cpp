@@ -487,6 +487,21 @@ std::vector<EntropyTask> EntropyDecoder::tasks(int max_tasks) const {
   return out;
 }
 
+void EntropyDecoder::use_groups(EntropyResult& out) const {
+  out.clear();
+  std::size_t bytes = 0;
+  for (const auto& scan : header_.scans)
+    bytes += scan.data_end > scan.data_offset ? scan.data_end - scan.data_offset : 0;
+  const std::size_t groups = std::max<std::uint32_t>(layout_.groups, 1);
+  // Photographs give about 0.4 tokens per byte of entropy-coded data; room for three times a
+  // group's share of that, and for one full block, or at most 1024 (64 blocks of 16 tokens).
+  const std::size_t share = bytes * 2 / 5 / groups;
+  out.group_cap = std::uint32_t(std::min<std::size_t>(std::max<std::size_t>(3 * share, 16) + 16,
+                                                      1024));
+  out.grouped.resize(groups * out.group_cap);
+  out.group_fill.assign(groups, 0);
+}
+
 void EntropyDecoder::run(const EntropyTask& task, EntropyResult& out) const {
   const ScanPlan& plan = plans_.at(std::size_t(task.scan));
   const Scan& scan = header_.scans[std::size_t(task.scan)];
@@ -526,7 +541,7 @@ HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const 
   // Room for a typical density at once (a token stands for at least 4 bits of data), grown
   // when an MCU might not fit (16 tokens a block at most).
   const std::size_t mcu_tokens = 16 * plan.mcu.size();
-  out.tokens.resize(ntokens + (end - begin) / 3 + mcu_tokens);
+  out.tokens.resize(ntokens + (out.group_cap ? 4 * mcu_tokens : (end - begin) / 3 + mcu_tokens));
   Token* tokens = out.tokens.data();
   std::size_t room = out.tokens.size();
   // Room for every block of the interval.
@@ -537,6 +552,9 @@ HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const 
   std::uint32_t* const ids = out.block_ids.data();
   std::uint8_t* const counts = out.block_tokens.data();
   const HuffmanLookup* const* const lookups = tables_data_.data();
+  const std::uint32_t cap = out.group_cap;
+  Token* const grouped = out.grouped.data();
+  std::uint32_t* const group_fill = out.group_fill.data();
   int mx = first_mcu % plan.mcus_x, my = first_mcu / plan.mcus_x;
   for (int m = first_mcu; m < last_mcu; ++m) {
     if (room < ntokens + mcu_tokens) {
@@ -548,10 +566,21 @@ HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const 
       const ComponentLayout& cl = layout_.components[std::size_t(b.component)];
       const std::uint32_t raster = std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
                                    std::uint32_t(mx * b.h + b.dx);
+      const std::uint32_t id = cl.first_block + raster;
+      if (cap) {
+        std::uint32_t& fill = group_fill[id >> 6];
+        if (fill + 16 <= cap) {
+          fill += std::uint32_t(decode_block_tokens(br, *lookups[b.dc], *lookups[b.ac],
+                                                    pred[b.component], (raster & 63) << 24,
+                                                    grouped + std::size_t(id >> 6) * cap + fill,
+                                                    bad_code));
+          continue;
+        }
+      }
       const int count = decode_block_tokens(br, *lookups[b.dc], *lookups[b.ac], pred[b.component],
                                             (raster & 63) << 24, tokens + ntokens, bad_code);
       ntokens += std::size_t(count);
-      ids[nblocks] = cl.first_block + raster;
+      ids[nblocks] = id;
       counts[nblocks] = std::uint8_t(count);
       nblocks += count != 0;
     }
@@ -836,7 +865,11 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
 
 std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& results) const {
   std::size_t tokens = 0;
-  for (const auto& r : results) tokens += r.tokens.size();
+  for (const auto& r : results) {
+    tokens += r.tokens.size();
+    if (r.group_cap)
+      for (std::uint32_t f : r.group_fill) tokens += f;
+  }
   std::vector<std::uint32_t> blocks;
   for (const auto& c : layout_.components) blocks.push_back(c.blocks);
   return token_stream_bytes(blocks, tokens);
@@ -845,6 +878,10 @@ std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& resul
 void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
                                   const Parallel& parallel) const {
   const std::size_t nc = layout_.components.size();
+  if (results.size() == 1 && results[0].group_cap) {
+    write_grouped(results[0], out);
+    return;
+  }
   auto each = [&](std::size_t count, const std::function<void(std::size_t)>& fn) {
     if (parallel && count > 1) {
       parallel(count, fn);
@@ -938,6 +975,45 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
       cursor += n;
     }
   });
+}
+
+// Grouped mode: per group, its bucket in one copy, then its blocks that did not fit, in decode
+// order.
+void EntropyDecoder::write_grouped(const EntropyResult& r, std::uint8_t* out) const {
+  const std::size_t nc = layout_.components.size();
+  const std::size_t groups = layout_.groups;
+  auto* w = reinterpret_cast<std::uint32_t*>(out);
+  w[0] = kTokenMagic;
+  w[1] = kTokenVersion | std::uint32_t(nc) << 16;
+  for (std::size_t c = 0; c < nc; ++c) {
+    w[2 + 2 * c] = layout_.components[c].blocks;
+    w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
+  }
+  std::uint32_t* const dir = w + 2 + 2 * nc;
+  auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
+  for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = r.group_fill[g];
+  const std::size_t extra = r.block_ids.size();
+  for (std::size_t i = 0; i < extra; ++i) dir[2 * std::size_t(r.block_ids[i] >> 6) + 1] += r.block_tokens[i];
+  std::uint32_t offset = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    dir[2 * g] = offset;
+    std::memcpy(tokens + offset, r.grouped.data() + g * r.group_cap,
+                std::size_t(r.group_fill[g]) * sizeof(Token));
+    offset += dir[2 * g + 1];
+  }
+  if (!extra) return;
+  // Where each group's next token that did not fit goes.
+  thread_local std::vector<std::uint32_t> cursor;
+  cursor.resize(groups);
+  for (std::size_t g = 0; g < groups; ++g) cursor[g] = dir[2 * g] + r.group_fill[g];
+  const Token* t = r.tokens.data();
+  for (std::size_t i = 0; i < extra; ++i) {
+    const std::uint32_t n = r.block_tokens[i];
+    std::uint32_t& c = cursor[r.block_ids[i] >> 6];
+    std::memcpy(tokens + c, t, std::size_t(n) * sizeof(Token));
+    c += n;
+    t += n;
+  }
 }
 
 }  // namespace hetcodec::jpeg

@@ -63,11 +63,19 @@ struct EntropyResult {
   std::vector<std::uint32_t, UninitializedAllocator<std::uint32_t>> block_ids;
   std::vector<std::uint8_t, UninitializedAllocator<std::uint8_t>> block_tokens;
   std::vector<std::string> warnings;
+  // Grouped mode (EntropyDecoder::use_groups()): a block's tokens go to its group's bucket of
+  // group_cap tokens while there is room for 16 more, and only the rest to `tokens` above, so
+  // that write_stream() copies most of the stream a whole group at a time.
+  std::vector<Token, UninitializedAllocator<Token>> grouped;
+  std::vector<std::uint32_t> group_fill;
+  std::uint32_t group_cap = 0;
   void clear() {
     tokens.clear();
     block_ids.clear();
     block_tokens.clear();
     warnings.clear();
+    group_cap = 0;
+    group_fill.clear();
   }
 };
 
@@ -97,6 +105,9 @@ class EntropyDecoder {
 
   // At most `max_tasks` tasks (at least one per scan), covering every MCU once.
   std::vector<EntropyTask> tasks(int max_tasks) const;
+  // Sets `out` (cleared) up for grouped mode, for a task that covers every scan on its own:
+  // buckets sized from the entropy-coded bytes, so that most groups fit.
+  void use_groups(EntropyResult& out) const;
   void run(const EntropyTask& task, EntropyResult& out) const;
 
   // Runs fn(0..count-1), on several threads where it can.
@@ -129,6 +140,7 @@ class EntropyDecoder {
     std::vector<int> lookup_dc, lookup_ac;
   };
   int table_index(const HuffmanTable& t, bool ac);
+  void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
 

@@ -79,6 +79,8 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
       if (results.size() < tasks.size()) results.resize(tasks.size());
       for (auto& r : results) r.clear();
       results.resize(tasks.size());
+      // One task: its tokens go straight to their groups' buckets.
+      if (tasks.size() == 1) decoder.use_groups(results[0]);
       parallel_for(
           tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); }, pool);
     }

@@ -45,6 +45,21 @@ inline std::vector<std::uint8_t> stream_with_tasks(const std::vector<std::uint8_
   return token_stream_bytes(d, r);
 }
 
+// One task in grouped mode (tokens straight into their groups' buckets); `overflowed` tells
+// whether some blocks did not fit their bucket.
+inline std::vector<std::uint8_t> stream_grouped(const std::vector<std::uint8_t>& file,
+                                                bool& overflowed) {
+  const jpeg::Header h = jpeg::parse(file.data(), file.size());
+  const jpeg::Layout l = jpeg::make_layout(h);
+  const jpeg::EntropyDecoder d(file.data(), file.size(), h, l);
+  const auto t = d.tasks(1);
+  std::vector<jpeg::EntropyResult> r(1);
+  d.use_groups(r[0]);
+  for (const auto& task : t) d.run(task, r[0]);
+  overflowed = !r[0].block_ids.empty();
+  return token_stream_bytes(d, r);
+}
+
 // The scan split into `pieces` pieces of at least `min_bytes` (run one after the other, in
 // reverse order, which the result must not depend on). `split` tells whether run_split() took
 // the file; when it did not, the stream is the sequential one.
