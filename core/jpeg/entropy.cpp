@@ -863,6 +863,18 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
   return true;
 }
 
+std::uint32_t* EntropyDecoder::write_header(std::uint8_t* out) const {
+  const std::size_t nc = layout_.components.size();
+  auto* w = reinterpret_cast<std::uint32_t*>(out);
+  w[0] = kTokenMagic;
+  w[1] = kTokenVersion | std::uint32_t(nc) << 16;
+  for (std::size_t c = 0; c < nc; ++c) {
+    w[2 + 2 * c] = layout_.components[c].blocks;
+    w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
+  }
+  return w + 2 + 2 * nc;
+}
+
 std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& results) const {
   std::size_t tokens = 0;
   for (const auto& r : results) {
@@ -877,7 +889,6 @@ std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& resul
 
 void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
                                   const Parallel& parallel) const {
-  const std::size_t nc = layout_.components.size();
   if (results.size() == 1 && results[0].group_cap) {
     write_grouped(results[0], out);
     return;
@@ -904,14 +915,7 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   for (const auto& r : results) total += r.tokens.size();
   const Token** const src_of = source.data();
   std::uint8_t* const count_of = count.data();
-  auto* w = reinterpret_cast<std::uint32_t*>(out);
-  w[0] = kTokenMagic;
-  w[1] = kTokenVersion | std::uint32_t(nc) << 16;
-  for (std::size_t c = 0; c < nc; ++c) {
-    w[2 + 2 * c] = layout_.components[c].blocks;
-    w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
-  }
-  std::uint32_t* const dir = w + 2 + 2 * nc;
+  std::uint32_t* const dir = write_header(out);
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   // Token counts per group, then offsets, then the copies; in ranges of groups, on several
   // threads where the caller gives them (a large image decoded in pieces).
@@ -980,16 +984,8 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
 // Grouped mode: per group, its bucket in one copy, then its blocks that did not fit, in decode
 // order.
 void EntropyDecoder::write_grouped(const EntropyResult& r, std::uint8_t* out) const {
-  const std::size_t nc = layout_.components.size();
   const std::size_t groups = layout_.groups;
-  auto* w = reinterpret_cast<std::uint32_t*>(out);
-  w[0] = kTokenMagic;
-  w[1] = kTokenVersion | std::uint32_t(nc) << 16;
-  for (std::size_t c = 0; c < nc; ++c) {
-    w[2 + 2 * c] = layout_.components[c].blocks;
-    w[3 + 2 * c] = std::uint32_t(layout_.components[c].grid_w);
-  }
-  std::uint32_t* const dir = w + 2 + 2 * nc;
+  std::uint32_t* const dir = write_header(out);
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = r.group_fill[g];
   const std::size_t extra = r.block_ids.size();

@@ -140,6 +140,8 @@ class EntropyDecoder {
     std::vector<int> lookup_dc, lookup_ac;
   };
   int table_index(const HuffmanTable& t, bool ac);
+  // The stream's header; returns where its directory starts.
+  std::uint32_t* write_header(std::uint8_t* out) const;
   void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
