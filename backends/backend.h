@@ -95,8 +95,12 @@ class Queue {
 
 // Sizes of one JPEG decode job (core/portable/jpeg_job.h) that the host knows and the backends
 // need for launch geometry and bounds checks. The job buffer itself carries everything else.
+// Jobs may lie side by side in one buffer (the batch engine copies several at once): a job
+// starts `job_offset` bytes into the buffer the kernels are given, a multiple of this.
+constexpr std::size_t kJpegJobAlign = 256;
 struct JpegJobInfo {
   std::size_t job_bytes = 0;     // header + quantisation tables + token stream
+  std::size_t job_offset = 0;    // where the job starts in its buffer (kJpegJobAlign-aligned)
   std::uint32_t groups = 0;      // 64-block groups of all components
   std::uint32_t blocks = 0;      // blocks of all components (groups * 64 at most)
   std::size_t plane_bytes = 0;   // component planes (the IDCT output)

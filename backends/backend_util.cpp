@@ -88,16 +88,28 @@ void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer
 
 // The job's contents are written by host/ (core/jpeg/job.h) and trusted; its size and the
 // sizes of the buffers the kernels write are checked here, once for every backend.
+namespace {
+void check_job(const char* what, const DeviceBuffer& job, const JpegJobInfo& info) {
+  if (info.job_offset % kJpegJobAlign != 0)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(what) + ": offset " + std::to_string(info.job_offset) +
+                    " is not a multiple of " + std::to_string(kJpegJobAlign));
+  if (info.job_offset / 4 > 0xFFFFFFFFu)
+    throw Error(ErrorCode::InvalidArgument, std::string(what) + ": offset beyond 16 GiB");
+  check_range(what, info.job_offset, info.job_bytes, job.size());
+}
+}  // namespace
+
 void JpegKernels::decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                               const JpegJobInfo& info) {
-  check_range("decode_idct job", 0, info.job_bytes, job.size());
+  check_job("decode_idct job", job, info);
   check_range("decode_idct planes", 0, info.plane_bytes, planes.size());
   if (info.groups) run_decode_idct(queue, job, planes, info);
 }
 
 void JpegKernels::decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
                                 const JpegJobInfo& info) {
-  check_range("decode_tokens job", 0, info.job_bytes, job.size());
+  check_job("decode_tokens job", job, info);
   check_range("decode_tokens coefficients", 0, std::size_t(info.groups) * 64 * 128,
               coefficients.size());
   if (info.groups) run_decode_tokens(queue, job, coefficients, info);
@@ -105,7 +117,7 @@ void JpegKernels::decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuf
 
 void JpegKernels::idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                        DeviceBuffer& planes, const JpegJobInfo& info) {
-  check_range("idct job", 0, info.job_bytes, job.size());
+  check_job("idct job", job, info);
   check_range("idct coefficients", 0, std::size_t(info.groups) * 64 * 128, coefficients.size());
   check_range("idct planes", 0, info.plane_bytes, planes.size());
   if (info.groups) run_idct(queue, job, coefficients, planes, info);
@@ -114,7 +126,7 @@ void JpegKernels::idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer
 void JpegKernels::upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
                                  DeviceBuffer& out, std::size_t out_offset,
                                  const JpegJobInfo& info) {
-  check_range("upsample_color job", 0, info.job_bytes, job.size());
+  check_job("upsample_color job", job, info);
   check_range("upsample_color planes", 0, info.plane_bytes, planes.size());
   check_range("upsample_color output", out_offset, info.output_bytes(), out.size());
   if (info.output_bytes()) run_upsample_color(queue, job, planes, out, out_offset, info);

@@ -1,6 +1,7 @@
 /* JPEG decode stages on OpenCL: token decode + dequantise + IDCT (fused, and as two separate
  * kernels) and upsampling + colour conversion, all on a job (core/portable/jpeg_job.h).
- * Twin of kernels_cu/jpeg_decode.cu and backends/cpu/jpeg_kernels.cpp. */
+ * Twin of kernels_cu/jpeg_decode.cu and backends/cpu/jpeg_kernels.cpp. A job starts job_word
+ * words into its buffer (the batch engine copies several jobs at once, side by side). */
 #include "core/portable/jpeg_decode.h"
 
 /* Scatters group g's tokens into a tile of 64 blocks (stride shorts apart), one token per
@@ -24,7 +25,8 @@
 /* One work-group of 64 per group: zero the tile, scatter the tokens, then each work-item
  * dequantises and inverse-transforms one block. */
 __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct(
-    __global const uint* job, __global uchar* planes) {
+    __global const uint* job_buffer, uint job_word, __global uchar* planes) {
+  __global const uint* job = job_buffer + job_word;
   __local short tile[64 * HC_TILE_STRIDE];
   uint g = get_group_id(0), lid = get_local_id(0);
   for (uint i = lid; i < 64u * HC_TILE_STRIDE; i += 64u) tile[i] = 0;
@@ -43,7 +45,8 @@ __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct(
 
 /* Separate stage 1: tokens -> dense coefficients (group g owns blocks 64g..64g+63). */
 __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_tokens(
-    __global const uint* job, __global short* coefficients) {
+    __global const uint* job_buffer, uint job_word, __global short* coefficients) {
+  __global const uint* job = job_buffer + job_word;
   uint g = get_group_id(0), lid = get_local_id(0);
   __global short* tile = coefficients + (size_t)g * 4096u;
   for (uint i = lid; i < 4096u; i += 64u) tile[i] = 0;
@@ -52,8 +55,10 @@ __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_tokens
 }
 
 /* Separate stage 2: one work-item per block of the whole job. */
-__kernel void jpeg_idct(__global const uint* job, __global const short* coefficients,
-                        __global uchar* planes, uint total_blocks) {
+__kernel void jpeg_idct(__global const uint* job_buffer, uint job_word,
+                        __global const short* coefficients, __global uchar* planes,
+                        uint total_blocks) {
+  __global const uint* job = job_buffer + job_word;
   uint gb = get_global_id(0);
   if (gb >= total_blocks) return;
   uint g = gb >> 6;
@@ -69,9 +74,10 @@ __kernel void jpeg_idct(__global const uint* job, __global const short* coeffici
 }
 
 /* Upsampling + colour conversion: one work-item per output pixel. */
-__kernel void jpeg_upsample_color(__global const uint* job, __global const uchar* planes,
-                                  __global uchar* out, uint pixels) {
+__kernel void jpeg_upsample_color(__global const uint* job_buffer, uint job_word,
+                                  __global const uchar* planes, __global uchar* out_buffer,
+                                  ulong out_offset, uint pixels) {
   uint i = get_global_id(0);
   if (i >= pixels) return;
-  hc_jpeg_pixel(job, planes, i, out);
+  hc_jpeg_pixel(job_buffer + job_word, planes, i, out_buffer + out_offset);
 }

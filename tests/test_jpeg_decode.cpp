@@ -5,6 +5,7 @@
 // decoding must all agree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -270,6 +271,81 @@ TEST_CASE("jpeg batch and device-resident decoding give the single-image bytes")
     std::vector<std::uint8_t> back(one.bytes());
     queue->read(back.data(), *one.buffer, one.offset, back.size());
     CHECK(back == singles[0].pixels);
+  });
+}
+
+// The batch engine copies the token streams of several images at once, from one pinned arena
+// per chunk of images; a job that does not fit the arena goes in a buffer of its own. A tiny
+// image first sizes the first arena small, so the large ones after it overflow it.
+// In the emulator (where the feeding thread stages the jobs itself: one copy per chunk all the
+// same) the images are small enough for one arena, go largest first, and one decoder runs:
+// Oclgrind 21.10's uninitialised-value check reports kernel reads of device memory that a kernel
+// wrote first, once buffers have been released and made again (a decoder's buffers grow when a
+// larger image follows a smaller one; a decoder destroyed releases its own). The old engine, one
+// image at a time, drew the same report for a 1x1 image followed by a 64x35 one; each
+// configuration here alone runs clean there, and CPU and PoCL decode the same sequences
+// exactly with the planes overwritten with garbage before every image.
+TEST_CASE("jpeg batches copied several images at a time, overflowing arenas included") {
+  test::for_each_device([](Device& device) {
+    const bool emulator = device.info().is_emulator;
+    std::vector<Sample> samples;
+    auto add = [&](std::string name, const Raster& r, int quality, int h) {
+      EncodeParams p;
+      p.quality = quality;
+      p.h[0] = h;
+      p.v[0] = h;
+      samples.push_back({std::move(name), hetcodec::test::libjpeg_encode_ex(r, p)});
+    };
+    add("tiny", hetcodec::test::synthetic_rgb(1, 1, 5), 75, 2);
+    const int big = emulator ? 64 : 480;
+    for (int i = 0; i < (emulator ? 3 : 9); ++i)
+      add("big-" + std::to_string(i),
+          hetcodec::test::synthetic_rgb(big + 8 * i, big / 2 + 3, 7 + i), i % 2 ? 100 : 90,
+          1 + i % 2);
+    if (emulator) std::reverse(samples.begin(), samples.end());
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    std::vector<JpegInput> inputs;
+    std::vector<Raster> refs;
+    for (const auto& s : samples) {
+      inputs.push_back({s.bytes.data(), s.bytes.size()});
+      refs.push_back(hetcodec::test::libjpeg_decode_default(s.bytes));
+    }
+    for (int threads : {1, 3}) {
+      for (int per_copy : {1, 3, int(samples.size())}) {
+        if (emulator && (threads != 1 || per_copy != 3)) continue;
+        INFO("threads " << threads << ", images per copy " << per_copy);
+        JpegDecodeOptions options;
+        options.threads = threads;
+        options.images_per_copy = per_copy;
+        JpegDecoder decoder(shared, options);
+        // Twice: the second batch reuses the first one's arenas, sized from what it saw.
+        for (int round = 0; round < 2; ++round) {
+          decoder.reset_stage_times();
+          const auto batch = decoder.decode_batch(inputs);
+          // One copy per image when each is its own chunk; with one thread the tiny image comes
+          // first, so the big ones overflow its arena and take copies of their own.
+          const std::uint64_t copies = decoder.stage_times().job_copies;
+          if (per_copy == 1) CHECK(copies == samples.size());
+          if (!emulator && threads == 1 && round == 0 && per_copy == int(samples.size()))
+            CHECK(copies > 1);
+          CHECK(copies >= (samples.size() + per_copy - 1) / per_copy);
+          CHECK(copies <= samples.size());
+          REQUIRE(batch.size() == samples.size());
+          for (std::size_t i = 0; i < samples.size(); ++i)
+            check_equal(batch[i], refs[i], samples[i].name);
+          const auto on_device = decoder.decode_batch_to_device(inputs);
+          auto queue = device.create_queue();
+          for (std::size_t i = 0; i < samples.size(); ++i) {
+            std::vector<std::uint8_t> back(on_device[i].bytes());
+            queue->read(back.data(), *on_device[i].buffer, on_device[i].offset, back.size());
+            CHECK(back == batch[i].pixels);
+          }
+        }
+      }
+    }
+    JpegDecodeOptions bad;
+    bad.images_per_copy = -1;
+    CHECK_THROWS_AS(JpegDecoder(shared, bad), Error);
   });
 }
 

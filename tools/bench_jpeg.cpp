@@ -306,6 +306,7 @@ struct BenchOptions {
   double min_time = 2.0;
   int threads = 0;
   bool peers = true, separate = false;
+  std::vector<int> per_copy{0};
   std::string json_path;
 };
 
@@ -372,100 +373,113 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
 
   // Our pipeline on each selected device.
   for (const auto& info : selected_devices(global)) {
-    std::fprintf(stderr, "  %s (%s)...\n", info.spec.c_str(), info.name.c_str());
-    try {
-      JpegDecodeOptions opts;
-      opts.threads = threads;
-      opts.fused = !o.separate;
-      JpegDecoder decoder(open_device(info.spec), opts);
-      std::shared_ptr<DeviceBuffer> output;
-      decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
-      std::size_t images = 0;
-      const auto t0 = Clock::now();
-      double t = 0;
-      while (t < o.min_time) {
+    for (const int per_copy : o.per_copy) {
+      // Named by the images per copy only where the run compares several settings.
+      const std::string label =
+          o.per_copy.size() > 1
+              ? " (" + (per_copy > 0 ? std::to_string(per_copy) : std::string("auto")) +
+                    " images per copy)"
+              : std::string();
+      std::fprintf(stderr, "  %s (%s)%s...\n", info.spec.c_str(), info.name.c_str(), label.c_str());
+      try {
+        JpegDecodeOptions opts;
+        opts.threads = threads;
+        opts.fused = !o.separate;
+        opts.images_per_copy = per_copy;
+        JpegDecoder decoder(open_device(info.spec), opts);
+        std::shared_ptr<DeviceBuffer> output;
+        decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
+        std::size_t images = 0;
+        const auto t0 = Clock::now();
+        double t = 0;
+        while (t < o.min_time) {
+          decoder.decode_batch_to_device(inputs, nullptr, &output);
+          images += batch.size();
+          t = since(t0);
+        }
+        decoder.reset_stage_times();
         decoder.decode_batch_to_device(inputs, nullptr, &output);
-        images += batch.size();
-        t = since(t0);
+        const JpegStageTimes pipe = decoder.stage_times();
+        const JpegStageTimes st = decoder.profile_stages(inputs);
+        const double per = 1e3 / double(batch.size());
+        add("hetcodec " + info.spec + " " + info.name + label, "hetcodec", double(images) / t,
+            {{"device", to_json(info)},
+             {"kernels", o.separate ? "separate" : "fused"},
+             {"images_per_copy", per_copy},
+             {"token_stream_copies_per_image", double(pipe.job_copies) / double(batch.size())},
+             {"cpu_stage_alone_images_per_s",
+              st.huffman > 0 ? double(batch.size()) / st.huffman : 0},
+             {"stage_ms_per_image",
+              {{"huffman_all_threads", st.huffman * per},
+               {"transfer", st.transfer * per},
+               {"transfer_copies", st.job_copies},
+               {"kernels", st.device * per},
+               {"kernel_decode_idct", st.device_decode * per},
+               {"kernel_upsample_color", st.device_color * per}}},
+             {"pipeline_ms_per_image",
+              {{"waiting_for_last_images", pipe.wait_cpu * per},
+               {"feeding_device", pipe.enqueue * per},
+               {"waiting_for_device", pipe.device * per},
+               {"cpu_stage_summed_over_threads", pipe.huffman * per},
+               {"waiting_for_a_ticket", pipe.wait_ticket * per},
+               {"thread_time", pipe.thread_seconds * per},
+               {"thread_time_not_on_images",
+                std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per}}}});
+        std::fprintf(stdout,
+                     "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
+                     "runs at %.0f img/s), transfer %.3f ms (%llu copies), kernels %.3f ms "
+                     "(apart: token decode + IDCT %.3f ms, upsampling + colour %.3f ms)\n",
+                     st.huffman * per, st.huffman > 0 ? double(batch.size()) / st.huffman : 0.0,
+                     st.transfer * per, static_cast<unsigned long long>(st.job_copies),
+                     st.device * per, st.device_decode * per, st.device_color * per);
+        std::fprintf(stdout,
+                     "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
+                     "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads; "
+                     "threads' time %.3f ms, of which not on images %.3f ms (waiting for a ticket "
+                     "%.3f ms)\n",
+                     pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per,
+                     pipe.thread_seconds * per,
+                     std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
+                     pipe.wait_ticket * per);
+        std::fflush(stdout);
+      } catch (const Error& e) {
+        // One device failing does not lose the others' figures or the peers'.
+        std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
+        results.push_back(
+            {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
       }
-      decoder.reset_stage_times();
-    decoder.decode_batch_to_device(inputs, nullptr, &output);
-    const JpegStageTimes pipe = decoder.stage_times();
-    const JpegStageTimes st = decoder.profile_stages(inputs);
-      const double per = 1e3 / double(batch.size());
-      add("hetcodec " + info.spec + " " + info.name, "hetcodec", double(images) / t,
-          {{"device", to_json(info)},
-           {"kernels", o.separate ? "separate" : "fused"},
-           {"cpu_stage_alone_images_per_s", st.huffman > 0 ? double(batch.size()) / st.huffman : 0},
-           {"stage_ms_per_image",
-            {{"huffman_all_threads", st.huffman * per},
-             {"transfer", st.transfer * per},
-             {"kernels", st.device * per},
-             {"kernel_decode_idct", st.device_decode * per},
-             {"kernel_upsample_color", st.device_color * per}}},
-         {"pipeline_ms_per_image",
-          {{"waiting_for_last_images", pipe.wait_cpu * per},
-           {"feeding_device", pipe.enqueue * per},
-           {"waiting_for_device", pipe.device * per},
-           {"cpu_stage_summed_over_threads", pipe.huffman * per},
-           {"waiting_for_a_ticket", pipe.wait_ticket * per},
-           {"thread_time", pipe.thread_seconds * per},
-           {"thread_time_not_on_images",
-            std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per}}}});
-      std::fprintf(stdout,
-                   "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
-                   "runs at %.0f img/s), transfer %.3f ms, kernels %.3f ms (apart: token "
-                   "decode + IDCT %.3f ms, upsampling + colour %.3f ms)\n",
-                   st.huffman * per, st.huffman > 0 ? double(batch.size()) / st.huffman : 0.0,
-                   st.transfer * per, st.device * per, st.device_decode * per,
-                   st.device_color * per);
-    std::fprintf(stdout,
-                 "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
-                 "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads; "
-                 "threads' time %.3f ms, of which not on images %.3f ms (waiting for a ticket "
-                 "%.3f ms)\n",
-                 pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per,
-                 pipe.thread_seconds * per,
-                 std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
-                 pipe.wait_ticket * per);
-      std::fflush(stdout);
-    } catch (const Error& e) {
-      // One device failing does not lose the others' figures or the peers'.
-      std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
-      results.push_back(
-          {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
     }
   }
 
   if (o.peers) {
     // libjpeg-turbo, one thread and all threads: full decodes, then entropy decoding alone.
     for (const bool entropy_only : {false, true})
-    for (int n : {1, threads}) {
-      std::vector<std::vector<std::uint8_t>> outs{std::size_t(n)};
-      std::size_t images = 0;
-      const auto t0 = Clock::now();
-      double t = 0;
-      while (t < o.min_time) {
-        std::atomic<std::size_t> next{0};
-        auto work = [&](int id) {
-          int w, h, c;
-          for (std::size_t i; (i = next.fetch_add(1)) < batch.size();)
-            libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c, entropy_only);
-        };
-        std::vector<std::thread> pool;
-        for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
-        work(0);
-        for (auto& th : pool) th.join();
-        images += batch.size();
-        t = since(t0);
+      for (int n : {1, threads}) {
+        std::vector<std::vector<std::uint8_t>> outs{std::size_t(n)};
+        std::size_t images = 0;
+        const auto t0 = Clock::now();
+        double t = 0;
+        while (t < o.min_time) {
+          std::atomic<std::size_t> next{0};
+          auto work = [&](int id) {
+            int w, h, c;
+            for (std::size_t i; (i = next.fetch_add(1)) < batch.size();)
+              libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c, entropy_only);
+          };
+          std::vector<std::thread> pool;
+          for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
+          work(0);
+          for (auto& th : pool) th.join();
+          images += batch.size();
+          t = since(t0);
+        }
+        const std::string on = std::to_string(n) + " thread" + (n == 1 ? "" : "s");
+        if (entropy_only)
+          add("libjpeg-turbo entropy decoding only " + on, "libjpeg-turbo-entropy",
+              double(images) / t, {{"threads", n}, {"api", "jpeg_read_coefficients"}});
+        else
+          add("libjpeg-turbo " + on, "libjpeg-turbo", double(images) / t, {{"threads", n}});
       }
-      const std::string on = std::to_string(n) + " thread" + (n == 1 ? "" : "s");
-      if (entropy_only)
-        add("libjpeg-turbo entropy decoding only " + on, "libjpeg-turbo-entropy",
-            double(images) / t, {{"threads", n}, {"api", "jpeg_read_coefficients"}});
-      else
-        add("libjpeg-turbo " + on, "libjpeg-turbo", double(images) / t, {{"threads", n}});
-    }
 #ifdef HETCODEC_HAVE_CUDA
     NvJpeg nv;
     int ndev = 0;
@@ -619,6 +633,11 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
       ->check(CLI::Range(0.0, 600.0));
   cmd->add_option("--threads", o->threads, "CPU threads (Huffman stage, libjpeg-turbo peer)");
   cmd->add_flag("--separate", o->separate, "measure the two-kernel path instead of the fused one");
+  cmd->add_option("--images-per-copy", o->per_copy,
+                  "images whose token streams go to the device in one copy (0: automatic); "
+                  "several values, comma-separated, are measured one after another")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("!--no-peers", o->peers, "skip libjpeg-turbo and nvJPEG");
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");

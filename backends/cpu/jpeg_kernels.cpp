@@ -49,7 +49,7 @@ class CpuJpegKernels : public JpegKernels {
 
   void run_decode_idct(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& planes,
                        const JpegJobInfo& info) override {
-    const hc_u32* job = words(job_buffer);
+    const hc_u32* job = words(job_buffer) + info.job_offset / 4;
     std::int16_t tile[64 * 64];
     hc_i32 in[64];
     for (std::uint32_t g = 0; g < info.groups; ++g) {
@@ -70,7 +70,7 @@ class CpuJpegKernels : public JpegKernels {
 
   void run_decode_tokens(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& coefficients,
                          const JpegJobInfo& info) override {
-    const hc_u32* job = words(job_buffer);
+    const hc_u32* job = words(job_buffer) + info.job_offset / 4;
     auto* coef = reinterpret_cast<std::int16_t*>(bytes(coefficients));
     std::memset(coef, 0, std::size_t(info.groups) * 64 * 128);
     for (std::uint32_t g = 0; g < info.groups; ++g)
@@ -78,8 +78,8 @@ class CpuJpegKernels : public JpegKernels {
   }
 
   void run_idct(Queue&, const DeviceBuffer& job_buffer, const DeviceBuffer& coefficients,
-                DeviceBuffer& planes, const JpegJobInfo&) override {
-    const hc_u32* job = words(job_buffer);
+                DeviceBuffer& planes, const JpegJobInfo& info) override {
+    const hc_u32* job = words(job_buffer) + info.job_offset / 4;
     const auto* coef = reinterpret_cast<const std::int16_t*>(bytes(coefficients));
     hc_i32 in[64];
     for (hc_u32 c = 0; c < job[HC_JOB_W_COMPONENTS]; ++c) {
@@ -97,7 +97,7 @@ class CpuJpegKernels : public JpegKernels {
   void run_upsample_color(Queue&, const DeviceBuffer& job_buffer, const DeviceBuffer& planes,
                           DeviceBuffer& out, std::size_t out_offset,
                           const JpegJobInfo& info) override {
-    const hc_u32* job = words(job_buffer);
+    const hc_u32* job = words(job_buffer) + info.job_offset / 4;
     const std::uint32_t pixels = info.width * info.height;
     std::uint8_t* dst = bytes(out) + out_offset;
     for (std::uint32_t i = 0; i < pixels; ++i) hc_jpeg_pixel(job, bytes(planes), i, dst);

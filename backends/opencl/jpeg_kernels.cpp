@@ -28,8 +28,8 @@ class ClJpegKernels : public JpegKernels {
                        const JpegJobInfo& info) override {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_decode_idct");
-    HC_CL_CHECK(k.setArg(0, mem_of(job)));
-    HC_CL_CHECK(k.setArg(1, mem_of(planes)));
+    set_job(k, job, info);
+    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
     queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_idct");
   }
 
@@ -37,8 +37,8 @@ class ClJpegKernels : public JpegKernels {
                          const JpegJobInfo& info) override {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_decode_tokens");
-    HC_CL_CHECK(k.setArg(0, mem_of(job)));
-    HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
+    set_job(k, job, info);
+    HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
     queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_tokens");
   }
 
@@ -47,10 +47,10 @@ class ClJpegKernels : public JpegKernels {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_idct");
     const cl_uint blocks = cl_uint(info.groups) * 64;
-    HC_CL_CHECK(k.setArg(0, mem_of(job)));
-    HC_CL_CHECK(k.setArg(1, mem_of(coefficients)));
-    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
-    HC_CL_CHECK(k.setArg(3, blocks));
+    set_job(k, job, info);
+    HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
+    HC_CL_CHECK(k.setArg(3, mem_of(planes)));
+    HC_CL_CHECK(k.setArg(4, blocks));
     queue_cast(queue).launch(k, blocks, "jpeg_idct");
   }
 
@@ -60,30 +60,23 @@ class ClJpegKernels : public JpegKernels {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_upsample_color");
     const cl_uint pixels = cl_uint(info.width * info.height);
-    HC_CL_CHECK(k.setArg(0, mem_of(job)));
-    HC_CL_CHECK(k.setArg(1, mem_of(planes)));
-    // The sub-buffer must outlive the enqueue (the queue retains it from then on).
-    const cl::Buffer target = sub_buffer(out, out_offset, info.output_bytes());
-    HC_CL_CHECK(k.setArg(2, target));
-    HC_CL_CHECK(k.setArg(3, pixels));
+    set_job(k, job, info);
+    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
+    // The image's place in `out` goes as an argument, not as a sub-buffer: one object fewer
+    // to create and release per image, and no alignment asked of the offset.
+    HC_CL_CHECK(k.setArg(3, mem_of(out)));
+    HC_CL_CHECK(k.setArg(4, cl_ulong(out_offset)));
+    HC_CL_CHECK(k.setArg(5, pixels));
     // Work-groups of 256, as the CUDA launch has, rather than the driver's choice.
     queue_cast(queue).launch(k, (std::size_t(pixels) + 255) / 256 * 256, 256,
                              "jpeg_upsample_color");
   }
 
  private:
-  // A kernel argument for `out` at `offset`: the buffer itself when offset is 0, otherwise a
-  // sub-buffer (the offset must meet the device's base-address alignment, which callers that
-  // place several images in one buffer respect by aligning to 4096 bytes).
-  static cl::Buffer sub_buffer(const DeviceBuffer& out, std::size_t offset, std::size_t bytes) {
-    cl::Buffer mem = mem_of(out);
-    if (offset == 0) return mem;
-    cl_buffer_region region{offset, bytes};
-    cl_int err = CL_SUCCESS;
-    cl::Buffer sub =
-        mem.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-    HC_CL_CHECK_ERR(err, "clCreateSubBuffer(jpeg output)");
-    return sub;
+  // Arguments 0 and 1 of every decode kernel: the buffer and the job's first word in it.
+  static void set_job(cl::Kernel& k, const DeviceBuffer& job, const JpegJobInfo& info) {
+    HC_CL_CHECK(k.setArg(0, mem_of(job)));
+    HC_CL_CHECK(k.setArg(1, cl_uint(info.job_offset / 4)));
   }
 
   // Kernel objects are made once and reused: creating one per launch costs more than the

@@ -41,8 +41,11 @@ struct Prepared {
   ErrorCode code = ErrorCode::InvalidData;
   std::string error;
   // The job buffer (core/portable/jpeg_job.h): in `job`, or, where the caller asked for it,
-  // written straight into pinned memory (`pinned`), so the feeding thread copies nothing.
+  // written straight into pinned memory, so the feeding thread copies nothing: at
+  // info.job_offset in a chunk's arena (`arena`, which the chunk owns), or in a buffer of its
+  // own (`pinned`).
   std::vector<std::uint32_t> job;
+  PinnedBuffer* arena = nullptr;
   std::unique_ptr<PinnedBuffer> pinned;
   JpegJobInfo info;
   PixelFormat format = PixelFormat::RGB;
@@ -53,12 +56,15 @@ struct Prepared {
 // Entropy-coded data per piece below which a scan is not split across threads.
 constexpr std::size_t kMinSplitBytes = 32 << 10;
 
+// Where a job of `bytes` goes: sets out.arena and out.info.job_offset, or out.pinned, and
+// returns the address to write it at.
+using JobPlacer = std::function<std::uint8_t*(std::size_t bytes, Prepared& out)>;
+
 // `results` is scratch the caller keeps from image to image (its capacity is reused).
-// `pinned_for(bytes)`, when given, supplies pinned memory for the job instead of out.job.
+// `place`, when given, supplies pinned memory for the job instead of out.job.
 void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
              int threads, Prepared& out, std::vector<jpeg::EntropyResult>& results,
-             const std::function<std::unique_ptr<PinnedBuffer>(std::size_t)>& pinned_for = {},
-             detail::WorkerPool* pool = nullptr) {
+             const JobPlacer& place = {}, detail::WorkerPool* pool = nullptr) {
   const auto t0 = Clock::now();
   try {
     jpeg::Limits limits;
@@ -87,9 +93,8 @@ void prepare(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions
     const std::size_t stream = decoder.stream_bytes(results);
     const std::size_t bytes = jpeg::job_bytes(stream);
     std::uint8_t* job;
-    if (pinned_for) {
-      out.pinned = pinned_for(bytes);
-      job = static_cast<std::uint8_t*>(out.pinned->data());
+    if (place) {
+      job = place(bytes, out);
     } else {
       out.job.resize(bytes / 4);
       job = reinterpret_cast<std::uint8_t*>(out.job.data());
@@ -160,13 +165,34 @@ struct JpegDecoder::Impl {
   struct Slot {
     std::unique_ptr<Queue> queue;
     std::unique_ptr<PinnedBuffer> in, out;
-    std::unique_ptr<PinnedBuffer> staged;  // a worker's pinned job, until its copy has run
+    // Pinned jobs (a chunk's arena, jobs of their own) in use until the slot's copies have run.
+    std::vector<std::unique_ptr<PinnedBuffer>> staged;
     std::unique_ptr<DeviceBuffer> job, planes, coefficients, output;
     std::unique_ptr<Event> done;
-    // The image whose result waits in `out` (host path), or -1.
-    std::ptrdiff_t pending = -1;
-    std::size_t pending_bytes = 0;
+    // Images whose results wait in `out` (host path): index, offset in `out`, bytes.
+    struct Pending {
+      std::size_t index, offset, bytes;
+    };
+    std::vector<Pending> pending;
   };
+  // A batch goes to the device a chunk of consecutive images at a time: their jobs lie side by
+  // side in one pinned arena, copied in one transfer, and the chunk's kernels run on one slot.
+  // Fewer, larger copies and fewer calls per image: a copy costs the driver a fixed time on top
+  // of its bytes (on NVIDIA's OpenCL about twice CUDA's), which dominates at a job's size.
+  struct Chunk {
+    std::mutex m;
+    std::unique_ptr<PinnedBuffer> arena;
+    std::size_t used = 0;    // bytes of the arena placed, guarded by m
+    std::size_t images = 0;  // images in the chunk
+  };
+  static constexpr std::size_t kMaxChunk = 8;
+  // Images per chunk for a batch of n: as the options say, else up to kMaxChunk, while every
+  // slot still gets a few chunks.
+  std::size_t chunk_images(std::size_t n) const {
+    if (options.images_per_copy > 0)
+      return std::min<std::size_t>(std::size_t(options.images_per_copy), std::max<std::size_t>(n, 1));
+    return std::max<std::size_t>(1, std::min<std::size_t>(kMaxChunk, n / (4 * kSlots)));
+  }
   // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
   // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and
   // pinned job buffers.
@@ -175,6 +201,8 @@ struct JpegDecoder::Impl {
   // Pinned job buffers for the batch path: workers write jobs into them, the feeding thread
   // enqueues the copy, and they come back once the slot that copied them has drained.
   std::vector<std::unique_ptr<PinnedBuffer>> pinned_pool;
+  // The most arena bytes a chunk has used (guarded by pool_mutex): the size of the next arenas.
+  std::size_t arena_hint = 0;
   // The smallest pooled buffer that fits, else a new one. Buffers are never freed during a
   // batch: freeing pinned memory synchronises the device (cudaFreeHost does).
   std::unique_ptr<PinnedBuffer> take_pinned(std::size_t bytes) {
@@ -196,8 +224,36 @@ struct JpegDecoder::Impl {
     return device->alloc_pinned(std::max<std::size_t>(bytes + bytes / 2, std::size_t(1) << 18));
   }
   void give_pinned(std::unique_ptr<PinnedBuffer>&& b) {
+    if (!b) return;
     std::lock_guard<std::mutex> lock(pool_mutex);
     pinned_pool.push_back(std::move(b));
+  }
+  // Places a job of `bytes` in chunk c's arena (made by the first of its images to get
+  // there), or, when the arena is full, in a pinned buffer of its own.
+  std::uint8_t* place_in_chunk(Chunk& c, std::size_t bytes, Prepared& p) {
+    const std::size_t need = aligned(bytes);
+    {
+      std::lock_guard<std::mutex> lock(c.m);
+      if (!c.arena) {
+        std::size_t hint;
+        {
+          std::lock_guard<std::mutex> pool_lock(pool_mutex);
+          hint = arena_hint + arena_hint / 4;
+        }
+        c.arena = take_pinned(std::max(hint, need * c.images + need * c.images / 2));
+      }
+      if (c.used + need <= c.arena->size()) {
+        p.arena = c.arena.get();
+        p.info.job_offset = c.used;
+        c.used += need;
+        return p.arena->data() + p.info.job_offset;
+      }
+    }
+    p.pinned = take_pinned(bytes);
+    return p.pinned->data();
+  }
+  static std::size_t aligned(std::size_t n) {
+    return (n + kJpegJobAlign - 1) / kJpegJobAlign * kJpegJobAlign;
   }
 
   static constexpr int kSlots = 4;
@@ -208,6 +264,8 @@ struct JpegDecoder::Impl {
   Impl(std::shared_ptr<Device> d, JpegDecodeOptions o) : device(std::move(d)), options(o) {
     if (!device) throw Error(ErrorCode::InvalidArgument, "JpegDecoder: no device");
     if (options.threads <= 0) options.threads = hardware_threads();
+    if (options.images_per_copy < 0)
+      throw Error(ErrorCode::InvalidArgument, "JpegDecoder: images_per_copy is negative");
   }
 
   void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
@@ -223,7 +281,7 @@ struct JpegDecoder::Impl {
     }
   }
 
-  // Waits until the slot's previous work is complete; hands back its result if it had one.
+  // Waits until the slot's previous work is complete; hands back its results if it had any.
   void drain(Slot& s, std::vector<Image>* images) {
     if (s.done) {
       const auto t0 = Clock::now();
@@ -231,116 +289,210 @@ struct JpegDecoder::Impl {
       times.device += seconds_since(t0);
       s.done.reset();
     }
-    if (s.staged) give_pinned(std::move(s.staged));
-    if (s.pending >= 0 && images) {
+    for (auto& b : s.staged) give_pinned(std::move(b));
+    s.staged.clear();
+    if (images && !s.pending.empty()) {
       const auto t0 = Clock::now();
-      Image& img = (*images)[std::size_t(s.pending)];
-      img.pixels.resize(s.pending_bytes);
-      std::memcpy(img.pixels.data(), s.out->data(), s.pending_bytes);
+      for (const auto& r : s.pending) {
+        Image& img = (*images)[r.index];
+        img.pixels.resize(r.bytes);
+        std::memcpy(img.pixels.data(), s.out->data() + r.offset, r.bytes);
+      }
       times.transfer += seconds_since(t0);
     }
-    s.pending = -1;
+    s.pending.clear();
   }
 
-  // Enqueues one prepared image on slot `s`. With `target` null the output goes back to the
-  // host through the slot's pinned buffer (collected by drain()); otherwise it stays in
-  // `target` at `target_offset`.
-  void enqueue(Slot& s, const Prepared& p, DeviceBuffer* target, std::size_t target_offset,
-               std::ptrdiff_t index) {
+  // Where the jobs of prepared[first, first + count) go in one device buffer: those in
+  // `arena` where they lie in it (its first `arena_bytes` bytes are copied as they are), the
+  // others after them. Sets their job offsets; returns the bytes the buffer needs.
+  static std::size_t lay_out_jobs(std::vector<Prepared>& prepared, std::size_t first,
+                                  std::size_t count, std::size_t arena_bytes) {
+    std::size_t end = arena_bytes;
+    for (std::size_t i = first; i < first + count; ++i) {
+      Prepared& p = prepared[i];
+      if (!p.ok || p.arena) continue;
+      p.info.job_offset = end;
+      end += aligned(p.info.job_bytes);
+    }
+    return end;
+  }
+  // Enqueues the copies of those jobs into `job` (laid out by lay_out_jobs): the arena in one
+  // copy, each other pinned job in its own, and jobs in host vectors through `staging`.
+  // Returns the number of copies.
+  std::size_t copy_jobs(Queue& q, DeviceBuffer& job, std::vector<Prepared>& prepared, std::size_t first,
+                 std::size_t count, const PinnedBuffer* arena, std::size_t arena_bytes,
+                 std::unique_ptr<PinnedBuffer>& staging) {
+    std::size_t copies = 0;
+    if (arena && arena_bytes) {
+      q.write(job, 0, *arena, 0, arena_bytes);
+      ++copies;
+    }
+    std::size_t staged_from = 0, staged_to = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+      Prepared& p = prepared[i];
+      if (!p.ok || p.arena) continue;
+      if (p.pinned) {
+        q.write(job, p.info.job_offset, *p.pinned, 0, p.info.job_bytes);
+        ++copies;
+      } else {
+        if (staged_to == 0) staged_from = p.info.job_offset;
+        staged_to = p.info.job_offset + p.info.job_bytes;
+      }
+    }
+    if (staged_to == 0) return copies;
+    const auto t0 = Clock::now();
+    ensure(staging, staged_to - staged_from);
+    for (std::size_t i = first; i < first + count; ++i) {
+      const Prepared& p = prepared[i];
+      if (p.ok && !p.arena && !p.pinned)
+        std::memcpy(staging->data() + (p.info.job_offset - staged_from), p.job.data(),
+                    p.info.job_bytes);
+    }
+    times.transfer += seconds_since(t0);
+    q.write(job, staged_from, *staging, 0, staged_to - staged_from);
+    return copies + 1;
+  }
+
+  // Enqueues prepared[first, first + count) (those prepared without error) on slot `s`, whose
+  // previous work has drained; their jobs are in `arena` (its first `arena_bytes` bytes) or
+  // their own buffers. With `target` null the outputs go back to the host through the slot's
+  // pinned buffer (collected by drain()); otherwise each stays in `target` at its offset.
+  void enqueue(Slot& s, std::vector<Prepared>& prepared, std::size_t first, std::size_t count,
+               const PinnedBuffer* arena, std::size_t arena_bytes, DeviceBuffer* target,
+               const std::vector<std::size_t>* offsets) {
     if (!s.queue) s.queue = device->create_queue();
     Queue& q = *s.queue;
     JpegKernels& k = device->jpeg();
-    ensure(s.job, p.info.job_bytes);
-    ensure(s.planes, p.info.plane_bytes);
-    if (p.pinned) {
-      q.write(*s.job, 0, *p.pinned, 0, p.info.job_bytes);
-    } else {
-      const auto t0 = Clock::now();
-      ensure(s.in, p.info.job_bytes);
-      std::memcpy(s.in->data(), p.job.data(), p.info.job_bytes);
-      times.transfer += seconds_since(t0);
-      q.write(*s.job, 0, *s.in, 0, p.info.job_bytes);
+    const std::size_t job_end = lay_out_jobs(prepared, first, count, arena_bytes);
+    std::size_t plane_bytes = 0, out_end = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+      const Prepared& p = prepared[i];
+      if (!p.ok) continue;
+      plane_bytes = std::max(plane_bytes, p.info.plane_bytes);
+      if (!target) {
+        s.pending.push_back({i, out_end, p.info.output_bytes()});
+        out_end += aligned(p.info.output_bytes());
+      }
     }
-    if (options.fused) {
-      k.decode_idct(q, *s.job, *s.planes, p.info);
-    } else {
-      ensure(s.coefficients, std::size_t(p.info.groups) * 64 * 128);
-      k.decode_tokens(q, *s.job, *s.coefficients, p.info);
-      k.idct(q, *s.job, *s.coefficients, *s.planes, p.info);
+    if (job_end == 0) return;  // nothing prepared
+    ensure(s.job, job_end);
+    ensure(s.planes, plane_bytes);
+    times.job_copies += copy_jobs(q, *s.job, prepared, first, count, arena, arena_bytes, s.in);
+    if (!target) {
+      ensure(s.output, out_end);
+      ensure(s.out, out_end);
     }
-    const std::size_t out_bytes = p.info.output_bytes();
-    if (target) {
-      k.upsample_color(q, *s.job, *s.planes, *target, target_offset, p.info);
-    } else {
-      ensure(s.output, out_bytes);
-      ensure(s.out, out_bytes);
-      k.upsample_color(q, *s.job, *s.planes, *s.output, 0, p.info);
-      q.read(*s.out, 0, *s.output, 0, out_bytes);
-      s.pending = index;
-      s.pending_bytes = out_bytes;
+    std::size_t pending = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+      const Prepared& p = prepared[i];
+      if (!p.ok) continue;
+      // The chunk's images share the slot's planes: its queue runs them one after another.
+      if (options.fused) {
+        k.decode_idct(q, *s.job, *s.planes, p.info);
+      } else {
+        ensure(s.coefficients, std::size_t(p.info.groups) * 64 * 128);
+        k.decode_tokens(q, *s.job, *s.coefficients, p.info);
+        k.idct(q, *s.job, *s.coefficients, *s.planes, p.info);
+      }
+      if (target)
+        k.upsample_color(q, *s.job, *s.planes, *target, offsets ? (*offsets)[i] : 0, p.info);
+      else
+        k.upsample_color(q, *s.job, *s.planes, *s.output, s.pending[pending++].offset, p.info);
     }
+    if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
     s.done = q.record();
   }
 
   // The batch engine. Every thread (this one included) prepares images, a bounded window ahead
   // of the device; the thread that has just prepared one also feeds the device, in input order,
-  // with whatever images are ready, unless another thread is feeding (the feeder's lock is only
-  // tried, never waited for). So every core does CPU-stage work, and no thread has to be woken to
-  // enqueue an image. A device that must be driven from one thread (Oclgrind runs enqueued work
-  // on the thread that waits for it, with state of the thread that made it) is fed by this
-  // thread alone, which then prepares nothing.
+  // with whatever chunks are complete, unless another thread is feeding (the feeder's lock is
+  // only tried, never waited for). So every core does CPU-stage work, and no thread has to be
+  // woken to enqueue an image. A device that must be driven from one thread (Oclgrind runs
+  // enqueued work on the thread that waits for it, with state of the thread that made it) is fed
+  // by this thread alone, which then prepares nothing.
   void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
                  std::vector<Image>* images, DeviceBuffer* target,
                  const std::vector<std::size_t>* offsets) {
     const std::size_t n = inputs.size();
+    const std::size_t per_chunk = chunk_images(n);
+    const std::size_t chunk_count = (n + per_chunk - 1) / per_chunk;
     std::vector<Prepared> prepared(n);
-    std::vector<char> ready(n, 0);
+    std::unique_ptr<Chunk[]> chunks(new Chunk[chunk_count]);
+    for (std::size_t c = 0; c < chunk_count; ++c)
+      chunks[c].images = std::min(per_chunk, n - c * per_chunk);
+    std::vector<std::size_t> ready(chunk_count, 0);  // images of each chunk prepared
     std::mutex m;  // guards ready, tickets, fed, stop, failure
     std::condition_variable cv_space, cv_done;
     std::atomic<std::size_t> next{0};
     bool stop = false;
-    std::size_t fed = 0;  // images fed to the device (or failed), in order
+    std::size_t fed = 0;  // chunks fed to the device (their failed images recorded), in order
     std::exception_ptr failure;
     std::mutex feed_mutex;  // held by the thread that feeds
     const bool one_feeder = device->info().is_emulator;
-    std::condition_variable cv_ready;  // with one feeder: an image is ready
+    std::condition_variable cv_ready;  // with one feeder: a chunk is complete
     const int workers = std::max(1, std::min<int>(options.threads, int(n)));
-    // A thread takes an image only with a ticket: at most 3 x workers + 4 images are prepared
-    // and not yet fed.
-    std::size_t tickets = std::size_t(workers) * 3 + 4;
+    // A thread takes an image only with a ticket: at most 3 x workers + 4 images, and a chunk,
+    // are prepared and not yet fed (a chunk is fed once all its images are prepared).
+    std::size_t tickets = std::size_t(workers) * 3 + 4 + per_chunk;
     const int per_image = std::max(1, options.threads / workers);
     if (int(scratch.size()) < workers + 1) scratch.resize(std::size_t(workers) + 1);
 
-    // Feeds image i (ready, and next in order): called with feed_mutex held.
-    auto feed = [&](std::size_t i) {
-      Prepared& p = prepared[i];
-      times.huffman += p.seconds;
-      if (!p.ok) {
+    // Feeds chunk c (complete, and next in order): called with feed_mutex held.
+    auto feed = [&](std::size_t c) {
+      const std::size_t first = c * per_chunk, count = chunks[c].images;
+      for (std::size_t i = first; i < first + count; ++i) {
+        Prepared& p = prepared[i];
+        times.huffman += p.seconds;
+        if (p.ok) continue;
         if (!errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
         (*errors)[i] = p.error;
-        return;
       }
-      Slot& s = slots[i % kSlots];
+      Slot& s = slots[c % kSlots];
       drain(s, images);
-      if (images) {
-        Image& img = (*images)[i];
-        img.width = int(p.info.width);
-        img.height = int(p.info.height);
-        img.format = p.format;
-        img.warnings = std::move(p.warnings);
+      std::size_t ok = 0;
+      for (std::size_t i = first; i < first + count; ++i) {
+        Prepared& p = prepared[i];
+        if (!p.ok) continue;
+        ++ok;
+        if (images) {
+          Image& img = (*images)[i];
+          img.width = int(p.info.width);
+          img.height = int(p.info.height);
+          img.format = p.format;
+          img.warnings = std::move(p.warnings);
+        }
       }
+      Chunk& chunk = chunks[c];
+      const std::size_t arena_bytes = chunk.arena ? chunk.used : 0;
+      if (arena_bytes) {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        arena_hint = std::max(arena_hint, arena_bytes);
+      }
+      // The pinned jobs are in use until the slot drains: the slot holds them from here,
+      // whether the enqueueing succeeds or not.
+      auto hand_to_slot = [&] {
+        s.staged.push_back(std::move(chunk.arena));
+        for (std::size_t i = first; i < first + count; ++i)
+          s.staged.push_back(std::move(prepared[i].pinned));
+      };
       const auto e0 = Clock::now();
-      enqueue(s, p, target, offsets ? (*offsets)[i] : 0, std::ptrdiff_t(i));
-      s.staged = std::move(p.pinned);  // in use until the slot drains
+      try {
+        enqueue(s, prepared, first, count, chunk.arena.get(), arena_bytes, target, offsets);
+      } catch (...) {
+        hand_to_slot();
+        throw;
+      }
+      hand_to_slot();
       times.enqueue += seconds_since(e0);
-      ++times.images;
+      times.images += ok;
     };
-    // Feeds image i and records the outcome: the next image in order and a ticket back, or the
+    // Feeds chunk c and records the outcome: the next chunk in order and tickets back, or the
     // failure that stops the batch. False on failure. Called with feed_mutex held (or by the
     // one feeder).
-    auto feed_one = [&](std::size_t i) {
+    auto feed_one = [&](std::size_t c) {
       try {
-        feed(i);
+        feed(c);
       } catch (...) {
         {
           std::lock_guard<std::mutex> lock(m);
@@ -354,31 +506,31 @@ struct JpegDecoder::Impl {
       {
         std::lock_guard<std::mutex> lock(m);
         ++fed;
-        ++tickets;
-        if (fed == n) cv_done.notify_all();
+        tickets += chunks[c].images;
+        if (fed == chunk_count) cv_done.notify_all();
       }
-      cv_space.notify_one();
+      cv_space.notify_all();
       return true;
     };
-    // The next image in order when it is ready and the batch goes on; false otherwise.
-    auto next_ready = [&](std::size_t& i) {
+    // The next chunk in order when it is complete and the batch goes on; false otherwise.
+    auto next_ready = [&](std::size_t& c) {
       std::lock_guard<std::mutex> lock(m);
-      if (stop || fed >= n || !ready[fed]) return false;
-      i = fed;
+      if (stop || fed >= chunk_count || ready[fed] < chunks[fed].images) return false;
+      c = fed;
       return true;
     };
-    // Feeds every image that is ready in order, while this thread can take the feeder's lock.
+    // Feeds every chunk that is complete in order, while this thread can take the feeder's lock.
     auto feed_ready = [&] {
-      std::size_t i;
+      std::size_t c;
       for (;;) {
         std::unique_lock<std::mutex> feeder(feed_mutex, std::try_to_lock);
         if (!feeder.owns_lock()) return;  // the feeding thread will see what is ready
-        while (next_ready(i))
-          if (!feed_one(i)) return;
+        while (next_ready(c))
+          if (!feed_one(c)) return;
         feeder.unlock();
-        // An image that became ready while this thread held the lock, whose preparer found it
+        // A chunk completed while this thread held the lock, whose last preparer found it
         // taken, is this thread's to feed.
-        if (!next_ready(i)) return;
+        if (!next_ready(c)) return;
       }
     };
     auto worker = [&](int id) {
@@ -396,14 +548,25 @@ struct JpegDecoder::Impl {
         }
         const std::size_t i = next.fetch_add(1);
         if (i >= n) return;
-        // One image per thread, unless the batch has fewer images than threads.
+        Chunk& chunk = chunks[i / per_chunk];
+        // One image per thread, unless the batch has fewer images than threads. With one
+        // feeder the jobs stay in host memory and the feeder stages them: Oclgrind runs
+        // enqueued work on the thread that waits for it, and a pinned buffer made on another
+        // thread meanwhile (a mapped buffer, made and mapped through the device) has corrupted
+        // images there.
+        JobPlacer place;
+        if (!one_feeder)
+          place = [this, &chunk](std::size_t bytes, Prepared& p) {
+            return place_in_chunk(chunk, bytes, p);
+          };
         prepare(inputs[i].data, inputs[i].size, options, per_image, prepared[i],
-                scratch[std::size_t(id)],
-                [this](std::size_t bytes) { return take_pinned(bytes); }, &pool);
+                scratch[std::size_t(id)], place, &pool);
+        bool complete;
         {
           std::lock_guard<std::mutex> lock(m);
-          ready[i] = 1;
+          complete = ++ready[i / per_chunk] == chunk.images;
         }
+        if (!complete) continue;
         if (one_feeder) {
           cv_ready.notify_one();
         } else {
@@ -417,7 +580,7 @@ struct JpegDecoder::Impl {
       {
         const auto w0 = Clock::now();
         std::unique_lock<std::mutex> lock(m);
-        cv_done.wait(lock, [&] { return stop || fed == n; });
+        cv_done.wait(lock, [&] { return stop || fed == chunk_count; });
         times.wait_cpu += seconds_since(w0);
         stop = true;
       }
@@ -436,18 +599,23 @@ struct JpegDecoder::Impl {
       for (int t = 1; t < workers; ++t) extra.emplace_back(worker, t);
       if (workers == 1) extra.emplace_back(worker, 0);
       for (;;) {
-        std::size_t i;
+        std::size_t c;
         {
           std::unique_lock<std::mutex> lock(m);
-          cv_ready.wait(lock, [&] { return stop || fed >= n || ready[fed]; });
-          if (stop || fed >= n) break;
-          i = fed;
+          cv_ready.wait(lock, [&] {
+            return stop || fed >= chunk_count || ready[fed] == chunks[fed].images;
+          });
+          if (stop || fed >= chunk_count) break;
+          c = fed;
         }
-        if (!feed_one(i)) break;
+        if (!feed_one(c)) break;
       }
       finish();
       for (auto& t : extra) t.join();
     }
+    // Arenas of chunks never fed (the batch stopped) go back to the pool.
+    for (std::size_t c = 0; c < chunk_count; ++c) give_pinned(std::move(chunks[c].arena));
+    for (auto& p : prepared) give_pinned(std::move(p.pinned));
     if (!failure) {
       try {
         for (auto& s : slots) drain(s, images);
@@ -496,32 +664,34 @@ JpegDecoder::~JpegDecoder() {
 Device& JpegDecoder::device() { return *impl_->device; }
 
 Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
-  Prepared p = impl_->prepare_one(data, size);
+  std::vector<Prepared> p(1);
+  p[0] = impl_->prepare_one(data, size);
   std::vector<Image> images(1);
   Image& img = images[0];
-  img.width = int(p.info.width);
-  img.height = int(p.info.height);
-  img.format = p.format;
-  img.warnings = p.warnings;
+  img.width = int(p[0].info.width);
+  img.height = int(p[0].info.height);
+  img.format = p[0].format;
+  img.warnings = p[0].warnings;
   auto& s = impl_->slots[0];
   impl_->drain(s, nullptr);
-  impl_->enqueue(s, p, nullptr, 0, 0);
+  impl_->enqueue(s, p, 0, 1, nullptr, 0, nullptr, nullptr);
   ++impl_->times.images;
   impl_->drain(s, &images);
   return std::move(images[0]);
 }
 
 DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
-  Prepared p = impl_->prepare_one(data, size);
+  std::vector<Prepared> p(1);
+  p[0] = impl_->prepare_one(data, size);
   DeviceImage img;
-  img.width = int(p.info.width);
-  img.height = int(p.info.height);
-  img.format = p.format;
-  img.warnings = p.warnings;
-  img.buffer = impl_->device->alloc(std::max<std::size_t>(p.info.output_bytes(), 1));
+  img.width = int(p[0].info.width);
+  img.height = int(p[0].info.height);
+  img.format = p[0].format;
+  img.warnings = p[0].warnings;
+  img.buffer = impl_->device->alloc(std::max<std::size_t>(p[0].info.output_bytes(), 1));
   auto& s = impl_->slots[0];
   impl_->drain(s, nullptr);
-  impl_->enqueue(s, p, img.buffer.get(), 0, 0);
+  impl_->enqueue(s, p, 0, 1, nullptr, 0, img.buffer.get(), nullptr);
   ++impl_->times.images;
   impl_->drain(s, nullptr);
   return img;
@@ -572,37 +742,48 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
 }
 
 JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs) {
+  using Impl = JpegDecoder::Impl;
   Impl& im = *impl_;
   JpegStageTimes t;
   const std::size_t n = inputs.size();
   std::vector<Prepared> prepared(n);
   // Threads per image as the batch engine gives them (all of them to a batch of one).
   const int per_image = std::max(1, im.options.threads / int(std::max<std::size_t>(n, 1)));
+  // Chunks as the batch engine makes them: the jobs are written straight into the chunks'
+  // pinned arenas, so the transfer below is the copies alone, one per chunk.
+  const std::size_t per_chunk = im.chunk_images(n);
+  const std::size_t chunk_count = (n + per_chunk - 1) / per_chunk;
+  std::unique_ptr<Impl::Chunk[]> chunks(new Impl::Chunk[chunk_count]);
+  // The pinned buffers go back to the pool however this ends.
+  auto give_back = [&] {
+    for (auto& p : prepared) im.give_pinned(std::move(p.pinned));
+    for (std::size_t c = 0; c < chunk_count; ++c) im.give_pinned(std::move(chunks[c].arena));
+  };
+  struct GiveBack {
+    std::function<void()> fn;
+    ~GiveBack() { fn(); }
+  } give_back_at_exit{give_back};
   // Twice, timing the second pass: the first allocates (and page-faults) the job buffers and
-  // scratch that the batch engine keeps from batch to batch. As in the batch engine, the jobs
-  // are written straight into pinned buffers, so the transfer below is the copies alone.
-  auto pinned_for = [&im](std::size_t bytes) { return im.take_pinned(bytes); };
+  // scratch that the batch engine keeps from batch to batch.
   auto t0 = Clock::now();
   for (int pass = 0; pass < 2; ++pass) {
-    for (auto& p : prepared)
-      if (p.pinned) im.give_pinned(std::move(p.pinned));
+    give_back();
+    for (std::size_t c = 0; c < chunk_count; ++c) {
+      chunks[c].used = 0;
+      chunks[c].images = std::min(per_chunk, n - c * per_chunk);
+    }
+    for (auto& p : prepared) p = Prepared();
     t0 = Clock::now();
     parallel_for(n, im.options.threads, [&](std::size_t i) {
       thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
       prepare(inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
-              pinned_for, &im.pool);
+              [&im, &chunks, i, per_chunk](std::size_t bytes, Prepared& p) {
+                return im.place_in_chunk(chunks[i / per_chunk], bytes, p);
+              },
+              &im.pool);
     }, &im.pool);
   }
   t.huffman = seconds_since(t0);
-  // The pinned buffers go back to the pool however this ends.
-  struct GiveBack {
-    Impl& im;
-    std::vector<Prepared>& prepared;
-    ~GiveBack() {
-      for (auto& p : prepared)
-        if (p.pinned) im.give_pinned(std::move(p.pinned));
-    }
-  } give_back{im, prepared};
   std::size_t max_planes = 0, max_out = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!prepared[i].ok)
@@ -612,32 +793,43 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   }
   auto queue = im.device->create_queue();
   std::vector<std::unique_ptr<DeviceBuffer>> jobs;
-  for (const auto& p : prepared) jobs.push_back(im.device->alloc(p.info.job_bytes));
+  std::vector<std::size_t> arena_bytes(chunk_count);
+  for (std::size_t c = 0; c < chunk_count; ++c) {
+    arena_bytes[c] = chunks[c].arena ? chunks[c].used : 0;
+    const std::size_t bytes =
+        Impl::lay_out_jobs(prepared, c * per_chunk, chunks[c].images, arena_bytes[c]);
+    jobs.push_back(im.device->alloc(std::max<std::size_t>(bytes, 1)));
+  }
+  auto job_of = [&](std::size_t i) -> DeviceBuffer& { return *jobs[i / per_chunk]; };
+  std::unique_ptr<PinnedBuffer> staging;
+  auto copy_chunk = [&](std::size_t c) {
+    return im.copy_jobs(*queue, *jobs[c], prepared, c * per_chunk, chunks[c].images,
+                 chunks[c].arena.get(), arena_bytes[c], staging);
+  };
   auto planes = im.device->alloc(std::max<std::size_t>(max_planes, 1));
   auto out = im.device->alloc(std::max<std::size_t>(max_out, 1));
   JpegKernels& k = im.device->jpeg();
   // Kernels once untimed, so that program builds, first launches and the first use of each
   // buffer stay out (NVIDIA's OpenCL maps a buffer's memory when a kernel first writes it: the
   // large image's kernels measured 0.37 ms against 0.21 ms with the output buffer touched).
-  queue->write(*jobs[0], 0, *prepared[0].pinned, 0, prepared[0].info.job_bytes);
-  k.decode_idct(*queue, *jobs[0], *planes, prepared[0].info);
-  k.upsample_color(*queue, *jobs[0], *planes, *out, 0, prepared[0].info);
+  copy_chunk(0);
+  k.decode_idct(*queue, job_of(0), *planes, prepared[0].info);
+  k.upsample_color(*queue, job_of(0), *planes, *out, 0, prepared[0].info);
   queue->finish();
   t0 = Clock::now();
-  for (std::size_t i = 0; i < n; ++i)
-    queue->write(*jobs[i], 0, *prepared[i].pinned, 0, prepared[i].info.job_bytes);
+  for (std::size_t c = 0; c < chunk_count; ++c) t.job_copies += copy_chunk(c);
   queue->finish();
   t.transfer = seconds_since(t0);
   t0 = Clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     if (im.options.fused) {
-      k.decode_idct(*queue, *jobs[i], *planes, prepared[i].info);
+      k.decode_idct(*queue, job_of(i), *planes, prepared[i].info);
     } else {
       im.ensure(im.slots[0].coefficients, std::size_t(prepared[i].info.groups) * 64 * 128);
-      k.decode_tokens(*queue, *jobs[i], *im.slots[0].coefficients, prepared[i].info);
-      k.idct(*queue, *jobs[i], *im.slots[0].coefficients, *planes, prepared[i].info);
+      k.decode_tokens(*queue, job_of(i), *im.slots[0].coefficients, prepared[i].info);
+      k.idct(*queue, job_of(i), *im.slots[0].coefficients, *planes, prepared[i].info);
     }
-    k.upsample_color(*queue, *jobs[i], *planes, *out, 0, prepared[i].info);
+    k.upsample_color(*queue, job_of(i), *planes, *out, 0, prepared[i].info);
   }
   queue->finish();
   t.device = seconds_since(t0);
@@ -646,17 +838,17 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   t0 = Clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     if (im.options.fused) {
-      k.decode_idct(*queue, *jobs[i], *planes, prepared[i].info);
+      k.decode_idct(*queue, job_of(i), *planes, prepared[i].info);
     } else {
-      k.decode_tokens(*queue, *jobs[i], *im.slots[0].coefficients, prepared[i].info);
-      k.idct(*queue, *jobs[i], *im.slots[0].coefficients, *planes, prepared[i].info);
+      k.decode_tokens(*queue, job_of(i), *im.slots[0].coefficients, prepared[i].info);
+      k.idct(*queue, job_of(i), *im.slots[0].coefficients, *planes, prepared[i].info);
     }
   }
   queue->finish();
   t.device_decode = seconds_since(t0);
   t0 = Clock::now();
   for (std::size_t i = 0; i < n; ++i)
-    k.upsample_color(*queue, *jobs[i], *planes, *out, 0, prepared[i].info);
+    k.upsample_color(*queue, job_of(i), *planes, *out, 0, prepared[i].info);
   queue->finish();
   t.device_color = seconds_since(t0);
   t.images = n;

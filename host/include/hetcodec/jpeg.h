@@ -34,6 +34,9 @@ struct JpegDecodeOptions {
   // Token decode, dequantisation and IDCT in one kernel (true) or in two (false; the same
   // output, kept for verification).
   bool fused = true;
+  // Batches go to the device this many consecutive images at a time: their token streams in
+  // one copy, their kernels on one queue. 0: automatic (up to 8, fewer for small batches).
+  int images_per_copy = 0;
 };
 
 // An image in device memory, for later stages on the same device.
@@ -76,6 +79,9 @@ struct JpegStageTimes {
   double wait_ticket = 0;
   double thread_seconds = 0;
   std::uint64_t images = 0;
+  // Host-to-device copies of token streams: one per chunk of images copied together, plus one
+  // per image whose stream did not fit its chunk's pinned arena.
+  std::uint64_t job_copies = 0;
 };
 
 class JpegDecoder {
