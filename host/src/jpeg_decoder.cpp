@@ -371,8 +371,9 @@ struct JpegDecoder::Impl {
       if (!p.ok) continue;
       plane_bytes = std::max(plane_bytes, p.info.plane_bytes);
       if (!target) {
+        // Back to back, so that the one copy back reads only bytes the kernels wrote.
         s.pending.push_back({i, out_end, p.info.output_bytes()});
-        out_end += aligned(p.info.output_bytes());
+        out_end += p.info.output_bytes();
       }
     }
     if (job_end == 0) return;  // nothing prepared
