@@ -378,7 +378,7 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
       const std::string label =
           o.per_copy.size() > 1
               ? " (" + (per_copy > 0 ? std::to_string(per_copy) : std::string("auto")) +
-                    " images per copy)"
+                    (per_copy == 1 ? " image per copy)" : " images per copy)")
               : std::string();
       std::fprintf(stderr, "  %s (%s)%s...\n", info.spec.c_str(), info.name.c_str(), label.c_str());
       try {
