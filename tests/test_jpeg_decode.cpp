@@ -4,6 +4,8 @@
 // libjpeg-turbo's own test images. Fused and separate kernels, single, batch and device-resident
 // decoding must all agree.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,9 +13,6 @@
 #include <fstream>
 #include <string>
 #include <tuple>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "hetcodec/jpeg.h"
 #include "tests/support/libjpeg_oracle.h"

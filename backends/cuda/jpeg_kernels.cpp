@@ -19,23 +19,24 @@ class CudaJpegKernels : public JpegKernels {
   void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                        const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_idct(q.stream(), ptr_of(job) + info.job_offset, ptr_of(planes), info.groups),
+    q.after_launch(launch_jpeg_decode_idct(q.stream(), ptr_of(job) + info.job_offset,
+                                           ptr_of(planes), info.groups),
                    "jpeg_decode_idct");
   }
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
                          const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(
-        launch_jpeg_decode_tokens(q.stream(), ptr_of(job) + info.job_offset, ptr_of(coefficients), info.groups),
-        "jpeg_decode_tokens");
+    q.after_launch(launch_jpeg_decode_tokens(q.stream(), ptr_of(job) + info.job_offset,
+                                             ptr_of(coefficients), info.groups),
+                   "jpeg_decode_tokens");
   }
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                 DeviceBuffer& planes, const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job) + info.job_offset, ptr_of(coefficients), ptr_of(planes),
-                                    info.groups),
+    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job) + info.job_offset, ptr_of(coefficients),
+                                    ptr_of(planes), info.groups),
                    "jpeg_idct");
   }
 
@@ -43,9 +44,10 @@ class CudaJpegKernels : public JpegKernels {
                           DeviceBuffer& out, std::size_t out_offset,
                           const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_upsample_color(q.stream(), ptr_of(job) + info.job_offset, ptr_of(planes),
-                                              ptr_of(out) + out_offset, info.width * info.height),
-                   "jpeg_upsample_color");
+    q.after_launch(
+        launch_jpeg_upsample_color(q.stream(), ptr_of(job) + info.job_offset, ptr_of(planes),
+                                   ptr_of(out) + out_offset, info.width * info.height),
+        "jpeg_upsample_color");
   }
 
  private:

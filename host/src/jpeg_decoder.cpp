@@ -190,7 +190,8 @@ struct JpegDecoder::Impl {
   // slot still gets a few chunks.
   std::size_t chunk_images(std::size_t n) const {
     if (options.images_per_copy > 0)
-      return std::min<std::size_t>(std::size_t(options.images_per_copy), std::max<std::size_t>(n, 1));
+      return std::min<std::size_t>(std::size_t(options.images_per_copy),
+                                   std::max<std::size_t>(n, 1));
     return std::max<std::size_t>(1, std::min<std::size_t>(kMaxChunk, n / (4 * kSlots)));
   }
   // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
@@ -318,11 +319,12 @@ struct JpegDecoder::Impl {
     return end;
   }
   // Enqueues the copies of those jobs into `job` (laid out by lay_out_jobs): the arena in one
-  // copy, each other pinned job in its own, and jobs in host vectors through `staging`.
-  // Returns the number of copies.
-  std::size_t copy_jobs(Queue& q, DeviceBuffer& job, std::vector<Prepared>& prepared, std::size_t first,
-                 std::size_t count, const PinnedBuffer* arena, std::size_t arena_bytes,
-                 std::unique_ptr<PinnedBuffer>& staging) {
+  // copy, each other pinned job in its own, and jobs in host vectors through `staging`, in one
+  // copy of the range they span (the jobs of one chunk are either all pinned or all in host
+  // vectors, so that range holds no pinned job). Returns the number of copies.
+  std::size_t copy_jobs(Queue& q, DeviceBuffer& job, std::vector<Prepared>& prepared,
+                        std::size_t first, std::size_t count, const PinnedBuffer* arena,
+                        std::size_t arena_bytes, std::unique_ptr<PinnedBuffer>& staging) {
     std::size_t copies = 0;
     if (arena && arena_bytes) {
       q.write(job, 0, *arena, 0, arena_bytes);
@@ -603,9 +605,8 @@ struct JpegDecoder::Impl {
         std::size_t c;
         {
           std::unique_lock<std::mutex> lock(m);
-          cv_ready.wait(lock, [&] {
-            return stop || fed >= chunk_count || ready[fed] == chunks[fed].images;
-          });
+          cv_ready.wait(
+              lock, [&] { return stop || fed >= chunk_count || ready[fed] == chunks[fed].images; });
           if (stop || fed >= chunk_count) break;
           c = fed;
         }
@@ -777,11 +778,12 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
     t0 = Clock::now();
     parallel_for(n, im.options.threads, [&](std::size_t i) {
       thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
-      prepare(inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
-              [&im, &chunks, i, per_chunk](std::size_t bytes, Prepared& p) {
-                return im.place_in_chunk(chunks[i / per_chunk], bytes, p);
-              },
-              &im.pool);
+      prepare(
+          inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
+          [&im, &chunks, i, per_chunk](std::size_t bytes, Prepared& p) {
+            return im.place_in_chunk(chunks[i / per_chunk], bytes, p);
+          },
+          &im.pool);
     }, &im.pool);
   }
   t.huffman = seconds_since(t0);
@@ -805,7 +807,7 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   std::unique_ptr<PinnedBuffer> staging;
   auto copy_chunk = [&](std::size_t c) {
     return im.copy_jobs(*queue, *jobs[c], prepared, c * per_chunk, chunks[c].images,
-                 chunks[c].arena.get(), arena_bytes[c], staging);
+                        chunks[c].arena.get(), arena_bytes[c], staging);
   };
   auto planes = im.device->alloc(std::max<std::size_t>(max_planes, 1));
   auto out = im.device->alloc(std::max<std::size_t>(max_out, 1));
