@@ -108,6 +108,18 @@ struct JpegJobInfo {
   std::size_t output_bytes() const { return std::size_t(width) * height * channels; }
 };
 
+// One image of a chunk that one launch of each kernel decodes: its job (at info.job_offset in
+// the job buffer), and where its planes and its pixels go.
+struct JpegChunkImage {
+  JpegJobInfo info;
+  std::size_t plane_offset = 0;  // in the planes buffer
+  std::size_t out_offset = 0;    // in the output buffer
+};
+// The chunk table (core/portable/jpeg_job.h) of `images`, in launch order: its size in bytes,
+// and its words, written to `words`.
+std::size_t jpeg_chunk_table_bytes(std::size_t images);
+void write_jpeg_chunk_table(const std::vector<JpegChunkImage>& images, std::uint32_t* words);
+
 class JpegKernels {
  public:
   virtual ~JpegKernels() = default;
@@ -130,6 +142,15 @@ class JpegKernels {
   // interleaved output pixels (gray, RGB or CMYK) at `out` + `out_offset`.
   void upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
                       DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info);
+  // The fused stage and the colour stage for several jobs, one launch each: `images` lie in
+  // `jobs`, their chunk table (written by write_jpeg_chunk_table from the same `images`, and
+  // copied with the jobs) at `table_offset`. One launch instead of one per image saves the
+  // driver's fixed cost per launch, and fills the device with the work of several images.
+  void decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                         const std::vector<JpegChunkImage>& images, DeviceBuffer& planes);
+  void upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                            const std::vector<JpegChunkImage>& images, const DeviceBuffer& planes,
+                            DeviceBuffer& out);
 
  protected:
   // Backend stages: called with arguments already validated.
@@ -144,6 +165,13 @@ class JpegKernels {
   virtual void run_upsample_color(Queue& queue, const DeviceBuffer& job,
                                   const DeviceBuffer& planes, DeviceBuffer& out,
                                   std::size_t out_offset, const JpegJobInfo& info) = 0;
+  // `groups` and `tiles`: the work-groups of the launch (the table's header words 1 and 2).
+  virtual void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs,
+                                     std::size_t table_offset, std::uint32_t groups,
+                                     DeviceBuffer& planes) = 0;
+  virtual void run_upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs,
+                                        std::size_t table_offset, std::uint32_t tiles,
+                                        const DeviceBuffer& planes, DeviceBuffer& out) = 0;
 };
 
 // ---- PNG encode stages (DESIGN.md §3 "PNG encode") -----------------------------------------

@@ -1,12 +1,13 @@
 // Helpers shared by the backends.
 #include "backends/backend_util.h"
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/portable/jpeg_job.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_inflate.h"
-
-#include <cstdlib>
-#include <filesystem>
 
 namespace hetcodec {
 
@@ -130,6 +131,85 @@ void JpegKernels::upsample_color(Queue& queue, const DeviceBuffer& job, const De
   check_range("upsample_color planes", 0, info.plane_bytes, planes.size());
   check_range("upsample_color output", out_offset, info.output_bytes(), out.size());
   if (info.output_bytes()) run_upsample_color(queue, job, planes, out, out_offset, info);
+}
+
+std::size_t jpeg_chunk_table_bytes(std::size_t images) {
+  return (HC_CHUNK_WORDS + images * HC_CHUNK_ENTRY_WORDS) * 4;
+}
+
+namespace {
+std::uint64_t colour_tiles(const JpegJobInfo& info) {
+  return (std::uint64_t(info.width) * info.height + HC_CHUNK_TILE - 1) / HC_CHUNK_TILE;
+}
+}  // namespace
+
+void write_jpeg_chunk_table(const std::vector<JpegChunkImage>& images, std::uint32_t* words) {
+  std::uint64_t groups = 0, tiles = 0;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    const JpegChunkImage& im = images[i];
+    std::uint32_t* e = words + HC_CHUNK_WORDS + i * HC_CHUNK_ENTRY_WORDS;
+    e[HC_CHUNK_E_JOB] = std::uint32_t(im.info.job_offset / 4);
+    e[HC_CHUNK_E_FIRST_GROUP] = std::uint32_t(groups);
+    e[HC_CHUNK_E_FIRST_TILE] = std::uint32_t(tiles);
+    e[HC_CHUNK_E_PLANES_LO] = std::uint32_t(im.plane_offset);
+    e[HC_CHUNK_E_PLANES_HI] = std::uint32_t(std::uint64_t(im.plane_offset) >> 32);
+    e[HC_CHUNK_E_OUT_LO] = std::uint32_t(im.out_offset);
+    e[HC_CHUNK_E_OUT_HI] = std::uint32_t(std::uint64_t(im.out_offset) >> 32);
+    e[7] = 0;
+    groups += im.info.groups;
+    tiles += colour_tiles(im.info);
+  }
+  words[HC_CHUNK_W_JOBS] = std::uint32_t(images.size());
+  words[HC_CHUNK_W_GROUPS] = std::uint32_t(groups);
+  words[HC_CHUNK_W_TILES] = std::uint32_t(tiles);
+  words[3] = 0;
+}
+
+namespace {
+// Checks a chunk's images as the one-image stages check theirs (and, with `out`, their
+// outputs); returns the work-groups of the decode launch (`groups`) and of the colour launch.
+void check_chunk(const char* what, const DeviceBuffer& jobs, std::size_t table_offset,
+                 const std::vector<JpegChunkImage>& images, const DeviceBuffer& planes,
+                 const DeviceBuffer* out, std::uint32_t& groups, std::uint32_t& tiles) {
+  const std::string name(what);
+  if (table_offset % 4 != 0 || table_offset / 4 > 0xFFFFFFFFu)
+    throw Error(ErrorCode::InvalidArgument,
+                name + ": chunk table offset " + std::to_string(table_offset));
+  check_range((name + " table").c_str(), table_offset, jpeg_chunk_table_bytes(images.size()),
+              jobs.size());
+  // Work-groups count in 32 bits, and a launch of CUDA's or OpenCL's holds 2^31 - 1 of them.
+  std::uint64_t g = 0, t = 0;
+  for (const JpegChunkImage& im : images) {
+    check_job(what, jobs, im.info);
+    check_range((name + " planes").c_str(), im.plane_offset, im.info.plane_bytes, planes.size());
+    if (out)
+      check_range((name + " output").c_str(), im.out_offset, im.info.output_bytes(), out->size());
+    g += im.info.groups;
+    t += colour_tiles(im.info);
+  }
+  if (g > 0x7FFFFFFFu || t > 0x7FFFFFFFu)
+    throw Error(ErrorCode::InvalidArgument, name + ": too much work for one launch");
+  groups = std::uint32_t(g);
+  tiles = std::uint32_t(t);
+}
+}  // namespace
+
+void JpegKernels::decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs,
+                                    std::size_t table_offset,
+                                    const std::vector<JpegChunkImage>& images,
+                                    DeviceBuffer& planes) {
+  std::uint32_t groups = 0, tiles = 0;
+  check_chunk("decode_idct_chunk", jobs, table_offset, images, planes, nullptr, groups, tiles);
+  if (groups) run_decode_idct_chunk(queue, jobs, table_offset, groups, planes);
+}
+
+void JpegKernels::upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs,
+                                       std::size_t table_offset,
+                                       const std::vector<JpegChunkImage>& images,
+                                       const DeviceBuffer& planes, DeviceBuffer& out) {
+  std::uint32_t groups = 0, tiles = 0;
+  check_chunk("upsample_color_chunk", jobs, table_offset, images, planes, &out, groups, tiles);
+  if (tiles) run_upsample_color_chunk(queue, jobs, table_offset, tiles, planes, out);
 }
 
 std::string cache_directory() {

@@ -22,13 +22,11 @@
     }                                                                                   \
   }
 
-/* One work-group of 64 per group: zero the tile, scatter the tokens, then each work-item
- * dequantises and inverse-transforms one block. */
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct(
-    __global const uint* job_buffer, uint job_word, __global uchar* planes) {
-  __global const uint* job = job_buffer + job_word;
-  __local short tile[64 * HC_TILE_STRIDE];
-  uint g = get_group_id(0), lid = get_local_id(0);
+/* The fused stage for group g of a job, by a work-group of 64: zero the tile, scatter the
+ * tokens, then each work-item dequantises and inverse-transforms one block into `planes`. */
+static void decode_idct_group(__global const uint* job, uint g, __global uchar* planes,
+                              __local short* tile) {
+  uint lid = get_local_id(0);
   for (uint i = lid; i < 64u * HC_TILE_STRIDE; i += 64u) tile[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   HC_SCATTER(tile, HC_TILE_STRIDE)
@@ -41,6 +39,24 @@ __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct(
   int in[64];
   for (int k = 0; k < 64; k++) in[k] = (int)tile[lid * HC_TILE_STRIDE + k] * q[k];
   hc_jpeg_idct_store(in, rec, blk, planes);
+}
+
+/* One work-group of 64 per group of the job at job_word. */
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct(
+    __global const uint* job_buffer, uint job_word, __global uchar* planes) {
+  __local short tile[64 * HC_TILE_STRIDE];
+  decode_idct_group(job_buffer + job_word, get_group_id(0), planes, tile);
+}
+
+/* The same for the jobs of a chunk table (core/portable/jpeg_job.h) at table_word: work-group
+ * w decodes the group of the job whose groups include it. */
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void jpeg_decode_idct_chunk(
+    __global const uint* job_buffer, uint table_word, __global uchar* planes) {
+  __local short tile[64 * HC_TILE_STRIDE];
+  uint w = get_group_id(0);
+  __global const uint* e = hc_chunk_entry(job_buffer + table_word, HC_CHUNK_E_FIRST_GROUP, w);
+  decode_idct_group(job_buffer + e[HC_CHUNK_E_JOB], w - e[HC_CHUNK_E_FIRST_GROUP],
+                    planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), tile);
 }
 
 /* Separate stage 1: tokens -> dense coefficients (group g owns blocks 64g..64g+63). */
@@ -80,4 +96,18 @@ __kernel void jpeg_upsample_color(__global const uint* job_buffer, uint job_word
   uint i = get_global_id(0);
   if (i >= pixels) return;
   hc_jpeg_pixel(job_buffer + job_word, planes, i, out_buffer + out_offset);
+}
+
+/* The colour stage for the jobs of a chunk table: work-group t colours HC_CHUNK_TILE pixels of
+ * the job whose tiles include it. */
+__kernel __attribute__((reqd_work_group_size(HC_CHUNK_TILE, 1, 1))) void
+jpeg_upsample_color_chunk(__global const uint* job_buffer, uint table_word,
+                          __global const uchar* planes, __global uchar* out_buffer) {
+  uint t = get_group_id(0);
+  __global const uint* e = hc_chunk_entry(job_buffer + table_word, HC_CHUNK_E_FIRST_TILE, t);
+  __global const uint* job = job_buffer + e[HC_CHUNK_E_JOB];
+  uint i = (t - e[HC_CHUNK_E_FIRST_TILE]) * HC_CHUNK_TILE + get_local_id(0);
+  if (i >= job[HC_JOB_W_WIDTH] * job[HC_JOB_W_HEIGHT]) return;
+  hc_jpeg_pixel(job, planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), i,
+                out_buffer + hc_chunk_offset(e, HC_CHUNK_E_OUT_LO));
 }

@@ -24,9 +24,11 @@ __device__ __forceinline__ void scatter(const hc_u32* job, hc_u32 g, hc_u32 lid,
   }
 }
 
-__global__ void __launch_bounds__(64) jpeg_decode_idct(const hc_u32* job, hc_u8* planes) {
+// The fused stage for group g of a job, by a block of 64 threads: zero the tile, scatter the
+// tokens, then each thread dequantises and inverse-transforms one block into `planes`.
+__device__ __forceinline__ void decode_idct_group(const hc_u32* job, hc_u32 g, hc_u8* planes) {
   __shared__ hc_i16 tile[64 * HC_TILE_STRIDE];
-  const hc_u32 g = blockIdx.x, lid = threadIdx.x;
+  const hc_u32 lid = threadIdx.x;
   for (hc_u32 i = lid; i < 64u * HC_TILE_STRIDE; i += 64u) tile[i] = 0;
   __syncthreads();
   scatter(job, g, lid, tile, HC_TILE_STRIDE);
@@ -40,6 +42,19 @@ __global__ void __launch_bounds__(64) jpeg_decode_idct(const hc_u32* job, hc_u8*
 #pragma unroll
   for (int k = 0; k < 64; k++) in[k] = static_cast<hc_i32>(tile[lid * HC_TILE_STRIDE + k]) * q[k];
   hc_jpeg_idct_store(in, rec, blk, planes);
+}
+
+__global__ void __launch_bounds__(64) jpeg_decode_idct(const hc_u32* job, hc_u8* planes) {
+  decode_idct_group(job, blockIdx.x, planes);
+}
+
+// The fused stage for the jobs of a chunk table (core/portable/jpeg_job.h) at `table_word` of
+// `jobs`: block b decodes the group of the job whose groups include it.
+__global__ void __launch_bounds__(64)
+    jpeg_decode_idct_chunk(const hc_u32* jobs, hc_u32 table_word, hc_u8* planes) {
+  const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_GROUP, blockIdx.x);
+  decode_idct_group(jobs + e[HC_CHUNK_E_JOB], blockIdx.x - e[HC_CHUNK_E_FIRST_GROUP],
+                    planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO));
 }
 
 __global__ void __launch_bounds__(64) jpeg_decode_tokens(const hc_u32* job, hc_i16* coefficients) {
@@ -73,7 +88,35 @@ __global__ void jpeg_upsample_color(const hc_u32* job, const hc_u8* planes, hc_u
   hc_jpeg_pixel(job, planes, i, out);
 }
 
+// The colour stage for the jobs of a chunk table: block t colours HC_CHUNK_TILE pixels of the
+// job whose tiles include it.
+__global__ void jpeg_upsample_color_chunk(const hc_u32* jobs, hc_u32 table_word,
+                                          const hc_u8* planes, hc_u8* out) {
+  const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_TILE, blockIdx.x);
+  const hc_u32* job = jobs + e[HC_CHUNK_E_JOB];
+  const hc_u32 i = (blockIdx.x - e[HC_CHUNK_E_FIRST_TILE]) * HC_CHUNK_TILE + threadIdx.x;
+  if (i >= job[HC_JOB_W_WIDTH] * job[HC_JOB_W_HEIGHT]) return;
+  hc_jpeg_pixel(job, planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), i,
+                out + hc_chunk_offset(e, HC_CHUNK_E_OUT_LO));
+}
+
 }  // namespace
+
+cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const std::uint8_t* jobs,
+                                          std::size_t table_offset, std::uint8_t* planes,
+                                          std::uint32_t groups) {
+  jpeg_decode_idct_chunk<<<groups, 64, 0, stream>>>(reinterpret_cast<const hc_u32*>(jobs),
+                                                    hc_u32(table_offset / 4), planes);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const std::uint8_t* jobs,
+                                             std::size_t table_offset, const std::uint8_t* planes,
+                                             std::uint8_t* out, std::uint32_t tiles) {
+  jpeg_upsample_color_chunk<<<tiles, HC_CHUNK_TILE, 0, stream>>>(
+      reinterpret_cast<const hc_u32*>(jobs), hc_u32(table_offset / 4), planes, out);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_jpeg_decode_idct(cudaStream_t stream, const std::uint8_t* job,
                                     std::uint8_t* planes, std::uint32_t groups) {

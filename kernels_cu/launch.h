@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace hetcodec::cuda {
@@ -22,6 +23,14 @@ cudaError_t launch_jpeg_idct(cudaStream_t stream, const std::uint8_t* job,
 cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const std::uint8_t* job,
                                        const std::uint8_t* planes, std::uint8_t* out,
                                        std::uint32_t pixels);
+// The fused and colour stages over the jobs of a chunk table at byte `table_offset` of `jobs`;
+// `groups` and `tiles` (the launches' blocks) > 0.
+cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const std::uint8_t* jobs,
+                                          std::size_t table_offset, std::uint8_t* planes,
+                                          std::uint32_t groups);
+cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const std::uint8_t* jobs,
+                                             std::size_t table_offset, const std::uint8_t* planes,
+                                             std::uint8_t* out, std::uint32_t tiles);
 // The PNG encode stages of kernels_cu/png_encode.cu.
 cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
                                    std::uint8_t* out, std::uint32_t height,

@@ -156,6 +156,84 @@ TEST_CASE("kernel stages refuse buffers too small for their arguments") {
     CHECK_THROWS_AS(device.jpeg().ycc_to_rgb(*queue, *small, *ok, 10), Error);
     CHECK_THROWS_AS(device.jpeg().ycc_to_rgb(*queue, *ok, *small, 10), Error);
     device.jpeg().ycc_to_rgb(*queue, *ok, *ok, 0);  // nothing to do is not an error
+
+    // The chunk stages check every image of the chunk, and the table's place, before a launch.
+    auto jobs = device.alloc(4096);
+    auto planes = device.alloc(1000);
+    auto out = device.alloc(3 * 100);
+    JpegChunkImage a, b;
+    a.info.job_bytes = b.info.job_bytes = 1024;
+    b.info.job_offset = 1024;
+    a.info.groups = b.info.groups = 1;
+    a.info.plane_bytes = b.info.plane_bytes = 500;
+    b.plane_offset = 500;
+    a.info.width = b.info.width = 10;
+    a.info.height = b.info.height = 5;
+    a.info.channels = b.info.channels = 3;
+    b.out_offset = 150;
+    const std::size_t table = 2048;
+    // Each case breaks one thing of a chunk {a, b} whose arguments are otherwise in bounds (the
+    // jobs are not real jobs: a stage that accepted them would run on garbage).
+    auto refused = [&](JpegChunkImage x, JpegChunkImage y, std::size_t table_offset, bool decode) {
+      const std::vector<JpegChunkImage> images = {x, y};
+      try {
+        if (decode)
+          device.jpeg().decode_idct_chunk(*queue, *jobs, table_offset, images, *planes);
+        else
+          device.jpeg().upsample_color_chunk(*queue, *jobs, table_offset, images, *planes, *out);
+      } catch (const Error& e) {
+        return e.code() == ErrorCode::InvalidArgument;
+      }
+      return false;
+    };
+    for (bool decode : {true, false}) {
+      INFO((decode ? "decode_idct_chunk" : "upsample_color_chunk"));
+      JpegChunkImage bad = b;
+      bad.plane_offset = 501;  // planes end past the buffer
+      CHECK(refused(a, bad, table, decode));
+      bad = b;
+      bad.info.job_offset = 1000;  // not a multiple of kJpegJobAlign
+      CHECK(refused(a, bad, table, decode));
+      bad.info.job_offset = 3328;  // the job ends past the buffer
+      CHECK(refused(bad, b, table, decode));
+      CHECK(refused(a, b, 4096 - jpeg_chunk_table_bytes(2) + 4, decode));  // table past the end
+      CHECK(refused(a, b, table + 2, decode));  // table offset not in words
+    }
+    JpegChunkImage bad = b;
+    bad.out_offset = 151;  // pixels end past the buffer
+    CHECK(refused(a, bad, table, false));
+    // Nothing to do is not an error (and launches nothing: the jobs here are not real jobs).
+    device.jpeg().decode_idct_chunk(*queue, *jobs, table, {}, *planes);
+    device.jpeg().upsample_color_chunk(*queue, *jobs, table, {}, *planes, *out);
     queue->finish();
   });
+}
+
+TEST_CASE("a chunk table lists its jobs' launch positions and 64-bit offsets") {
+  std::vector<JpegChunkImage> images(3);
+  images[0].info.job_offset = 0;
+  images[0].info.groups = 5;
+  images[0].info.width = 16;
+  images[0].info.height = 16;  // 256 pixels: one tile
+  images[1].info.job_offset = 512;
+  images[1].info.groups = 2;
+  images[1].info.width = 17;
+  images[1].info.height = 16;  // 272 pixels: two tiles
+  images[1].plane_offset = 4096;
+  images[1].out_offset = std::size_t(5) << 32 | 768;
+  images[2].info.job_offset = 1024;
+  images[2].info.groups = 1;
+  images[2].info.width = 1;
+  images[2].info.height = 1;
+  images[2].plane_offset = 8192;
+  std::vector<std::uint32_t> w(jpeg_chunk_table_bytes(images.size()) / 4, 0xDEADBEEF);
+  REQUIRE(w.size() == 4 + 3 * 8);
+  write_jpeg_chunk_table(images, w.data());
+  CHECK(w[0] == 3);
+  CHECK(w[1] == 8);  // groups of the decode launch
+  CHECK(w[2] == 4);  // tiles of 256 pixels of the colour launch
+  const std::vector<std::uint32_t> e1(w.begin() + 12, w.begin() + 20);
+  CHECK(e1 == std::vector<std::uint32_t>{128, 5, 1, 4096, 0, 768, 5, 0});
+  const std::vector<std::uint32_t> e2(w.begin() + 20, w.end());
+  CHECK(e2 == std::vector<std::uint32_t>{256, 7, 3, 8192, 0, 0, 0, 0});
 }

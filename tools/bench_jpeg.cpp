@@ -634,7 +634,8 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_option("--threads", o->threads, "CPU threads (Huffman stage, libjpeg-turbo peer)");
   cmd->add_flag("--separate", o->separate, "measure the two-kernel path instead of the fused one");
   cmd->add_option("--images-per-copy", o->per_copy,
-                  "images whose token streams go to the device in one copy (0: automatic); "
+                  "images whose token streams go to the device in one copy, and whose "
+                  "kernels run as one launch each (0: automatic, up to 16); "
                   "several values, comma-separated, are measured one after another")
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber);

@@ -32,6 +32,32 @@ void scatter_group(const hc_u32* job, std::uint32_t g, std::int16_t* tile, std::
   }
 }
 
+// The fused stage for group g of a job: its blocks written to the planes at `planes`.
+void decode_idct_group(const hc_u32* job, std::uint32_t g, std::uint8_t* planes) {
+  std::int16_t tile[64 * 64];
+  hc_i32 in[64];
+  std::memset(tile, 0, sizeof tile);
+  scatter_group(job, g, tile, 64);
+  const int c = hc_job_component_of_group(job, g);
+  const hc_u32* rec = hc_job_component(job, c);
+  const hc_i32* q = hc_job_quant(job, rec);
+  const hc_u32 blocks = rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
+  for (hc_u32 b = 0; b < 64; ++b) {
+    const hc_u32 blk = (g - rec[HC_JOB_C_FIRST_GROUP]) * 64 + b;
+    if (blk >= blocks) break;
+    for (int k = 0; k < 64; ++k) in[k] = hc_i32(tile[64 * b + k]) * q[k];
+    hc_jpeg_idct_store(in, rec, blk, planes);
+  }
+}
+
+// The colour stage for pixels [first, first + count) of a job (clipped to the image).
+void upsample_color_pixels(const hc_u32* job, const std::uint8_t* planes, std::uint32_t first,
+                           std::uint32_t count, std::uint8_t* out) {
+  const std::uint32_t pixels = job[HC_JOB_W_WIDTH] * job[HC_JOB_W_HEIGHT];
+  for (std::uint32_t i = first; i < pixels && i - first < count; ++i)
+    hc_jpeg_pixel(job, planes, i, out);
+}
+
 class CpuJpegKernels : public JpegKernels {
  public:
   void run_ycc_to_rgb(Queue&, const DeviceBuffer& ycc, DeviceBuffer& rgb,
@@ -50,22 +76,7 @@ class CpuJpegKernels : public JpegKernels {
   void run_decode_idct(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& planes,
                        const JpegJobInfo& info) override {
     const hc_u32* job = words(job_buffer) + info.job_offset / 4;
-    std::int16_t tile[64 * 64];
-    hc_i32 in[64];
-    for (std::uint32_t g = 0; g < info.groups; ++g) {
-      std::memset(tile, 0, sizeof tile);
-      scatter_group(job, g, tile, 64);
-      const int c = hc_job_component_of_group(job, g);
-      const hc_u32* rec = hc_job_component(job, c);
-      const hc_i32* q = hc_job_quant(job, rec);
-      const hc_u32 blocks = rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
-      for (hc_u32 b = 0; b < 64; ++b) {
-        const hc_u32 blk = (g - rec[HC_JOB_C_FIRST_GROUP]) * 64 + b;
-        if (blk >= blocks) break;
-        for (int k = 0; k < 64; ++k) in[k] = hc_i32(tile[64 * b + k]) * q[k];
-        hc_jpeg_idct_store(in, rec, blk, bytes(planes));
-      }
-    }
+    for (std::uint32_t g = 0; g < info.groups; ++g) decode_idct_group(job, g, bytes(planes));
   }
 
   void run_decode_tokens(Queue&, const DeviceBuffer& job_buffer, DeviceBuffer& coefficients,
@@ -97,10 +108,35 @@ class CpuJpegKernels : public JpegKernels {
   void run_upsample_color(Queue&, const DeviceBuffer& job_buffer, const DeviceBuffer& planes,
                           DeviceBuffer& out, std::size_t out_offset,
                           const JpegJobInfo& info) override {
-    const hc_u32* job = words(job_buffer) + info.job_offset / 4;
-    const std::uint32_t pixels = info.width * info.height;
-    std::uint8_t* dst = bytes(out) + out_offset;
-    for (std::uint32_t i = 0; i < pixels; ++i) hc_jpeg_pixel(job, bytes(planes), i, dst);
+    upsample_color_pixels(words(job_buffer) + info.job_offset / 4, bytes(planes), 0,
+                          info.width * info.height, bytes(out) + out_offset);
+  }
+
+  // The chunk stages find each work-group's job in the chunk table, as the kernels do: a table
+  // written wrong shows on this backend too.
+  void run_decode_idct_chunk(Queue&, const DeviceBuffer& job_buffer, std::size_t table_offset,
+                             std::uint32_t groups, DeviceBuffer& planes) override {
+    const hc_u32* all = words(job_buffer);
+    const hc_u32* table = all + table_offset / 4;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      const hc_u32* e = hc_chunk_entry(table, HC_CHUNK_E_FIRST_GROUP, g);
+      decode_idct_group(all + e[HC_CHUNK_E_JOB], g - e[HC_CHUNK_E_FIRST_GROUP],
+                        bytes(planes) + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO));
+    }
+  }
+
+  void run_upsample_color_chunk(Queue&, const DeviceBuffer& job_buffer, std::size_t table_offset,
+                                std::uint32_t tiles, const DeviceBuffer& planes,
+                                DeviceBuffer& out) override {
+    const hc_u32* all = words(job_buffer);
+    const hc_u32* table = all + table_offset / 4;
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+      const hc_u32* e = hc_chunk_entry(table, HC_CHUNK_E_FIRST_TILE, t);
+      upsample_color_pixels(all + e[HC_CHUNK_E_JOB],
+                            bytes(planes) + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO),
+                            (t - e[HC_CHUNK_E_FIRST_TILE]) * HC_CHUNK_TILE, HC_CHUNK_TILE,
+                            bytes(out) + hc_chunk_offset(e, HC_CHUNK_E_OUT_LO));
+    }
   }
 };
 

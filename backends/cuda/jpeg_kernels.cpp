@@ -50,6 +50,23 @@ class CudaJpegKernels : public JpegKernels {
         "jpeg_upsample_color");
   }
 
+  void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                             std::uint32_t groups, DeviceBuffer& planes) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_decode_idct_chunk(q.stream(), ptr_of(jobs), table_offset,
+                                                 ptr_of(planes), groups),
+                   "jpeg_decode_idct_chunk");
+  }
+
+  void run_upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                                std::uint32_t tiles, const DeviceBuffer& planes,
+                                DeviceBuffer& out) override {
+    CudaQueue& q = current(queue);
+    q.after_launch(launch_jpeg_upsample_color_chunk(q.stream(), ptr_of(jobs), table_offset,
+                                                    ptr_of(planes), ptr_of(out), tiles),
+                   "jpeg_upsample_color_chunk");
+  }
+
  private:
   static CudaQueue& current(Queue& queue) {
     CudaQueue& q = queue_cast(queue);

@@ -46,13 +46,12 @@ std::string find_oclgrind_icd() {
 }  // namespace
 
 void prepare_icd_environment(std::vector<std::string>& notes) {
-  // PoCL (5.0 at least) keeps one compiled variant of a kernel per specialisation (local size,
-  // zero global offset or not, small grid or not) and counts the launches using each, but a
-  // finished launch is uncounted from the first variant with its kernel and local size. With
-  // launches of one kernel at both a small and a large grid in flight (a batch of images of
-  // different sizes) that is the wrong variant, and PoCL aborts on an assertion in
-  // pocl_release_dlhandle_cache. One variant per local size avoids it; a caller who set the
-  // variable keeps their choice.
+  // PoCL (5.0 at least) keeps compiled variants of a kernel per specialisation (local size,
+  // zero global offset or not, small grid or not) and per widest grid, and uncounts a finished
+  // launch from the first variant with its kernel and local size, which may be another one: it
+  // then aborts on an assertion in pocl_release_dlhandle_cache. Fewer variants make that rarer;
+  // the PoCL launch guard (opencl_backend.cpp) rules it out. A caller who set the variable keeps
+  // their choice.
   setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 0);
   std::string vendors = env("OCL_ICD_VENDORS");
   std::error_code ec;

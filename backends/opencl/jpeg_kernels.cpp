@@ -5,6 +5,7 @@
 
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
+#include "core/portable/jpeg_job.h"
 
 namespace hetcodec::opencl {
 namespace {
@@ -70,6 +71,29 @@ class ClJpegKernels : public JpegKernels {
     // Work-groups of 256, as the CUDA launch has, rather than the driver's choice.
     queue_cast(queue).launch(k, (std::size_t(pixels) + 255) / 256 * 256, 256,
                              "jpeg_upsample_color");
+  }
+
+  void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                             std::uint32_t groups, DeviceBuffer& planes) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_decode_idct_chunk");
+    HC_CL_CHECK(k.setArg(0, mem_of(jobs)));
+    HC_CL_CHECK(k.setArg(1, cl_uint(table_offset / 4)));
+    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
+    queue_cast(queue).launch(k, std::size_t(groups) * 64, 64, "jpeg_decode_idct_chunk");
+  }
+
+  void run_upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
+                                std::uint32_t tiles, const DeviceBuffer& planes,
+                                DeviceBuffer& out) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cl::Kernel& k = kernel(decode_, "jpeg_upsample_color_chunk");
+    HC_CL_CHECK(k.setArg(0, mem_of(jobs)));
+    HC_CL_CHECK(k.setArg(1, cl_uint(table_offset / 4)));
+    HC_CL_CHECK(k.setArg(2, mem_of(planes)));
+    HC_CL_CHECK(k.setArg(3, mem_of(out)));
+    queue_cast(queue).launch(k, std::size_t(tiles) * HC_CHUNK_TILE, HC_CHUNK_TILE,
+                             "jpeg_upsample_color_chunk");
   }
 
  private:

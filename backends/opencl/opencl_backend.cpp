@@ -2,6 +2,11 @@
 #include "backends/opencl/opencl_backend.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "backends/backend_util.h"
 #include "backends/opencl/embedded.h"
@@ -13,6 +18,62 @@ std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   s.erase(0, s.find_first_not_of(' '));
   return s;
+}
+
+// PoCL's CPU driver (5.0 at least) keeps the compiled variants of a kernel in one cache for the
+// process, a new variant whenever a launch is wider than every variant so far, put first in the
+// cache; later launches run on the first variant that fits. A launch counts itself on its
+// variant, but a finished launch is uncounted from the first variant in the cache with its
+// kernel and local size. A launch still running on an older variant when a wider one is made is
+// thus uncounted from the new one, and once the new variant's own launches finish PoCL aborts on
+// an assertion in pocl_release_dlhandle_cache (a batch whose chunks grow, or images of growing
+// sizes, did it). So on PoCL, launches go out one at a time, and a launch wider than every
+// earlier launch of its kernel first waits for that kernel's launches in flight; narrower ones,
+// the common case, wait for nothing.
+class PoclLaunchGuard {
+ public:
+  cl_int launch(const std::string& kernel, std::size_t width,
+                const std::function<cl_int(cl::Event*)>& enqueue) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Kernel& k = kernels_[kernel];
+    k.in_flight.erase(std::remove_if(k.in_flight.begin(), k.in_flight.end(),
+                                     [](const cl::Event& e) {
+                                       cl_int status = CL_COMPLETE;
+                                       e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+                                       return status == CL_COMPLETE || status < 0;
+                                     }),
+                      k.in_flight.end());
+    if (width > k.widest) {
+      if (!k.in_flight.empty()) cl::Event::waitForEvents(k.in_flight);  // failures surface later
+      k.in_flight.clear();
+      k.widest = width;
+    }
+    cl::Event e;
+    const cl_int err = enqueue(&e);
+    if (err == CL_SUCCESS) k.in_flight.push_back(e);
+    return err;
+  }
+
+ private:
+  struct Kernel {
+    std::size_t widest = 0;
+    std::vector<cl::Event> in_flight;
+  };
+  std::mutex mutex_;
+  std::map<std::string, Kernel> kernels_;
+};
+
+PoclLaunchGuard& pocl_launch_guard() {
+  static PoclLaunchGuard guard;
+  return guard;
+}
+
+bool is_pocl(const cl::Device& device) {
+  cl_platform_id platform = nullptr;
+  if (device.getInfo(CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return false;
+  return cl::Platform(platform, true)
+             .getInfo<CL_PLATFORM_NAME>()
+             .find("Portable Computing Language") != std::string::npos;
 }
 
 // Pinned host memory the AHP way: a CL_MEM_ALLOC_HOST_PTR buffer, mapped once for its whole
@@ -98,7 +159,7 @@ ClBuffer::ClBuffer(const cl::Context& context, std::size_t size) : DeviceBuffer(
   HC_CL_CHECK_ERR(err, "clCreateBuffer");
 }
 
-ClQueue::ClQueue(const cl::Context& context, const cl::Device& device) {
+ClQueue::ClQueue(const cl::Context& context, const cl::Device& device) : pocl_(is_pocl(device)) {
   cl_int err = CL_SUCCESS;
   queue_ = cl::CommandQueue(context, device, 0, &err);
   HC_CL_CHECK_ERR(err, "clCreateCommandQueue");
@@ -164,18 +225,26 @@ void ClQueue::finish() { HC_CL_CHECK(queue_.finish()); }
 
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* name) {
   if (items == 0) return;
-  std::size_t global = (items + 63) / 64 * 64;
-  cl_int err =
-      queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NullRange);
-  HC_CL_CHECK_ERR(err, name);
-  if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
+  const std::size_t global = (items + 63) / 64 * 64;
+  enqueue_kernel(kernel, global, cl::NDRange(global), cl::NullRange, name);
 }
 
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, std::size_t local,
                      const char* name) {
   if (items == 0) return;
-  cl_int err = queue_.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items),
-                                           cl::NDRange(local));
+  enqueue_kernel(kernel, items, cl::NDRange(items), cl::NDRange(local), name);
+}
+
+void ClQueue::enqueue_kernel(const cl::Kernel& kernel, std::size_t width, const cl::NDRange& global,
+                             const cl::NDRange& local, const char* name) {
+  cl_int err;
+  if (pocl_) {
+    err = pocl_launch_guard().launch(name, width, [&](cl::Event* e) {
+      return queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, e);
+    });
+  } else {
+    err = queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local);
+  }
   HC_CL_CHECK_ERR(err, name);
   if (sync_each_launch()) HC_CL_CHECK_ERR(queue_.finish(), name);
 }

@@ -96,4 +96,24 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
   }
 }
 
+/* The entry of the chunk table's job whose work-groups of one launch include work-group `wg`:
+ * `field` is HC_CHUNK_E_FIRST_GROUP or HC_CHUNK_E_FIRST_TILE (a binary search; the first
+ * work-groups rise with the entries). */
+HC_FN HC_GLOBAL const hc_u32* hc_chunk_entry(HC_GLOBAL const hc_u32* table, int field, hc_u32 wg) {
+  hc_u32 lo = 0, hi = table[HC_CHUNK_W_JOBS];
+  while (hi - lo > 1u) {
+    hc_u32 mid = lo + (hi - lo) / 2u;
+    if (table[HC_CHUNK_WORDS + mid * HC_CHUNK_ENTRY_WORDS + (hc_u32)field] <= wg)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return table + HC_CHUNK_WORDS + lo * HC_CHUNK_ENTRY_WORDS;
+}
+
+/* A 64-bit byte offset of a chunk entry (low word at `field`). */
+HC_FN hc_u64 hc_chunk_offset(HC_GLOBAL const hc_u32* entry, int field) {
+  return (hc_u64)entry[field] | ((hc_u64)entry[field + 1] << 32);
+}
+
 #endif /* HETCODEC_PORTABLE_JPEG_DECODE_H */

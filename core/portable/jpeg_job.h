@@ -48,4 +48,28 @@
 #define HC_COLOR_CMYK 3      /* 4 components stored as CMYK (Adobe transform 0) -> CMYK */
 #define HC_COLOR_YCCK_CMYK 4 /* YCCK (Adobe transform 2) -> CMYK (ycck_cmyk_convert) */
 
+/* A chunk table: several jobs decoded by one launch of each kernel (the batch engine's chunks of
+ * consecutive images). It lies in the job buffer, HC_CHUNK_WORDS header words then
+ * HC_CHUNK_ENTRY_WORDS per job, in launch order:
+ *   header  [0] jobs in the table, [1] work-groups of the decode launch (64 blocks each),
+ *           [2] work-groups of the colour launch (HC_CHUNK_TILE pixels each), [3] zero
+ *   entry   the job's first word in the job buffer, its first work-group in each launch, and the
+ *           byte offsets (64-bit, low word first) of its planes in the planes buffer and of its
+ *           pixels in the output buffer.
+ * A job's colour work-groups start on a multiple of HC_CHUNK_TILE pixels of the launch, so every
+ * work-group belongs to one job. */
+#define HC_CHUNK_WORDS 4
+#define HC_CHUNK_ENTRY_WORDS 8
+#define HC_CHUNK_TILE 256
+#define HC_CHUNK_W_JOBS 0
+#define HC_CHUNK_W_GROUPS 1
+#define HC_CHUNK_W_TILES 2
+#define HC_CHUNK_E_JOB 0
+#define HC_CHUNK_E_FIRST_GROUP 1
+#define HC_CHUNK_E_FIRST_TILE 2
+#define HC_CHUNK_E_PLANES_LO 3
+#define HC_CHUNK_E_PLANES_HI 4
+#define HC_CHUNK_E_OUT_LO 5
+#define HC_CHUNK_E_OUT_HI 6
+
 #endif /* HETCODEC_PORTABLE_JPEG_JOB_H */

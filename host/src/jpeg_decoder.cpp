@@ -178,14 +178,19 @@ struct JpegDecoder::Impl {
   // A batch goes to the device a chunk of consecutive images at a time: their jobs lie side by
   // side in one pinned arena, copied in one transfer, and the chunk's kernels run on one slot.
   // Fewer, larger copies and fewer calls per image: a copy costs the driver a fixed time on top
-  // of its bytes (on NVIDIA's OpenCL about twice CUDA's), which dominates at a job's size.
+  // of its bytes (on NVIDIA's OpenCL about twice CUDA's), which dominates at a job's size. With
+  // the fused stage one launch of each kernel decodes the whole chunk (plan_chunk).
   struct Chunk {
     std::mutex m;
     std::unique_ptr<PinnedBuffer> arena;
     std::size_t used = 0;    // bytes of the arena placed, guarded by m
     std::size_t images = 0;  // images in the chunk
   };
-  static constexpr std::size_t kMaxChunk = 8;
+  // 16: on an H100, chunks of 16 fed the device in less time per image than chunks of 8, on
+  // CUDA and NVIDIA OpenCL alike, and ran the kernels faster (docs/benchmarks.md run AA); the
+  // planes of a chunk's images lie side by side, so 16 ImageNet-size images take about 6 MB of
+  // planes per slot.
+  static constexpr std::size_t kMaxChunk = 16;
   // Images per chunk for a batch of n: as the options say, else up to kMaxChunk, while every
   // slot still gets a few chunks.
   std::size_t chunk_images(std::size_t n) const {
@@ -231,8 +236,9 @@ struct JpegDecoder::Impl {
   }
   // Places a job of `bytes` in chunk c's arena (made by the first of its images to get
   // there), or, when the arena is full, in a pinned buffer of its own.
+  // The arena keeps room for the chunk's table at the end of its jobs.
   std::uint8_t* place_in_chunk(Chunk& c, std::size_t bytes, Prepared& p) {
-    const std::size_t need = aligned(bytes);
+    const std::size_t need = aligned(bytes), room = table_room(c.images);
     {
       std::lock_guard<std::mutex> lock(c.m);
       if (!c.arena) {
@@ -241,9 +247,9 @@ struct JpegDecoder::Impl {
           std::lock_guard<std::mutex> pool_lock(pool_mutex);
           hint = arena_hint + arena_hint / 4;
         }
-        c.arena = take_pinned(std::max(hint, need * c.images + need * c.images / 2));
+        c.arena = take_pinned(std::max(hint, need * c.images + need * c.images / 2) + room);
       }
-      if (c.used + need <= c.arena->size()) {
+      if (c.used + need + room <= c.arena->size()) {
         p.arena = c.arena.get();
         p.info.job_offset = c.used;
         c.used += need;
@@ -255,6 +261,9 @@ struct JpegDecoder::Impl {
   }
   static std::size_t aligned(std::size_t n) {
     return (n + kJpegJobAlign - 1) / kJpegJobAlign * kJpegJobAlign;
+  }
+  static std::size_t table_room(std::size_t images) {
+    return aligned(jpeg_chunk_table_bytes(images));
   }
 
   static constexpr int kSlots = 4;
@@ -318,41 +327,94 @@ struct JpegDecoder::Impl {
     }
     return end;
   }
-  // Enqueues the copies of those jobs into `job` (laid out by lay_out_jobs): the arena in one
-  // copy, each other pinned job in its own, and jobs in host vectors through `staging`, in one
-  // copy of the range they span (the jobs of one chunk are either all pinned or all in host
-  // vectors, so that range holds no pinned job). Returns the number of copies.
-  std::size_t copy_jobs(Queue& q, DeviceBuffer& job, std::vector<Prepared>& prepared,
+  // How a chunk's images go to the device: where their jobs, their chunk table, their planes
+  // and their pixels lie. With the fused stage, a chunk of several images is decoded by one
+  // launch of each kernel, which finds each work-group's image in the chunk table; otherwise
+  // each image has its launches, and the images share the planes (the queue runs them in turn).
+  struct ChunkPlan {
+    std::vector<JpegChunkImage> images;  // those prepared without error, in order
+    std::vector<std::uint32_t> table;    // their chunk table; empty: a launch per image
+    std::size_t table_offset = 0;        // where the table goes in the job buffer
+    bool table_in_arena = false;         // written into the arena, after its jobs
+    std::size_t arena_copy = 0;          // bytes of the arena copied (with the table there)
+    std::size_t job_end = 0;             // bytes the job buffer needs
+    std::size_t plane_bytes = 0;         // bytes the planes buffer needs
+  };
+  // Plans prepared[first, first + count), whose jobs are in `arena` (its first `arena_bytes`
+  // bytes) or their own buffers; out_offsets[i - first] is where image i's pixels go. Sets the
+  // job offsets of those not in the arena, and writes the table into the arena where it has
+  // room (it has: place_in_chunk keeps it).
+  ChunkPlan plan_chunk(std::vector<Prepared>& prepared, std::size_t first, std::size_t count,
+                       PinnedBuffer* arena, std::size_t arena_bytes,
+                       const std::vector<std::size_t>& out_offsets) const {
+    ChunkPlan c;
+    std::size_t ok = 0;
+    for (std::size_t i = first; i < first + count; ++i) ok += prepared[i].ok;
+    const bool one_launch = options.fused && ok > 1;
+    if (one_launch) c.table.resize(jpeg_chunk_table_bytes(ok) / 4);
+    const std::size_t room = aligned(c.table.size() * 4);
+    c.table_in_arena = one_launch && arena && arena_bytes && arena_bytes + room <= arena->size();
+    c.arena_copy = arena_bytes + (c.table_in_arena ? room : 0);
+    c.table_offset = arena_bytes;
+    c.job_end = lay_out_jobs(prepared, first, count, c.arena_copy);
+    if (one_launch && !c.table_in_arena) {
+      c.table_offset = c.job_end;
+      c.job_end += room;
+    }
+    for (std::size_t i = first; i < first + count; ++i) {
+      const Prepared& p = prepared[i];
+      if (!p.ok) continue;
+      c.images.push_back({p.info, one_launch ? c.plane_bytes : 0, out_offsets[i - first]});
+      c.plane_bytes = one_launch ? c.plane_bytes + aligned(p.info.plane_bytes)
+                                 : std::max(c.plane_bytes, p.info.plane_bytes);
+    }
+    if (one_launch) {
+      write_jpeg_chunk_table(c.images, c.table.data());
+      if (c.table_in_arena)
+        std::memcpy(arena->data() + c.table_offset, c.table.data(), c.table.size() * 4);
+    }
+    return c;
+  }
+  // Enqueues the copies of a planned chunk's jobs into `job`: the arena in one copy, each
+  // other pinned job in its own, and jobs in host vectors (and the table, when not in the
+  // arena) through `staging`, in one copy of the range they span (the jobs of one chunk are
+  // either all pinned or all in host vectors, so that range holds no pinned job). Returns the
+  // number of copies.
+  std::size_t copy_jobs(Queue& q, DeviceBuffer& job, const std::vector<Prepared>& prepared,
                         std::size_t first, std::size_t count, const PinnedBuffer* arena,
-                        std::size_t arena_bytes, std::unique_ptr<PinnedBuffer>& staging) {
+                        const ChunkPlan& plan, std::unique_ptr<PinnedBuffer>& staging) {
     std::size_t copies = 0;
-    if (arena && arena_bytes) {
-      q.write(job, 0, *arena, 0, arena_bytes);
+    if (arena && plan.arena_copy) {
+      q.write(job, 0, *arena, 0, plan.arena_copy);
       ++copies;
     }
-    std::size_t staged_from = 0, staged_to = 0;
+    struct Staged {
+      std::size_t offset;
+      const void* data;
+      std::size_t bytes;
+    };
+    std::vector<Staged> staged;
     for (std::size_t i = first; i < first + count; ++i) {
-      Prepared& p = prepared[i];
+      const Prepared& p = prepared[i];
       if (!p.ok || p.arena) continue;
       if (p.pinned) {
         q.write(job, p.info.job_offset, *p.pinned, 0, p.info.job_bytes);
         ++copies;
       } else {
-        if (staged_to == 0) staged_from = p.info.job_offset;
-        staged_to = p.info.job_offset + p.info.job_bytes;
+        staged.push_back({p.info.job_offset, p.job.data(), p.info.job_bytes});
       }
     }
-    if (staged_to == 0) return copies;
+    if (!plan.table.empty() && !plan.table_in_arena)
+      staged.push_back({plan.table_offset, plan.table.data(), plan.table.size() * 4});
+    if (staged.empty()) return copies;
+    const std::size_t from = staged.front().offset;
+    const std::size_t to = staged.back().offset + staged.back().bytes;
     const auto t0 = Clock::now();
-    ensure(staging, staged_to - staged_from);
-    for (std::size_t i = first; i < first + count; ++i) {
-      const Prepared& p = prepared[i];
-      if (p.ok && !p.arena && !p.pinned)
-        std::memcpy(staging->data() + (p.info.job_offset - staged_from), p.job.data(),
-                    p.info.job_bytes);
-    }
+    ensure(staging, to - from);
+    for (const Staged& st : staged)
+      std::memcpy(staging->data() + (st.offset - from), st.data, st.bytes);
     times.transfer += seconds_since(t0);
-    q.write(job, staged_from, *staging, 0, staged_to - staged_from);
+    q.write(job, from, *staging, 0, to - from);
     return copies + 1;
   }
 
@@ -361,47 +423,49 @@ struct JpegDecoder::Impl {
   // their own buffers. With `target` null the outputs go back to the host through the slot's
   // pinned buffer (collected by drain()); otherwise each stays in `target` at its offset.
   void enqueue(Slot& s, std::vector<Prepared>& prepared, std::size_t first, std::size_t count,
-               const PinnedBuffer* arena, std::size_t arena_bytes, DeviceBuffer* target,
+               PinnedBuffer* arena, std::size_t arena_bytes, DeviceBuffer* target,
                const std::vector<std::size_t>* offsets) {
     if (!s.queue) s.queue = device->create_queue();
     Queue& q = *s.queue;
     JpegKernels& k = device->jpeg();
-    const std::size_t job_end = lay_out_jobs(prepared, first, count, arena_bytes);
-    std::size_t plane_bytes = 0, out_end = 0;
+    std::vector<std::size_t> out_offsets(count, 0);
+    std::size_t out_end = 0;
     for (std::size_t i = first; i < first + count; ++i) {
       const Prepared& p = prepared[i];
       if (!p.ok) continue;
-      plane_bytes = std::max(plane_bytes, p.info.plane_bytes);
-      if (!target) {
+      if (target) {
+        out_offsets[i - first] = offsets ? (*offsets)[i] : 0;
+      } else {
         // Back to back, so that the one copy back reads only bytes the kernels wrote.
         s.pending.push_back({i, out_end, p.info.output_bytes()});
+        out_offsets[i - first] = out_end;
         out_end += p.info.output_bytes();
       }
     }
-    if (job_end == 0) return;  // nothing prepared
-    ensure(s.job, job_end);
-    ensure(s.planes, plane_bytes);
-    times.job_copies += copy_jobs(q, *s.job, prepared, first, count, arena, arena_bytes, s.in);
+    const ChunkPlan plan = plan_chunk(prepared, first, count, arena, arena_bytes, out_offsets);
+    if (plan.images.empty()) return;  // nothing prepared
+    ensure(s.job, plan.job_end);
+    ensure(s.planes, plan.plane_bytes);
+    times.job_copies += copy_jobs(q, *s.job, prepared, first, count, arena, plan, s.in);
     if (!target) {
       ensure(s.output, out_end);
       ensure(s.out, out_end);
     }
-    std::size_t pending = 0;
-    for (std::size_t i = first; i < first + count; ++i) {
-      const Prepared& p = prepared[i];
-      if (!p.ok) continue;
-      // The chunk's images share the slot's planes: its queue runs them one after another.
-      if (options.fused) {
-        k.decode_idct(q, *s.job, *s.planes, p.info);
-      } else {
-        ensure(s.coefficients, std::size_t(p.info.groups) * 64 * 128);
-        k.decode_tokens(q, *s.job, *s.coefficients, p.info);
-        k.idct(q, *s.job, *s.coefficients, *s.planes, p.info);
+    DeviceBuffer& out = target ? *target : *s.output;
+    if (!plan.table.empty()) {
+      k.decode_idct_chunk(q, *s.job, plan.table_offset, plan.images, *s.planes);
+      k.upsample_color_chunk(q, *s.job, plan.table_offset, plan.images, *s.planes, out);
+    } else {
+      for (const JpegChunkImage& im : plan.images) {
+        if (options.fused) {
+          k.decode_idct(q, *s.job, *s.planes, im.info);
+        } else {
+          ensure(s.coefficients, std::size_t(im.info.groups) * 64 * 128);
+          k.decode_tokens(q, *s.job, *s.coefficients, im.info);
+          k.idct(q, *s.job, *s.coefficients, *s.planes, im.info);
+        }
+        k.upsample_color(q, *s.job, *s.planes, out, im.out_offset, im.info);
       }
-      if (target)
-        k.upsample_color(q, *s.job, *s.planes, *target, offsets ? (*offsets)[i] : 0, p.info);
-      else
-        k.upsample_color(q, *s.job, *s.planes, *s.output, s.pending[pending++].offset, p.info);
     }
     if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
     s.done = q.record();
@@ -787,71 +851,88 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
     }, &im.pool);
   }
   t.huffman = seconds_since(t0);
-  std::size_t max_planes = 0, max_out = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i)
     if (!prepared[i].ok)
       throw Error(prepared[i].code, "image " + std::to_string(i) + ": " + prepared[i].error);
-    max_planes = std::max(max_planes, prepared[i].info.plane_bytes);
-    max_out = std::max(max_out, prepared[i].info.output_bytes());
-  }
+  // The chunks planned as the batch engine plans them (one launch of each kernel per chunk
+  // with the fused stage), their outputs back to back as on the host path.
   auto queue = im.device->create_queue();
   std::vector<std::unique_ptr<DeviceBuffer>> jobs;
-  std::vector<std::size_t> arena_bytes(chunk_count);
+  std::vector<Impl::ChunkPlan> plans;
+  std::size_t max_planes = 0, max_out = 0;
   for (std::size_t c = 0; c < chunk_count; ++c) {
-    arena_bytes[c] = chunks[c].arena ? chunks[c].used : 0;
-    const std::size_t bytes =
-        Impl::lay_out_jobs(prepared, c * per_chunk, chunks[c].images, arena_bytes[c]);
-    jobs.push_back(im.device->alloc(std::max<std::size_t>(bytes, 1)));
+    const std::size_t first = c * per_chunk, count = chunks[c].images;
+    std::vector<std::size_t> outs(count);
+    std::size_t end = 0;
+    for (std::size_t i = first; i < first + count; ++i) {
+      outs[i - first] = end;
+      end += prepared[i].info.output_bytes();
+    }
+    max_out = std::max(max_out, end);
+    plans.push_back(im.plan_chunk(prepared, first, count, chunks[c].arena.get(),
+                                  chunks[c].arena ? chunks[c].used : 0, outs));
+    max_planes = std::max(max_planes, plans.back().plane_bytes);
+    jobs.push_back(im.device->alloc(std::max<std::size_t>(plans.back().job_end, 1)));
   }
-  auto job_of = [&](std::size_t i) -> DeviceBuffer& { return *jobs[i / per_chunk]; };
   std::unique_ptr<PinnedBuffer> staging;
   auto copy_chunk = [&](std::size_t c) {
     return im.copy_jobs(*queue, *jobs[c], prepared, c * per_chunk, chunks[c].images,
-                        chunks[c].arena.get(), arena_bytes[c], staging);
+                        chunks[c].arena.get(), plans[c], staging);
   };
   auto planes = im.device->alloc(std::max<std::size_t>(max_planes, 1));
   auto out = im.device->alloc(std::max<std::size_t>(max_out, 1));
   JpegKernels& k = im.device->jpeg();
+  auto decode_chunk = [&](std::size_t c) {
+    const Impl::ChunkPlan& plan = plans[c];
+    if (!plan.table.empty()) {
+      k.decode_idct_chunk(*queue, *jobs[c], plan.table_offset, plan.images, *planes);
+      return;
+    }
+    for (const JpegChunkImage& img : plan.images) {
+      if (im.options.fused) {
+        k.decode_idct(*queue, *jobs[c], *planes, img.info);
+      } else {
+        im.ensure(im.slots[0].coefficients, std::size_t(img.info.groups) * 64 * 128);
+        k.decode_tokens(*queue, *jobs[c], *im.slots[0].coefficients, img.info);
+        k.idct(*queue, *jobs[c], *im.slots[0].coefficients, *planes, img.info);
+      }
+    }
+  };
+  auto color_chunk = [&](std::size_t c) {
+    const Impl::ChunkPlan& plan = plans[c];
+    if (!plan.table.empty()) {
+      k.upsample_color_chunk(*queue, *jobs[c], plan.table_offset, plan.images, *planes, *out);
+      return;
+    }
+    for (const JpegChunkImage& img : plan.images)
+      k.upsample_color(*queue, *jobs[c], *planes, *out, img.out_offset, img.info);
+  };
   // Kernels once untimed, so that program builds, first launches and the first use of each
   // buffer stay out (NVIDIA's OpenCL maps a buffer's memory when a kernel first writes it: the
   // large image's kernels measured 0.37 ms against 0.21 ms with the output buffer touched).
   copy_chunk(0);
-  k.decode_idct(*queue, job_of(0), *planes, prepared[0].info);
-  k.upsample_color(*queue, job_of(0), *planes, *out, 0, prepared[0].info);
+  decode_chunk(0);
+  color_chunk(0);
   queue->finish();
   t0 = Clock::now();
   for (std::size_t c = 0; c < chunk_count; ++c) t.job_copies += copy_chunk(c);
   queue->finish();
   t.transfer = seconds_since(t0);
   t0 = Clock::now();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (im.options.fused) {
-      k.decode_idct(*queue, job_of(i), *planes, prepared[i].info);
-    } else {
-      im.ensure(im.slots[0].coefficients, std::size_t(prepared[i].info.groups) * 64 * 128);
-      k.decode_tokens(*queue, job_of(i), *im.slots[0].coefficients, prepared[i].info);
-      k.idct(*queue, job_of(i), *im.slots[0].coefficients, *planes, prepared[i].info);
-    }
-    k.upsample_color(*queue, job_of(i), *planes, *out, 0, prepared[i].info);
+  for (std::size_t c = 0; c < chunk_count; ++c) {
+    decode_chunk(c);
+    color_chunk(c);
   }
   queue->finish();
   t.device = seconds_since(t0);
   // The two kernel stages apart, each over all images (the colour stage reads the planes the
-  // last image left: the same work, other values).
+  // last chunk left: the same work, other values).
   t0 = Clock::now();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (im.options.fused) {
-      k.decode_idct(*queue, job_of(i), *planes, prepared[i].info);
-    } else {
-      k.decode_tokens(*queue, job_of(i), *im.slots[0].coefficients, prepared[i].info);
-      k.idct(*queue, job_of(i), *im.slots[0].coefficients, *planes, prepared[i].info);
-    }
-  }
+  for (std::size_t c = 0; c < chunk_count; ++c) decode_chunk(c);
   queue->finish();
   t.device_decode = seconds_since(t0);
   t0 = Clock::now();
-  for (std::size_t i = 0; i < n; ++i)
-    k.upsample_color(*queue, job_of(i), *planes, *out, 0, prepared[i].info);
+  for (std::size_t c = 0; c < chunk_count; ++c) color_chunk(c);
   queue->finish();
   t.device_color = seconds_since(t0);
   t.images = n;

@@ -35,7 +35,8 @@ struct JpegDecodeOptions {
   // output, kept for verification).
   bool fused = true;
   // Batches go to the device this many consecutive images at a time: their token streams in
-  // one copy, their kernels on one queue. 0: automatic (up to 8, fewer for small batches).
+  // one copy, and (with the fused kernels) one launch of each kernel for all of them. 0:
+  // automatic (up to 16, fewer for small batches).
   int images_per_copy = 0;
 };
 
