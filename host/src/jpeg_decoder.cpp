@@ -418,6 +418,37 @@ struct JpegDecoder::Impl {
     return copies + 1;
   }
 
+  // The decode stage of a planned chunk into `planes`: one launch for the chunk, or per image
+  // (fused, or the two separate kernels through `coefficients`).
+  void decode_chunk(Queue& q, const DeviceBuffer& job, const ChunkPlan& plan,
+                    DeviceBuffer& planes, std::unique_ptr<DeviceBuffer>& coefficients) {
+    JpegKernels& k = device->jpeg();
+    if (!plan.table.empty()) {
+      k.decode_idct_chunk(q, job, plan.table_offset, plan.images, planes);
+      return;
+    }
+    for (const JpegChunkImage& im : plan.images) {
+      if (options.fused) {
+        k.decode_idct(q, job, planes, im.info);
+      } else {
+        ensure(coefficients, std::size_t(im.info.groups) * 64 * 128);
+        k.decode_tokens(q, job, *coefficients, im.info);
+        k.idct(q, job, *coefficients, planes, im.info);
+      }
+    }
+  }
+  // The colour stage of a planned chunk, each image's pixels at its offset in `out`.
+  void color_chunk(Queue& q, const DeviceBuffer& job, const ChunkPlan& plan,
+                   const DeviceBuffer& planes, DeviceBuffer& out) {
+    JpegKernels& k = device->jpeg();
+    if (!plan.table.empty()) {
+      k.upsample_color_chunk(q, job, plan.table_offset, plan.images, planes, out);
+      return;
+    }
+    for (const JpegChunkImage& im : plan.images)
+      k.upsample_color(q, job, planes, out, im.out_offset, im.info);
+  }
+
   // Enqueues prepared[first, first + count) (those prepared without error) on slot `s`, whose
   // previous work has drained; their jobs are in `arena` (its first `arena_bytes` bytes) or
   // their own buffers. With `target` null the outputs go back to the host through the slot's
@@ -427,7 +458,6 @@ struct JpegDecoder::Impl {
                const std::vector<std::size_t>* offsets) {
     if (!s.queue) s.queue = device->create_queue();
     Queue& q = *s.queue;
-    JpegKernels& k = device->jpeg();
     std::vector<std::size_t> out_offsets(count, 0);
     std::size_t out_end = 0;
     for (std::size_t i = first; i < first + count; ++i) {
@@ -451,22 +481,8 @@ struct JpegDecoder::Impl {
       ensure(s.output, out_end);
       ensure(s.out, out_end);
     }
-    DeviceBuffer& out = target ? *target : *s.output;
-    if (!plan.table.empty()) {
-      k.decode_idct_chunk(q, *s.job, plan.table_offset, plan.images, *s.planes);
-      k.upsample_color_chunk(q, *s.job, plan.table_offset, plan.images, *s.planes, out);
-    } else {
-      for (const JpegChunkImage& im : plan.images) {
-        if (options.fused) {
-          k.decode_idct(q, *s.job, *s.planes, im.info);
-        } else {
-          ensure(s.coefficients, std::size_t(im.info.groups) * 64 * 128);
-          k.decode_tokens(q, *s.job, *s.coefficients, im.info);
-          k.idct(q, *s.job, *s.coefficients, *s.planes, im.info);
-        }
-        k.upsample_color(q, *s.job, *s.planes, out, im.out_offset, im.info);
-      }
-    }
+    decode_chunk(q, *s.job, plan, *s.planes, s.coefficients);
+    color_chunk(q, *s.job, plan, *s.planes, target ? *target : *s.output);
     if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
     s.done = q.record();
   }
@@ -881,31 +897,11 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   };
   auto planes = im.device->alloc(std::max<std::size_t>(max_planes, 1));
   auto out = im.device->alloc(std::max<std::size_t>(max_out, 1));
-  JpegKernels& k = im.device->jpeg();
   auto decode_chunk = [&](std::size_t c) {
-    const Impl::ChunkPlan& plan = plans[c];
-    if (!plan.table.empty()) {
-      k.decode_idct_chunk(*queue, *jobs[c], plan.table_offset, plan.images, *planes);
-      return;
-    }
-    for (const JpegChunkImage& img : plan.images) {
-      if (im.options.fused) {
-        k.decode_idct(*queue, *jobs[c], *planes, img.info);
-      } else {
-        im.ensure(im.slots[0].coefficients, std::size_t(img.info.groups) * 64 * 128);
-        k.decode_tokens(*queue, *jobs[c], *im.slots[0].coefficients, img.info);
-        k.idct(*queue, *jobs[c], *im.slots[0].coefficients, *planes, img.info);
-      }
-    }
+    im.decode_chunk(*queue, *jobs[c], plans[c], *planes, im.slots[0].coefficients);
   };
   auto color_chunk = [&](std::size_t c) {
-    const Impl::ChunkPlan& plan = plans[c];
-    if (!plan.table.empty()) {
-      k.upsample_color_chunk(*queue, *jobs[c], plan.table_offset, plan.images, *planes, *out);
-      return;
-    }
-    for (const JpegChunkImage& img : plan.images)
-      k.upsample_color(*queue, *jobs[c], *planes, *out, img.out_offset, img.info);
+    im.color_chunk(*queue, *jobs[c], plans[c], *planes, *out);
   };
   // Kernels once untimed, so that program builds, first launches and the first use of each
   // buffer stay out (NVIDIA's OpenCL maps a buffer's memory when a kernel first writes it: the
