@@ -179,11 +179,11 @@ void check_chunk(const char* what, const DeviceBuffer& jobs, std::size_t table_o
               jobs.size());
   // Work-groups count in 32 bits, and a launch of CUDA's or OpenCL's holds 2^31 - 1 of them.
   std::uint64_t g = 0, t = 0;
+  const std::string planes_name = name + " planes", out_name = name + " output";
   for (const JpegChunkImage& im : images) {
     check_job(what, jobs, im.info);
-    check_range((name + " planes").c_str(), im.plane_offset, im.info.plane_bytes, planes.size());
-    if (out)
-      check_range((name + " output").c_str(), im.out_offset, im.info.output_bytes(), out->size());
+    check_range(planes_name.c_str(), im.plane_offset, im.info.plane_bytes, planes.size());
+    if (out) check_range(out_name.c_str(), im.out_offset, im.info.output_bytes(), out->size());
     g += im.info.groups;
     t += colour_tiles(im.info);
   }

@@ -2,7 +2,8 @@
 // memory, on each selected device (DESIGN.md §7). Pinned means the backend's PinnedBuffer:
 // cudaHostAlloc on CUDA, a mapped CL_MEM_ALLOC_HOST_PTR buffer on OpenCL. Each figure is the
 // median of repeated transfers timed on the host clock around a complete (synchronised)
-// transfer, so it is what a caller sees, launch overhead included.
+// transfer, so it is what a caller sees, launch overhead included. Then what enqueueing one
+// copy, launch or event costs the calling thread, per device.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,7 +11,10 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <vector>
 
+#include "backends/backend.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -77,6 +81,18 @@ nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) 
           queue->finish();
         },
         opt.min_seconds));
+    // The first copy into a buffer not used before: a driver may give a buffer its memory only
+    // then (NVIDIA's OpenCL does, CUDA at allocation), which a pipeline pays once per buffer.
+    std::vector<double> first;
+    for (int i = 0; i < 3; ++i) {
+      auto fresh = device->alloc(n);
+      const auto t0 = std::chrono::steady_clock::now();
+      queue->write(*fresh, 0, *pinned, 0, n);
+      queue->finish();
+      first.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(first.begin(), first.end());
+    const double h2d_pinned_first_use = gbs(first[1]);
     rows.push_back({{"device", info.spec},
                     {"name", info.name},
                     {"platform", info.platform},
@@ -84,9 +100,55 @@ nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) 
                     {"h2d_pageable_gbs", h2d_pageable},
                     {"h2d_pinned_gbs", h2d_pinned},
                     {"d2h_pageable_gbs", d2h_pageable},
-                    {"d2h_pinned_gbs", d2h_pinned}});
+                    {"d2h_pinned_gbs", d2h_pinned},
+                    {"h2d_pinned_first_use_gbs", h2d_pinned_first_use}});
   }
   return rows;
+}
+
+// What enqueueing one command costs the calling thread (the device's time is not counted): a
+// pipeline that feeds the device from a CPU thread pays it per copy, launch and event. Median
+// over rounds of `calls` calls, each round followed by a finish().
+nlohmann::json bench_calls(const DeviceInfo& info, double min_seconds) {
+  auto device = open_device(info.spec);
+  auto queue = device->create_queue();
+  constexpr std::uint32_t kPixels = 4096;
+  constexpr int kCalls = 500;
+  auto ycc = device->alloc(3 * kPixels), rgb = device->alloc(3 * kPixels);
+  auto small = device->alloc(4096);
+  auto pinned = device->alloc_pinned(4096);
+  JpegKernels& k = device->jpeg();
+  std::vector<std::unique_ptr<Event>> events;
+  events.reserve(kCalls);
+  auto per_call = [&](const std::function<void()>& call) {
+    auto round = [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < kCalls; ++i) call();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      queue->finish();
+      events.clear();
+      return s;
+    };
+    round();  // warm-up: program builds, first launches
+    std::vector<double> times;
+    const auto start = std::chrono::steady_clock::now();
+    while (times.size() < 5 ||
+           (times.size() < 100 &&
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+                min_seconds))
+      times.push_back(round());
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    return times[times.size() / 2] / kCalls * 1e6;
+  };
+  std::fprintf(stderr, "[bench transfer] %s: cost of a call ...\n", info.spec.c_str());
+  const double write_us = per_call([&] { queue->write(*small, 0, *pinned, 0, 4096); });
+  const double launch_us = per_call([&] { k.ycc_to_rgb(*queue, *ycc, *rgb, kPixels); });
+  const double record_us = per_call([&] { events.push_back(queue->record()); });
+  return {{"device", info.spec},
+          {"name", info.name},
+          {"enqueue_pinned_write_4kib_us", write_us},
+          {"enqueue_kernel_launch_us", launch_us},
+          {"record_event_us", record_us}};
 }
 
 void print_table(const nlohmann::json& results) {
@@ -109,6 +171,27 @@ void print_table(const nlohmann::json& results) {
       "GB/s = 1e9 bytes/s, median of repeated complete transfers. \"of best\": pinned H2D as a "
       "share of the best H2D rate measured in this run (%.2f GB/s).\n",
       best_h2d);
+  std::printf("\npinned H2D into a buffer on its first use (GB/s):\n");
+  for (const auto& r : results)
+    std::printf("%-10s %4zu MiB %9.2f (%.2fx the time of a used buffer)\n",
+                r["device"].get<std::string>().c_str(), r["size_mib"].get<std::size_t>(),
+                r["h2d_pinned_first_use_gbs"].get<double>(),
+                r["h2d_pinned_gbs"].get<double>() / r["h2d_pinned_first_use_gbs"].get<double>());
+}
+
+void print_calls(const nlohmann::json& calls) {
+  std::printf("\n%-10s %-36s | %12s %12s %12s\n", "device", "name", "4 KiB write", "launch",
+              "event");
+  for (const auto& r : calls)
+    std::printf("%-10s %-36s | %9.2f us %9.2f us %9.2f us\n",
+                r["device"].get<std::string>().c_str(),
+                r["name"].get<std::string>().substr(0, 36).c_str(),
+                r["enqueue_pinned_write_4kib_us"].get<double>(),
+                r["enqueue_kernel_launch_us"].get<double>(), r["record_event_us"].get<double>());
+  std::printf(
+      "Host time to enqueue one call (device time not counted): an asynchronous copy from pinned "
+      "memory, a kernel launch (YCbCr->RGB of 4096 pixels), an event recorded; median of rounds "
+      "of 500 calls.\n");
 }
 
 }  // namespace
@@ -134,21 +217,24 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
       ->add_option("--json", opt->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   transfer->callback([&options, opt] {
-    nlohmann::json results = nlohmann::json::array();
+    nlohmann::json results = nlohmann::json::array(), calls = nlohmann::json::array();
     auto devices = selected_devices(options);
     for (const auto& info : devices) {
       for (auto& row : bench_device(info, *opt)) results.push_back(row);
+      calls.push_back(bench_calls(info, opt->min_seconds));
     }
     nlohmann::json doc = {{"benchmark", "transfer"},
                           {"version", version()},
                           {"devices", nlohmann::json::array()},
-                          {"results", results}};
+                          {"results", results},
+                          {"calls", calls}};
     for (const auto& d : devices) doc["devices"].push_back(to_json(d));
     if (opt->json_path == "-") {
       std::cout << doc.dump(2) << "\n";
       return;
     }
     print_table(results);
+    print_calls(calls);
     if (!opt->json_path.empty()) {
       std::ofstream out(opt->json_path);
       out << doc.dump(2) << "\n";

@@ -21,43 +21,38 @@ std::string trimmed(std::string s) {
 }
 
 // PoCL's CPU driver (5.0 at least) keeps the compiled variants of a kernel in one cache for the
-// process, a new variant whenever a launch is wider than every variant so far, put first in the
-// cache; later launches run on the first variant that fits. A launch counts itself on its
-// variant, but a finished launch is uncounted from the first variant in the cache with its
-// kernel and local size. A launch still running on an older variant when a wider one is made is
-// thus uncounted from the new one, and once the new variant's own launches finish PoCL aborts on
-// an assertion in pocl_release_dlhandle_cache (a batch whose chunks grow, or images of growing
-// sizes, did it). So on PoCL, launches go out one at a time, and a launch wider than every
-// earlier launch of its kernel first waits for that kernel's launches in flight; narrower ones,
-// the common case, wait for nothing.
+// process (per local size, and a new variant whenever a launch is wider than every variant of it
+// in the cache), most recently used first. When a launch starts running it counts itself on the
+// first variant that fits it, but a finished launch is uncounted from the first variant with its
+// kernel and local size, whichever that is by then. Once another launch of the kernel has made a
+// new variant, or moved an older one to the front, a launch still running is uncounted from the
+// wrong variant, and PoCL aborts on an assertion in pocl_release_dlhandle_cache (a batch whose
+// chunks grow, images of growing sizes did it). Waiting only before a launch wider than every
+// earlier one is not enough: the variant is chosen when a launch starts, and a narrower launch
+// enqueued later on another queue can start first (the batch test still aborted in 3 of 6 runs).
+// Only a launch of the same kernel reorders its variants, and PoCL uncounts a launch before its
+// event completes; so on PoCL a launch of a kernel first waits for the previous launch of that
+// kernel. Launches of different kernels still overlap.
 class PoclLaunchGuard {
  public:
-  cl_int launch(const std::string& kernel, std::size_t width,
-                const std::function<cl_int(cl::Event*)>& enqueue) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Kernel& k = kernels_[kernel];
-    k.in_flight.erase(std::remove_if(k.in_flight.begin(), k.in_flight.end(),
-                                     [](const cl::Event& e) {
-                                       cl_int status = CL_COMPLETE;
-                                       e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
-                                       return status == CL_COMPLETE || status < 0;
-                                     }),
-                      k.in_flight.end());
-    if (width > k.widest) {
-      if (!k.in_flight.empty()) cl::Event::waitForEvents(k.in_flight);  // failures surface later
-      k.in_flight.clear();
-      k.widest = width;
+  cl_int launch(const std::string& kernel, const std::function<cl_int(cl::Event*)>& enqueue) {
+    Kernel* k;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      k = &kernels_[kernel];  // map nodes stay where they are
     }
+    std::lock_guard<std::mutex> lock(k->mutex);
+    if (k->last()) k->last.wait();  // a failure surfaces through the launch's own queue
     cl::Event e;
     const cl_int err = enqueue(&e);
-    if (err == CL_SUCCESS) k.in_flight.push_back(e);
+    k->last = err == CL_SUCCESS ? e : cl::Event();
     return err;
   }
 
  private:
   struct Kernel {
-    std::size_t widest = 0;
-    std::vector<cl::Event> in_flight;
+    std::mutex mutex;
+    cl::Event last;  // the kernel's latest launch
   };
   std::mutex mutex_;
   std::map<std::string, Kernel> kernels_;
@@ -226,20 +221,20 @@ void ClQueue::finish() { HC_CL_CHECK(queue_.finish()); }
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* name) {
   if (items == 0) return;
   const std::size_t global = (items + 63) / 64 * 64;
-  enqueue_kernel(kernel, global, cl::NDRange(global), cl::NullRange, name);
+  enqueue_kernel(kernel, cl::NDRange(global), cl::NullRange, name);
 }
 
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, std::size_t local,
                      const char* name) {
   if (items == 0) return;
-  enqueue_kernel(kernel, items, cl::NDRange(items), cl::NDRange(local), name);
+  enqueue_kernel(kernel, cl::NDRange(items), cl::NDRange(local), name);
 }
 
-void ClQueue::enqueue_kernel(const cl::Kernel& kernel, std::size_t width, const cl::NDRange& global,
+void ClQueue::enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global,
                              const cl::NDRange& local, const char* name) {
   cl_int err;
   if (pocl_) {
-    err = pocl_launch_guard().launch(name, width, [&](cl::Event* e) {
+    err = pocl_launch_guard().launch(name, [&](cl::Event* e) {
       return queue_.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, e);
     });
   } else {

@@ -54,9 +54,8 @@ class ClQueue : public Queue {
   void launch(const cl::Kernel& kernel, std::size_t items, std::size_t local, const char* name);
 
  private:
-  // `width`: the launch's global size (PoCL's variants are chosen by it).
-  void enqueue_kernel(const cl::Kernel& kernel, std::size_t width, const cl::NDRange& global,
-                      const cl::NDRange& local, const char* name);
+  void enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
+                      const char* name);
   cl::CommandQueue queue_;
   bool pocl_;  // a PoCL device: launches go through the PoCL launch guard
 };

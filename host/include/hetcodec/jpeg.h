@@ -118,8 +118,9 @@ class JpegDecoder {
   // Measures the stages one after another on `inputs` (for `hetcodec bench`): the CPU stage of
   // all images on all threads, writing each job into pinned memory as the batch engine does
   // (timed on a second pass, the first having allocated); then the host-to-device copies of all
-  // jobs from there, one per image; then the kernels of all images. Each is timed to completion.
-  // Results stay on the device. All inputs must decode.
+  // jobs from there, one per chunk as the batch engine makes them, each device buffer used once
+  // before; then the kernels of all images. Each is timed to completion, the copies and kernels
+  // as the median of five passes. Results stay on the device. All inputs must decode.
   JpegStageTimes profile_stages(const std::vector<JpegInput>& inputs);
 
   const JpegStageTimes& stage_times() const;
