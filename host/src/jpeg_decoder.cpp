@@ -906,9 +906,9 @@ JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs)
   // Copies and kernels once untimed, so that program builds, first launches and the first use
   // of each buffer stay out, as they are from the batch engine's steady state, whose slots reuse
   // their buffers: NVIDIA's OpenCL gives a buffer its memory when it is first used (the large
-  // image's kernels measured 0.37 ms against 0.21 ms with the output buffer touched; sixteen
-  // 2.4 MB copies into buffers not used before about 0.95 ms against 0.75 ms into the same
-  // buffers again, where CUDA took 0.75 ms both times: `hetcodec bench transfer` shows it).
+  // image's kernels measured 0.37 ms against 0.21 ms with the output buffer touched, and a
+  // 1 MiB copy into a buffer on its first use 2.9-3.3x the time into one used before, where
+  // CUDA's took 1.0x: `hetcodec bench transfer`, docs/benchmarks.md).
   for (std::size_t c = 0; c < chunk_count; ++c) copy_chunk(c);
   decode_chunk(0);
   color_chunk(0);
