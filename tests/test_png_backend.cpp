@@ -1,12 +1,12 @@
 // PNG encode stages on every device: the same bytes as the CPU reference of core/png, which
 // the PNG encode tests hold to libpng's files.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -283,6 +283,88 @@ TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPE
   fs::remove_all(dir);
 }
 #endif
+
+// pngcheck (where it is installed: CI installs it; HETCODEC_PNGCHECK names another) reads the
+// files of both modes from every device, with -vv decoding the stream and every row's filter
+// type: the parallel mode's segment flushes and restart-marker chunk included. A file with one
+// IDAT CRC byte changed must be refused, so the check can fail.
+TEST_CASE("pngcheck accepts the encoder's files in both modes, and refuses a broken CRC") {
+  std::string pngcheck;
+  if (const char* v = std::getenv("HETCODEC_PNGCHECK"); v && *v) pngcheck = v;
+#ifdef HETCODEC_TEST_PNGCHECK
+  if (pngcheck.empty()) pngcheck = HETCODEC_TEST_PNGCHECK;
+#endif
+  if (pngcheck.empty()) {
+    MESSAGE("pngcheck not installed: skipped");
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-pngcheck-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto check_file = [&](const std::vector<std::uint8_t>& bytes, const std::string& name) {
+    const fs::path path = dir / name;
+    {
+      std::ofstream f(path, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    }
+    return hetcodec::test::run_command(pngcheck, "-vv " + path.string());
+  };
+  struct Case {
+    int w, h, channels, depth, segments;
+  };
+  const Case cases[] = {{1, 1, 3, 8, 1},     {1, 97, 1, 16, 3},   {97, 1, 4, 8, 1},
+                        {61, 43, 3, 8, 5},   {300, 200, 2, 8, 7}, {45, 77, 4, 16, 4},
+                        {640, 120, 3, 8, 16}};
+  for_each_device([&](Device& dev) {
+    // Not in the emulator: its files are the CPU reference's byte for byte (the tests above),
+    // and its device deflate runs in a process of its own (emulator-deflate).
+    if (dev.info().is_emulator) return;
+    int n = 0;
+    for (const Case& c : cases) {
+      const png::Raster r = raster(c.w, c.h, c.channels, c.depth, unsigned(7 + n), n % 2 == 0);
+      for (const PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
+        PngEncodeOptions o;
+        o.mode = mode;
+        o.segments = c.segments;
+        PngEncoder encoder(std::shared_ptr<Device>(&dev, [](Device*) {}), o);
+        const auto file = encoder.encode(raw_of(r));
+        const std::string name = dev.info().spec.substr(0, dev.info().spec.find(':')) + "-" +
+                                 std::to_string(n) +
+                                 (mode == PngMode::Parallel ? "-parallel.png" : "-compatible.png");
+        INFO(name, " ", c.w, "x", c.h, " channels ", c.channels, " depth ", c.depth);
+        const std::string log = check_file(file, name);
+        CHECK_MESSAGE(log.find("No errors detected") != std::string::npos, log);
+        CHECK_MESSAGE(log.find("\nexit 0") != std::string::npos, log);
+        CHECK_MESSAGE(log.find("(" + std::to_string(c.h) + " out of " + std::to_string(c.h) +
+                               ")") != std::string::npos,
+                      log);
+        if (mode == PngMode::Parallel && n == 3) {
+          // The negative control: the CRC of the first IDAT chunk, one byte changed.
+          std::vector<std::uint8_t> broken = file;
+          std::size_t pos = 8;
+          while (pos + 8 <= broken.size() && std::memcmp(&broken[pos + 4], "IDAT", 4) != 0) {
+            const std::uint32_t len = std::uint32_t(broken[pos]) << 24 |
+                                      std::uint32_t(broken[pos + 1]) << 16 |
+                                      std::uint32_t(broken[pos + 2]) << 8 | broken[pos + 3];
+            pos += 12 + len;
+          }
+          REQUIRE(pos + 8 <= broken.size());
+          const std::uint32_t len = std::uint32_t(broken[pos]) << 24 |
+                                    std::uint32_t(broken[pos + 1]) << 16 |
+                                    std::uint32_t(broken[pos + 2]) << 8 | broken[pos + 3];
+          REQUIRE(pos + 12 + len <= broken.size());
+          broken[pos + 8 + len] ^= 0x01;
+          const std::string bad = check_file(broken, "broken-" + name);
+          CHECK_MESSAGE(bad.find("CRC error") != std::string::npos, bad);
+          CHECK_MESSAGE(bad.find("\nexit 0") == std::string::npos, bad);
+        }
+      }
+      ++n;
+    }
+  });
+  fs::remove_all(dir);
+}
 
 TEST_CASE("PngEncoder encodes a device image in place: a JPEG decoded on the device to PNG") {
   const std::string path = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/testorig.jpg";

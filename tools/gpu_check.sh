@@ -8,7 +8,8 @@
 # ones), `bench png-encode` and `bench png-decode` on 2040x1356 crops of the large ones;
 # HETCODEC_BENCH_PNG_DECODE=1 alone runs `bench png-decode` on its built-in images.
 # With HETCODEC_EXTRA_DEBS=DIR, the Debian packages there (libdeflate, say, where the machine
-# lacks it) are unpacked into build-gpu/extra and found through pkg-config.
+# lacks it) are unpacked into build-gpu/extra and found through pkg-config (pngcheck through
+# HETCODEC_PNGCHECK).
 # Some drivers install libnvidia-opencl.so.1 without an .icd file; HETCODEC_OPENCL_ICDS makes
 # the ICD loader see it anyway (backends/opencl/icd_setup.cpp).
 set -uo pipefail
@@ -29,6 +30,8 @@ if [ -n "${HETCODEC_EXTRA_DEBS:-}" ]; then
   # Some .pc files name a libdir other than the multiarch one their library is in.
   export LIBRARY_PATH="$extra/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
   export LD_LIBRARY_PATH="$extra/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # pngcheck, if among them, checks the PNG encoder's files in the backend suite.
+  if [ -x "$extra/usr/bin/pngcheck" ]; then export HETCODEC_PNGCHECK="$extra/usr/bin/pngcheck"; fi
 fi
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETCODEC_CUDA_ARCHITECTURES="$archs" \
   > "$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }

@@ -9,6 +9,7 @@ packages=(
   pocl-opencl-icd oclgrind
   libjpeg-dev libpng-dev zlib1g-dev libdeflate-dev
   doctest-dev libcli11-dev nlohmann-json3-dev
+  pngcheck
 )
 missing=()
 for p in "${packages[@]}"; do
