@@ -26,20 +26,31 @@ struct TransferOptions {
   std::string json_path;
 };
 
-double median_seconds(const std::function<void()>& run, double min_seconds) {
-  run();  // warm-up: first-touch, mapping, lazy driver work
+// The median of repeated samples (`sample` returns the seconds it measured), after one untimed
+// warm-up: first-touch, mapping, lazy driver work. At least 5 samples, more until `min_seconds`
+// have passed, at most `max_samples`.
+double median_of(const std::function<double()>& sample, double min_seconds,
+                 std::size_t max_samples) {
+  sample();
   std::vector<double> times;
   auto start = std::chrono::steady_clock::now();
   while (times.size() < 5 ||
-         (times.size() < 200 &&
+         (times.size() < max_samples &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-              min_seconds)) {
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+              min_seconds))
+    times.push_back(sample());
+  std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(times.size() / 2), times.end());
   return times[times.size() / 2];
+}
+
+double median_seconds(const std::function<void()>& run, double min_seconds) {
+  return median_of(
+      [&] {
+        auto t0 = std::chrono::steady_clock::now();
+        run();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      },
+      min_seconds, 200);
 }
 
 nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) {
@@ -108,7 +119,7 @@ nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) 
 
 // What enqueueing one command costs the calling thread (the device's time is not counted): a
 // pipeline that feeds the device from a CPU thread pays it per copy, launch and event. Median
-// over rounds of `calls` calls, each round followed by a finish().
+// over rounds of kCalls calls, each round followed by a finish().
 nlohmann::json bench_calls(const DeviceInfo& info, double min_seconds) {
   auto device = open_device(info.spec);
   auto queue = device->create_queue();
@@ -129,16 +140,7 @@ nlohmann::json bench_calls(const DeviceInfo& info, double min_seconds) {
       events.clear();
       return s;
     };
-    round();  // warm-up: program builds, first launches
-    std::vector<double> times;
-    const auto start = std::chrono::steady_clock::now();
-    while (times.size() < 5 ||
-           (times.size() < 100 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-                min_seconds))
-      times.push_back(round());
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    return times[times.size() / 2] / kCalls * 1e6;
+    return median_of(round, min_seconds, 100) / kCalls * 1e6;
   };
   std::fprintf(stderr, "[bench transfer] %s: cost of a call ...\n", info.spec.c_str());
   const double write_us = per_call([&] { queue->write(*small, 0, *pinned, 0, 4096); });
