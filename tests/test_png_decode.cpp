@@ -291,6 +291,100 @@ TEST_CASE("png decode: files of the parallel mode inflate segment by segment") {
   CHECK(c == filtered);
 }
 
+TEST_CASE(
+    "png decode: Apple's iDOT index: segments inflated in parallel, and refused when it does not "
+    "hold") {
+  png::Raster im;
+  im.width = 500;
+  im.height = 240;
+  im.channels = 4;
+  const auto r = test::random_bytes(im.row_bytes() * 240, 17);
+  im.samples.assign(r.begin(), r.end());
+  for (std::size_t i = 0; i < im.samples.size(); ++i)  // repeats for the matches to reach back to
+    if ((i / 64) % 3 != 0) im.samples[i] = im.samples[i % 64];
+  const auto filtered = png::filter_rows_libpng(im);
+  for (const std::vector<std::uint32_t>& rows :
+       {std::vector<std::uint32_t>{0, 120}, std::vector<std::uint32_t>{0, 1, 100, 239}}) {
+    INFO(rows.size() << " segments");
+    const auto file = test::idot_file(im, filtered, rows);
+    REQUIRE(test::libpng_decode_expanded(file).samples == im.samples);
+    const png::Info info = png::parse(file.data(), file.size());
+    std::string kind;
+    const auto seg = png::restart_segments(info, &kind);
+    CHECK(kind == "iDOT");
+    REQUIRE(seg.size() == rows.size());
+    std::uint64_t joined = 0;
+    for (std::size_t k = 0; k < seg.size(); ++k) {
+      CHECK(seg[k].first == rows[k]);
+      CHECK(seg[k].second == (k == 0 ? 2 : joined));  // each segment starts an IDAT chunk
+      joined += info.idat[k].second;
+    }
+    std::vector<std::uint8_t> a(png::inflated_bytes(info));
+    std::vector<std::string> w;
+    bool used = false;
+    png::inflate_image(file.data(), info, a.data(), w, 4, &used);
+    CHECK(used);
+    CHECK(w.empty());
+    CHECK(a == filtered);
+    CHECK(png::inflate_table(info).size() == rows.size() * HC_INF_WORDS);
+  }
+
+  // Indexes that do not hold are not used; the image still decodes exactly.
+  auto patched = [](std::vector<std::uint8_t> f, std::size_t word, std::uint32_t v) {
+    const std::size_t at =
+        std::size_t(std::search(f.begin(), f.end(), "iDOT", "iDOT" + 4) - f.begin());
+    const std::uint32_t n = f[at - 1];  // the data's length (under 256 bytes)
+    for (int k = 0; k < 4; ++k)
+      f[at + 4 + 4 * word + std::size_t(k)] = std::uint8_t(v >> (24 - 8 * k));
+    const std::uint32_t crc = png::crc32(0, f.data() + at, n + 4);
+    for (int k = 0; k < 4; ++k) f[at + 4 + n + std::size_t(k)] = std::uint8_t(crc >> (24 - 8 * k));
+    return f;
+  };
+  const auto good = test::idot_file(im, filtered, {0, 120});
+  const std::uint32_t second_at = [&] {
+    const std::size_t at =
+        std::size_t(std::search(good.begin(), good.end(), "iDOT", "iDOT" + 4) - good.begin());
+    return std::uint32_t(good[at + 4 + 24]) << 24 | std::uint32_t(good[at + 4 + 25]) << 16 |
+           std::uint32_t(good[at + 4 + 26]) << 8 | good[at + 4 + 27];  // word 6: the second offset
+  }();
+  struct Bad {
+    const char* what;
+    std::vector<std::uint8_t> file;
+  };
+  const std::vector<Bad> bad = {
+      {"offset inside an IDAT chunk", patched(good, 6, second_at + 4)},
+      {"offset before the first segment's", patched(good, 6, 40)},
+      {"rows that do not reach the last", patched(good, 5, 119)},
+      {"rows that overlap", patched(good, 4, 119)},
+      {"a count that does not fit the length", patched(good, 0, 3)},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.what);
+    const png::Info info = png::parse(b.file.data(), b.file.size());
+    CHECK(png::idot_segments(info).empty());
+    std::vector<std::uint8_t> a(png::inflated_bytes(info));
+    std::vector<std::string> w;
+    bool used = true;
+    png::inflate_image(b.file.data(), info, a.data(), w, 4, &used);
+    CHECK(!used);
+    CHECK(a == filtered);
+  }
+  // An index that looks right over data that was not flushed where it says: the segments do not
+  // inflate on their own, the whole stream is inflated, and a warning says so.
+  const auto unflushed = test::idot_file(im, filtered, {0, 120}, false);
+  const png::Info info = png::parse(unflushed.data(), unflushed.size());
+  CHECK(png::idot_segments(info).size() == 2);
+  std::vector<std::uint8_t> a(png::inflated_bytes(info));
+  std::vector<std::string> w;
+  bool used = true;
+  png::inflate_image(unflushed.data(), info, a.data(), w, 4, &used);
+  CHECK(!used);
+  CHECK(a == filtered);
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].find("iDOT") != std::string::npos);
+  CHECK(decode_cpu(unflushed).samples == im.samples);
+}
+
 TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good and damaged segments") {
   // The code every backend's png_inflate runs, here on the host: the segments of a parallel-
   // mode file give the filtered rows and the stream's Adler-32; damaged, they give a status

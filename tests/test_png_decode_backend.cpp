@@ -223,6 +223,40 @@ TEST_CASE("png decode on every device: hcRS segments inflated on the device") {
   });
 }
 
+TEST_CASE("png decode on every device: files with Apple's iDOT index") {
+  // Two segments as Apple writes them, and five; 8-bit RGBA and 16-bit RGB; the segments are
+  // inflated on host threads and, in a second pass, on the device.
+  struct Case {
+    int w, h, channels, depth;
+    std::vector<std::uint32_t> rows;
+  };
+  const std::vector<Case> cases = {{320, 96, 4, 8, {0, 48}}, {150, 61, 3, 16, {0, 1, 20, 40, 60}}};
+  for_each_device([&](Device& dev) {
+    if (emulator(dev)) return;  // as the hcRS device-inflate test above
+    auto device = open_device(dev.info().spec);
+    unsigned seed = 70;
+    for (const Case& c : cases) {
+      const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
+      const auto file = test::idot_file(im, filter_randomly(im, seed, false), c.rows);
+      for (const PngInflate where : {PngInflate::Host, PngInflate::Device}) {
+        INFO(c.w << "x" << c.h << ", " << c.rows.size() << " segments, inflated on the "
+                 << (where == PngInflate::Host ? "host" : "device"));
+        PngDecodeOptions o;
+        o.threads = 4;
+        o.inflate = where;
+        PngDecoder decoder(device, o);
+        std::vector<std::string> warnings;
+        const RawImage back = decoder.decode(file.data(), file.size(), &warnings);
+        CHECK(warnings.empty());
+        CHECK(decoder.times().used_index);
+        CHECK(decoder.times().inflated_on_device == (where == PngInflate::Device));
+        CHECK(back.samples == im.samples);
+        CHECK(back.samples == test::libpng_decode_expanded(file).samples);
+      }
+    }
+  });
+}
+
 TEST_CASE("png decode on every device: a bad filter type is an error with the row") {
   png::Raster im = random_image(40, 5, 1, 8, 3);
   auto filtered = filter_randomly(im, 3, false);

@@ -355,9 +355,50 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& i
   return seg;
 }
 
+std::vector<std::pair<std::uint32_t, std::uint64_t>> idot_segments(const Info& info) {
+  // uint32 count, then per segment uint32 first row, row count and the offset of its first
+  // IDAT chunk from the iDOT chunk's length field, all big-endian as every PNG integer.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> seg;
+  if (info.interlace) return seg;
+  for (const Chunk& c : info.ancillary) {
+    if (c.type != "iDOT") continue;
+    const auto& d = c.data;
+    if (d.size() < 4) return seg;
+    const std::uint32_t n = be32(d.data());
+    if (n == 0 || std::uint64_t(n) * 12 + 4 != d.size()) return seg;
+    std::uint64_t next_row = 0, joined = 0;
+    std::size_t j = 0;  // the IDAT chunk looked at, and `joined` the data before it
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint8_t* e = d.data() + 4 + 12 * std::size_t(k);
+      const std::uint32_t row = be32(e), rows = be32(e + 4);
+      const std::uint64_t at = std::uint64_t(c.offset) + be32(e + 8);  // an IDAT's length field
+      if (row != next_row || rows == 0) return {};
+      next_row += rows;
+      while (j < info.idat.size() && info.idat[j].first - 8 < at) joined += info.idat[j++].second;
+      if (j == info.idat.size() || info.idat[j].first - 8 != at || (k == 0) != (j == 0)) return {};
+      seg.emplace_back(row, k == 0 ? 2 : joined);  // the first segment starts after the zlib header
+      if (k > 0 && seg[k].second <= seg[k - 1].second) return {};
+    }
+    if (next_row != info.height) return {};
+    return seg;
+  }
+  return seg;
+}
+
+std::vector<std::pair<std::uint32_t, std::uint64_t>> restart_segments(const Info& info,
+                                                                      std::string* kind) {
+  auto seg = hcrs_segments(info);
+  const char* k = "hcRS";
+  if (seg.empty()) {
+    seg = idot_segments(info);
+    k = "iDOT";
+  }
+  if (kind) *kind = seg.empty() ? "" : k;
+  return seg;
+}
 
 std::vector<std::uint32_t> inflate_table(const Info& info) {
-  const auto seg = hcrs_segments(info);
+  const auto seg = restart_segments(info);
   if (seg.empty() || info.idat_bytes < 6 || info.idat_bytes > 0xFFFFFFFFull ||
       inflated_bytes(info) > 0xFFFFFFFFull)
     return {};
@@ -384,7 +425,9 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
                    std::vector<std::string>& warnings, int threads, bool* used_index) {
   const std::uint64_t total = inflated_bytes(info);
   if (used_index) *used_index = false;
-  const auto seg = threads > 1 ? hcrs_segments(info) : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
+  std::string kind;
+  const auto seg = threads > 1 ? restart_segments(info, &kind)
+                               : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
   if (seg.size() > 1) {
     // Each segment is raw deflate from its offset to the next one's and ends on a sync flush.
     std::vector<std::uint8_t> joined;
@@ -452,7 +495,8 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
         return;
       }
     }
-    warnings.push_back("png: the hcRS segment index does not match the data; inflated whole");
+    warnings.push_back("png: the " + kind +
+                       " segment index does not match the data; inflated whole");
   }
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
   {

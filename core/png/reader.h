@@ -78,15 +78,28 @@ std::uint64_t inflated_bytes(const Info& info);
 // increasing inside the image and the data); empty otherwise.
 std::vector<std::pair<std::uint32_t, std::uint64_t>> hcrs_segments(const Info& info);
 
+// The segments of Apple's iDOT chunk (docs/png-decode.md), in the same form: its row ranges must
+// follow each other from row 0 to the last row, and each segment's offset (from the start of
+// the iDOT chunk) must land on the start of an IDAT chunk, in increasing order; empty
+// otherwise, or for an interlaced image.
+std::vector<std::pair<std::uint32_t, std::uint64_t>> idot_segments(const Info& info);
+
+// The index a segment-parallel inflate uses: the hcRS index when it checks out, else the iDOT
+// chunk's when it does; `kind` (when given) is set to "hcRS", "iDOT" or "" (none).
+std::vector<std::pair<std::uint32_t, std::uint64_t>> restart_segments(const Info& info,
+                                                                      std::string* kind = nullptr);
+
 // The segment table of the device inflate (core/portable/png_inflate.h: HC_INF_WORDS words per
-// segment) for the file's hcRS index: empty when there is no usable index, a segment has no
+// segment) for the file's restart_segments(): empty when there is no usable index, a segment has no
 // deflate data, or the data is too long for the table's 32-bit fields.
 std::vector<std::uint32_t> inflate_table(const Info& info);
 
 // Inflates the image data: every IDAT chunk's data as one zlib stream, into exactly
-// inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream without
-// its end, a warning. `threads` > 1: where the file carries an hcRS index that checks out, its
-// segments are inflated on that many threads (`used_index` says whether they were).
+// inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream
+// without its end, a warning. `threads` > 1: where the file carries an index that checks out
+// (restart_segments()), its segments are inflated on that many threads (`used_index` says
+// whether they were); segments that do not inflate on their own, or whose Adler-32 sums do not
+// add up to the stream's, leave a warning and the whole stream is inflated instead.
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
                    std::vector<std::string>& warnings, int threads = 1,
                    bool* used_index = nullptr);

@@ -1,6 +1,6 @@
 // The PNG decode pipeline (DESIGN.md §3 "PNG decode"): core/png parses the chunks and inflates
 // the image data into pinned memory (segment by segment on host threads when the file has an
-// hcRS index), one copy takes it to the device, PngKernels::defilter reconstructs each pass
+// hcRS or iDOT index), one copy takes it to the device, PngKernels::defilter reconstructs each pass
 // with the wavefront engine (or row by row when no row looks at the row above), and
 // PngKernels::unpack expands the samples into the output image.
 #include <algorithm>
@@ -49,7 +49,7 @@ struct PngDecoder::Impl {
   // Inflates, uploads and runs the device stages; the output goes to `out` (reallocated when
   // smaller than the image). Returns the image's description.
   DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst);
-  // Inflates the segments of a file with an hcRS index on the device into `rows` (already
+  // Inflates the segments of a file with an hcRS or iDOT index on the device into `rows` (already
   // large enough). False, with nothing reported, when there is no usable index or a segment
   // does not inflate as it should: the host path then inflates and reports. On success,
   // max_type is the largest filter type of the rows.
@@ -266,7 +266,7 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
   // Oclgrind is not safe to drive from several host threads at once: one stream there.
   const int wanted = m.device->info().is_emulator ? 1 : m.options.batch_streams;
   const int streams = std::max(1, std::min<int>(wanted, int(inputs.size())));
-  // The host threads (inflating hcRS segments) are shared among the streams.
+  // The host threads (inflating indexed segments) are shared among the streams.
   PngDecodeOptions o = m.options;
   o.threads = std::max(1, m.options.threads / streams);
   while (int(m.workers.size()) < streams - 1) m.workers.push_back(Impl::make(m.device, o));

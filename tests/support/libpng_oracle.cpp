@@ -1,13 +1,14 @@
 #include "tests/support/libpng_oracle.h"
 
-#include "tools/libpng_write.h"
-
 #include <png.h>
 #include <zlib.h>
 
 #include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "core/png/checksum.h"
+#include "tools/libpng_write.h"
 
 namespace hetcodec::test {
 namespace {
@@ -177,6 +178,66 @@ png::Raster libpng_decode(const std::vector<std::uint8_t>& file) { return read_w
 
 png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
   return read_with_libpng(file, true);
+}
+
+std::vector<std::uint8_t> idot_file(const png::Raster& im,
+                                    const std::vector<std::uint8_t>& filtered,
+                                    const std::vector<std::uint32_t>& first_rows, bool flush) {
+  const std::size_t rb = im.row_bytes() + 1, n = first_rows.size();
+  z_stream z{};
+  if (deflateInit(&z, 6) != Z_OK) throw std::runtime_error("deflateInit failed");
+  std::vector<std::uint8_t> stream;
+  std::vector<std::size_t> starts;  // of each segment's part in `stream`
+  std::uint8_t buf[4096];
+  for (std::size_t k = 0; k < n; ++k) {
+    starts.push_back(k == 0 ? 0 : stream.size());
+    const std::size_t r1 = k + 1 < n ? first_rows[k + 1] : std::size_t(im.height);
+    z.next_in = const_cast<Bytef*>(filtered.data() + first_rows[k] * rb);
+    z.avail_in = uInt((r1 - first_rows[k]) * rb);
+    const int mode = k + 1 == n ? Z_FINISH : flush ? Z_FULL_FLUSH : Z_NO_FLUSH;
+    int ret;
+    do {
+      z.next_out = buf;
+      z.avail_out = sizeof buf;
+      ret = deflate(&z, mode);
+      stream.insert(stream.end(), buf, buf + (sizeof buf - z.avail_out));
+    } while (z.avail_in != 0 || z.avail_out == 0 || (mode == Z_FINISH && ret != Z_STREAM_END));
+  }
+  deflateEnd(&z);
+  std::vector<std::uint8_t> f = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  auto put32 = [](std::vector<std::uint8_t>& v, std::uint32_t x) {
+    for (int s = 24; s >= 0; s -= 8) v.push_back(std::uint8_t(x >> s));
+  };
+  auto chunk = [&](const char* type, const std::vector<std::uint8_t>& data) {
+    put32(f, std::uint32_t(data.size()));
+    const std::size_t at = f.size();
+    f.insert(f.end(), type, type + 4);
+    f.insert(f.end(), data.begin(), data.end());
+    put32(f, png::crc32(0, f.data() + at, data.size() + 4));
+  };
+  std::vector<std::uint8_t> ihdr;
+  put32(ihdr, std::uint32_t(im.width));
+  put32(ihdr, std::uint32_t(im.height));
+  const std::uint8_t types[] = {0, 0, 4, 2, 6};
+  ihdr.insert(ihdr.end(), {std::uint8_t(im.bit_depth), types[im.channels], 0, 0, 0});
+  chunk("IHDR", ihdr);
+  std::vector<std::uint8_t> idot;
+  put32(idot, std::uint32_t(n));
+  std::size_t at = 12 + 4 + 12 * n;  // from the iDOT chunk's start to the first IDAT's
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t r1 = k + 1 < n ? first_rows[k + 1] : std::size_t(im.height);
+    put32(idot, first_rows[k]);
+    put32(idot, std::uint32_t(r1 - first_rows[k]));
+    put32(idot, std::uint32_t(at));
+    at += 12 + (k + 1 < n ? starts[k + 1] : stream.size()) - starts[k];
+  }
+  chunk("iDOT", idot);
+  for (std::size_t k = 0; k < n; ++k)
+    chunk("IDAT", std::vector<std::uint8_t>(
+                      stream.begin() + std::ptrdiff_t(starts[k]),
+                      stream.begin() + std::ptrdiff_t(k + 1 < n ? starts[k + 1] : stream.size())));
+  chunk("IEND", {});
+  return f;
 }
 
 }  // namespace hetcodec::test

@@ -42,6 +42,17 @@ std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type
 // key to alpha, 16-bit samples big-endian. Throws std::runtime_error when libpng refuses it.
 png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file);
 
+// A file laid out as Apple's encoder lays out one with an iDOT chunk: IHDR, iDOT, then for
+// each segment (rows first_rows[k] up to the next) one IDAT chunk holding its part of a single
+// zlib stream (level 6, the default strategy, the rows as filtered in `filtered`), the parts
+// separated by a full flush, then IEND. With `flush` false the stream has no flushes and the
+// IDAT chunks are cut where the segments' rows start in its output: an index that does not
+// hold (a segment's data does not inflate on its own).
+std::vector<std::uint8_t> idot_file(const png::Raster& image,
+                                    const std::vector<std::uint8_t>& filtered,
+                                    const std::vector<std::uint32_t>& first_rows,
+                                    bool flush = true);
+
 }  // namespace hetcodec::test
 
 #endif  // HETCODEC_TESTS_SUPPORT_LIBPNG_ORACLE_H

@@ -108,9 +108,9 @@ class PngEncoder {
 //   hetcodec::RawImage image = decoder.decode(bytes.data(), bytes.size());
 //
 // Every PNG: all colour types and bit depths, palettes, tRNS, Adam7. The chunks are parsed and
-// the image data inflated on the host (its hcRS segments on several threads when the file
-// carries the index our encoder writes); the rows are de-filtered on the device by the
-// wavefront engine and unpacked there. The samples equal libpng 1.6's read with
+// the image data inflated on the host (its segments on several threads when the file carries
+// the hcRS index our encoder writes, or Apple's iDOT); the rows are de-filtered on the device by
+// the wavefront engine and unpacked there. The samples equal libpng 1.6's read with
 // png_set_expand(): palette to RGB or RGBA, gray below 8 bits scaled to 8, a tRNS colour key
 // to an alpha channel, 16-bit kept (big-endian).
 
@@ -128,7 +128,8 @@ struct PngDecodeOptions {
   // Tile order of the de-filter (backends/backend.h). Auto: tickets on a GPU, one launch per
   // diagonal on CPU devices and the emulator.
   Wavefront wavefront = Wavefront::Auto;
-  // Where the segments of a file with an hcRS index (our parallel mode) are inflated: on host
+  // Where the segments of a file with an hcRS index (our parallel mode) or an iDOT index
+  // (Apple's) are inflated: on host
   // threads, or on the device, one work-item per segment (core/portable/png_inflate.h); a
   // device inflate that fails for any reason falls back to the host, which then reports what
   // is wrong. Auto: the host (measured faster on the GPU machine: docs/benchmarks.md).
