@@ -422,7 +422,8 @@ std::vector<std::uint32_t> inflate_table(const Info& info) {
 }
 
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
-                   std::vector<std::string>& warnings, int threads, bool* used_index) {
+                   std::vector<std::string>& warnings, int threads, bool* used_index,
+                   const ParallelRun& run) {
   const std::uint64_t total = inflated_bytes(info);
   if (used_index) *used_index = false;
   std::string kind;
@@ -454,16 +455,18 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
         if (in1 - in0 < 4) {
           good = false;
         } else {
-          std::vector<std::uint8_t> piece(joined.begin() + std::ptrdiff_t(in0),
-                                          joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
+          thread_local std::vector<std::uint8_t> piece;
+          piece.assign(joined.begin() + std::ptrdiff_t(in0),
+                       joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
           if (!last) piece.insert(piece.end(), {0x03, 0x00});
-          std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
-              libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+          thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)>
+              d(libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
           std::size_t in_used = 0, produced = 0;
           good = d && libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(),
                                                        out + o0, std::size_t(o1 - o0), &in_used,
                                                        &produced) == LIBDEFLATE_SUCCESS &&
                  produced == o1 - o0 && in_used == piece.size();
+          if (piece.capacity() > (std::size_t(16) << 20)) std::vector<std::uint8_t>().swap(piece);
         }
 #else
         // A middle segment consumes all its input without ending the stream; the last one
@@ -479,11 +482,15 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
           adler[k] = adler32(1, out + o0, std::size_t(o1 - o0));
       }
     };
-    std::vector<std::thread> pool;
     const int t = std::min<int>(threads, int(n));
-    for (int i = 1; i < t; ++i) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
+    if (run) {
+      run(t, [&](int) { work(); });
+    } else {
+      std::vector<std::thread> pool;
+      for (int i = 1; i < t; ++i) pool.emplace_back(work);
+      work();
+      for (auto& th : pool) th.join();
+    }
     if (ok && joined.size() >= 4) {
       std::uint32_t a = adler[0];
       for (std::size_t k = 1; k < n; ++k) {

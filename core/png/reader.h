@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -100,9 +101,13 @@ std::vector<std::uint32_t> inflate_table(const Info& info);
 // (restart_segments()), its segments are inflated on that many threads (`used_index` says
 // whether they were); segments that do not inflate on their own, or whose Adler-32 sums do not
 // add up to the stream's, leave a warning and the whole stream is inflated instead.
+// `run`, when given, runs fn(0..n-1) each on its own thread (fn(0) on the caller's) and returns
+// once all have returned (a decoder's pool of threads); without it, threads are started for the
+// call.
+using ParallelRun = std::function<void(int n, const std::function<void(int)>& fn)>;
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
-                   std::vector<std::string>& warnings, int threads = 1,
-                   bool* used_index = nullptr);
+                   std::vector<std::string>& warnings, int threads = 1, bool* used_index = nullptr,
+                   const ParallelRun& run = {});
 
 // The reference de-filter of one pass in place: `rows` holds its filtered rows (a filter byte,
 // then row_bytes bytes); the unfiltered rows are written back over the row bytes. A filter type

@@ -7,11 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 
-#include "core/png/reader.h"
 #include "core/png/checksum.h"
+#include "core/png/reader.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
 #include "hetcodec/png.h"
@@ -36,6 +37,8 @@ struct PngDecoder::Impl {
   std::unique_ptr<DeviceBuffer> compressed, segment_table, results;
   std::shared_ptr<DeviceBuffer> out;  // the output of decode() (decode_to_device makes its own)
   PngStageTimes times;
+  // Threads for the segment inflate and the copies out of pinned memory, kept between images.
+  detail::WorkerPool pool;
 
   template <typename B, typename F>
   static void ensure(std::unique_ptr<B>& b, std::size_t bytes, F&& alloc) {
@@ -116,7 +119,8 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
     max_type = -1;  // (a failed device inflate may have set it)
     ensure(staging, total, [&](std::size_t n) { return device->alloc_pinned(n); });
     png::inflate_image(data, info, staging->data(), img.warnings, options.threads,
-                       &times.used_index);
+                       &times.used_index,
+                       [this](int n, const std::function<void(int)>& fn) { pool.run(n, fn); });
   }
   // The filter types are checked here (on the device: their largest), and each pass learns
   // whether its rows are independent.
@@ -243,18 +247,29 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
   img.bit_depth = d.bit_depth;
   const std::size_t bytes = d.bytes();
   ensure(download, bytes, [&](std::size_t n) { return device->alloc_pinned(n); });
-  queue->read(*download, 0, *d.buffer, 0, bytes);
-  queue->finish();
-  img.samples.resize(bytes);
-  // Out of pinned memory into the vector on several threads: one thread's copy (about 10 GB/s)
-  // took longer than the transfer itself for a 2040x1356 RGB image.
+  // Out of pinned memory into the vector on several threads (one thread's copy, about 10 GB/s,
+  // took longer than the transfer itself for a 2040x1356 RGB image), piece by piece as the
+  // pieces arrive, so that the copies overlap the transfer of the pieces after them.
   constexpr std::size_t kPiece = std::size_t(1) << 20;
+  const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
+  std::vector<std::unique_ptr<Event>> arrived(pieces);
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t at = k * kPiece;
+    queue->read(*download, at, *d.buffer, d.offset + at, std::min(kPiece, bytes - at));
+    arrived[k] = queue->record();
+  }
+  img.samples.resize(bytes);
   const std::uint8_t* from = download->data();
   std::uint8_t* to = img.samples.data();
-  detail::parallel_for((bytes + kPiece - 1) / kPiece, std::min(options.threads, 8), [&](std::size_t k) {
-    const std::size_t at = k * kPiece;
-    std::memcpy(to + at, from + at, std::min(kPiece, bytes - at));
-  });
+  detail::parallel_for(
+      pieces, std::min(options.threads, 8),
+      [&](std::size_t k) {
+        arrived[k]->wait();
+        const std::size_t at = k * kPiece;
+        std::memcpy(to + at, from + at, std::min(kPiece, bytes - at));
+      },
+      &pool);
+  queue->finish();
   times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
 }
