@@ -4,16 +4,16 @@
 #include <png.h>
 #include <zlib.h>
 
-#include <atomic>
-#include <mutex>
-#include <thread>
-
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
+#include "core/png/reader.h"
 #include "tools/cli.h"
 #include "tools/libpng_write.h"
 
@@ -477,6 +477,29 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
       });
       rows.push_back({"zlib inflate only", "inflate", set->name, "single", v, {}});
       print(rows.back());
+      // hetcodec's host stage alone (parse with every CRC, then the whole stream inflated on one
+      // thread: libdeflate when built with it), on one thread and on every host thread at once,
+      // one image each: the most a decoder that inflates on this host can deliver.
+      const int all = int(std::max(1u, std::thread::hardware_concurrency()));
+      for (const int streams : {1, all}) {
+        const double h = measure_decode(*set, o.min_time, streams, [] {
+          auto buf = std::make_shared<std::vector<std::uint8_t>>();
+          return [buf](const std::vector<std::uint8_t>& f) {
+            const png::Info info = png::parse(f.data(), f.size());
+            buf->resize(std::size_t(png::inflated_bytes(info)));
+            std::vector<std::string> warnings;
+            png::inflate_image(f.data(), info, buf->data(), warnings, 1);
+          };
+        });
+        rows.push_back(
+            {streams == 1 ? "host inflate only" : "host inflate only x" + std::to_string(streams),
+             "inflate",
+             set->name,
+             streams == 1 ? "single" : "batch",
+             h,
+             {}});
+        print(rows.back());
+      }
     }
     std::fprintf(stdout, "ratios (MP/s over MP/s, same files, same mode):\n");
     for (const auto& r : rows) {
