@@ -314,7 +314,7 @@ struct BenchPngDecodeOptions {
   std::string crop = "2040x1356";
   double min_time = 2.0;
   bool peers = true;
-  int streams = 4;
+  int streams = 8;
   std::string wavefront = "auto";
   int segments = 0;
   std::string inflate = "both";
