@@ -232,6 +232,12 @@ class PngKernels {
   void deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                DeviceBuffer& out);
+  // CRC-32 of `count` pieces of the first `bytes` bytes of `data` (core/portable/png_crc.h:
+  // piece j is [j * piece - skew, (j + 1) * piece - skew) clipped to the bytes), one work-item
+  // each, as count words into `crcs`. Checks the sizes (InvalidArgument).
+  void crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
+                    std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
+                    std::uint32_t count);
 
  protected:
   virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
@@ -247,6 +253,9 @@ class PngKernels {
   virtual void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                            const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                            DeviceBuffer& out) = 0;
+  virtual void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
+                                std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
+                                std::uint32_t count) = 0;
 };
 
 class Device {

@@ -70,6 +70,15 @@ void PngKernels::inflate(Queue& queue, const DeviceBuffer& compressed, const Dev
   if (count) run_inflate(queue, compressed, segments, rows, results, count);
 }
 
+void PngKernels::crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
+                              std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
+                              std::uint32_t count) {
+  if (piece == 0) throw Error(ErrorCode::InvalidArgument, "crc32_pieces: pieces of 0 bytes");
+  check_range("crc32 data", 0, bytes, data.size());
+  check_range("crc32 results", 0, std::size_t(count) * 4, crcs.size());
+  if (count) run_crc32_pieces(queue, data, bytes, piece, skew, crcs, count);
+}
+
 void PngKernels::deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                          const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                          DeviceBuffer& out) {

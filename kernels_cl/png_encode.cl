@@ -3,6 +3,7 @@
  * scores its bytes under the five filters, the group reduces the scores, picks libpng's filter
  * and writes the filtered row. png_deflate_*: one work-item per item of a stage of the device
  * deflate (core/portable/png_deflate.h). */
+#include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
 
@@ -75,4 +76,11 @@ __kernel void png_deflate_block(__global const uchar* data, __global const uint*
   __local hc_dfl_state z;
   const uint i = get_global_id(0);
   if (i < items) hc_dfl_run(HC_DFL_BLOCK, i, data, plan, work, syms, out, &z);
+}
+
+/* CRC-32 of pieces of the deflate stream (core/portable/png_crc.h), one work-item each. */
+__kernel void png_crc32_pieces(__global const uchar* data, uint bytes, uint piece, uint skew,
+                               __global uint* crcs, uint count) {
+  const uint j = get_global_id(0);
+  if (j < count) crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j);
 }

@@ -35,6 +35,10 @@ cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const std::uin
 cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
                                    std::uint8_t* out, std::uint32_t height,
                                    std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask);
+// CRC-32 of `count` pieces (core/portable/png_crc.h), one thread each.
+cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* data,
+                                    std::uint32_t bytes, std::uint32_t piece, std::uint32_t skew,
+                                    std::uint32_t* crcs, std::uint32_t count);
 // One stage of the device deflate of core/portable/png_deflate.h over `items` > 0 items.
 cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t items,
                                const std::uint8_t* data, const std::uint32_t* plan,

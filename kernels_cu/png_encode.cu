@@ -3,6 +3,7 @@
 // scores its bytes under the five filters, the block reduces the scores, picks libpng's filter
 // and writes the filtered row. png_deflate<Stage>: one thread per item of a stage of the device
 // deflate (core/portable/png_deflate.h).
+#include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
 #include "kernels_cu/launch.h"
@@ -44,6 +45,19 @@ cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows
                                    std::uint32_t mask) {
   if (height == 0 || row_bytes == 0) return cudaSuccess;
   png_filter_rows<<<height, kFilterThreads, 0, stream>>>(rows, out, row_bytes, bpp, mask);
+  return cudaGetLastError();
+}
+
+__global__ void png_crc32_pieces(const std::uint8_t* data, std::uint32_t bytes, std::uint32_t piece,
+                                 std::uint32_t skew, std::uint32_t* crcs, std::uint32_t count) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < count) crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j);
+}
+
+cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* data,
+                                    std::uint32_t bytes, std::uint32_t piece, std::uint32_t skew,
+                                    std::uint32_t* crcs, std::uint32_t count) {
+  png_crc32_pieces<<<(count + 63) / 64, 64, 0, stream>>>(data, bytes, piece, skew, crcs, count);
   return cudaGetLastError();
 }
 

@@ -103,6 +103,39 @@ TEST_CASE("png filter_rows gives libpng's filter choice and rows on every device
   });
 }
 
+TEST_CASE("png crc32_pieces gives zlib's CRC-32 of each piece on every device") {
+  const auto data = hetcodec::test::random_bytes(50000, 21);
+  for_each_device([&](Device& dev) {
+    auto q = dev.create_queue();
+    auto buf = dev.alloc(data.size() + 100);
+    q->write(*buf, 0, data.data(), data.size());
+    for (const std::uint32_t n : {0u, 1u, 4095u, 50000u}) {
+      for (const std::uint32_t piece : {1u, 4096u}) {
+        const std::uint32_t skew = 2, count = (n + skew + piece - 1) / piece;
+        if (dev.info().is_emulator && count > 2000) continue;
+        INFO(n << " bytes in pieces of " << piece);
+        auto crcs = dev.alloc(std::max<std::size_t>(4, std::size_t(count) * 4));
+        dev.png().crc32_pieces(*q, *buf, n, piece, skew, *crcs, count);
+        std::vector<std::uint32_t> got(count);
+        if (count) q->read(got.data(), *crcs, 0, got.size() * 4);
+        q->finish();
+        for (std::uint32_t j = 0; j < count; ++j) {
+          auto at = [&](std::uint64_t k) {  // piece k's start, clipped to the bytes
+            return std::uint32_t(
+                std::min<std::uint64_t>(k * piece > skew ? k * piece - skew : 0, n));
+          };
+          const std::uint32_t a = at(j), b = at(j + 1);
+          REQUIRE(got[j] == ::crc32(0, data.data() + a, uInt(b - a)));
+        }
+      }
+    }
+    auto small = dev.alloc(8);
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 4, 0, *small, 3), Error);  // results
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *small, 10, 4, 0, *buf, 3), Error);  // data
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 0, 0, *buf, 3), Error);    // piece 0
+  });
+}
+
 TEST_CASE("png filter_rows refuses bad arguments") {
   for_each_device([&](Device& dev) {
     auto q = dev.create_queue();

@@ -13,9 +13,11 @@
 
 #include "core/error.h"
 #include "core/png/checksum.h"
+#include "core/png/reader.h"
 #include "core/png/writer.h"
-#include "core/portable/png_deflate.h"
 #include "core/png/zlib_rle.h"
+#include "core/portable/png_crc.h"
+#include "core/portable/png_deflate.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/libpng_oracle.h"
 #include "tests/support/test_support.h"
@@ -89,6 +91,65 @@ TEST_CASE("png checksums equal zlib's crc32 and adler32, and combine") {
     CHECK(png::adler32_combine(aa, ab, data.size() - split) ==
           ::adler32(1, data.data(), uInt(data.size())));
   }
+}
+
+TEST_CASE("CRC-32 in pieces (core/portable/png_crc.h) and IDAT chunks whose CRCs come from them") {
+  const auto data = bytes(70000, 9);
+  for (const std::uint32_t piece : {1u, 7u, 4096u, 65536u, 100000u}) {
+    for (const std::uint32_t skew : {0u, 2u, 5u}) {
+      INFO("pieces of " << piece << ", skew " << skew);
+      const std::uint32_t n = std::uint32_t(data.size());
+      const std::uint32_t count = (n + skew + piece - 1) / piece;
+      std::uint32_t whole = 0, covered = 0;
+      for (std::uint32_t j = 0; j < count; ++j) {
+        const std::uint64_t s = std::uint64_t(j) * piece, e = s + piece;
+        const std::uint32_t a = std::uint32_t(std::min<std::uint64_t>(s > skew ? s - skew : 0, n));
+        const std::uint32_t b = std::uint32_t(std::min<std::uint64_t>(e > skew ? e - skew : 0, n));
+        const std::uint32_t c = hc_crc32_piece(data.data(), n, piece, skew, j);
+        CHECK(c == ::crc32(0, data.data() + a, uInt(b - a)));
+        whole = png::crc32_combine(whole, c, b - a);
+        covered += b - a;
+      }
+      CHECK(covered == n);
+      CHECK(whole == ::crc32(0, data.data(), uInt(n)));
+    }
+  }
+  CHECK(png::crc32_combine_op(12345u, 678u, png::crc32_shift(4096)) ==
+        png::crc32_combine(12345u, 678u, 4096));
+
+  // The same file with the stream's CRCs given in pieces (as the device gives them) and without.
+  png::Raster im;
+  im.width = 900;
+  im.height = 80;
+  im.channels = 3;
+  const auto px = bytes(im.row_bytes() * 80, 4);
+  im.samples.assign(px.begin(), px.end());
+  const auto plain = png::encode_compatible(im);
+  const png::Info info = png::parse(plain.data(), plain.size());
+  REQUIRE(info.idat.size() > 3);  // several 8 KiB chunks
+  std::vector<std::uint8_t> z;
+  for (const auto& [off, len] : info.idat)
+    z.insert(z.end(), plain.begin() + std::ptrdiff_t(off),
+             plain.begin() + std::ptrdiff_t(off + len));
+  const std::uint32_t body = std::uint32_t(z.size() - 6), piece = 4096;
+  std::vector<std::uint32_t> crc((body + 2 + piece - 1) / piece);
+  for (std::uint32_t j = 0; j < crc.size(); ++j)
+    crc[j] = hc_crc32_piece(z.data() + 2, body, piece, 2, j);
+  png::PieceCrcs given{crc.data(), crc.size(), piece, 2};
+  auto file_with = [&](const png::PieceCrcs* c) {
+    return png::compatible_file(im,
+                                {{z.data(), 2}, {z.data() + 2, body, c}, {z.data() + 2 + body, 4}});
+  };
+  CHECK(file_with(&given) == plain);
+  CHECK(file_with(nullptr) == plain);
+  // The pieces' CRCs are what the chunks' CRCs come from: a wrong one shows in its chunk.
+  crc[3] ^= 1;
+  const auto wrong = file_with(&given);
+  CHECK(wrong != plain);
+  CHECK(wrong.size() == plain.size());
+  // (pieces cut at odd places, where no chunk cut falls on a piece boundary, are not used)
+  png::PieceCrcs odd{crc.data(), crc.size(), 3000, 2};
+  CHECK(file_with(&odd) == plain);
 }
 
 TEST_CASE("the Z_RLE deflate stream equals zlib's deflate() byte for byte") {

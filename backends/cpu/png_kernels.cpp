@@ -1,9 +1,10 @@
 // PNG encode stages on the CPU reference: the core/portable arithmetic the CUDA and OpenCL
 // kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
-#include "backends/backend_util.h"
-#include "backends/cpu/cpu_backend.h"
 #include <memory>
 
+#include "backends/backend_util.h"
+#include "backends/cpu/cpu_backend.h"
+#include "core/portable/png_crc.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
@@ -59,6 +60,13 @@ class CpuPngKernels : public PngKernels {
     for (std::uint32_t y = 0; y < height; ++y)
       for (std::uint32_t x = 0; x < width; ++x)
         hc_png_unpack_pixel(in, j, x, y, o + (std::size_t(y) * width + x) * pixel_bytes);
+  }
+
+  void run_crc32_pieces(Queue&, const DeviceBuffer& data, std::uint32_t bytes, std::uint32_t piece,
+                        std::uint32_t skew, DeviceBuffer& crcs, std::uint32_t count) override {
+    const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
+    auto* c = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(crcs, "cpu").data());
+    for (std::uint32_t j = 0; j < count; ++j) c[j] = hc_crc32_piece(d, bytes, piece, skew, j);
   }
 
   void run_inflate(Queue&, const DeviceBuffer& compressed, const DeviceBuffer& segments,

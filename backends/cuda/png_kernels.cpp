@@ -51,6 +51,16 @@ class CudaPngKernels : public PngKernels {
                    "png_inflate");
   }
 
+  void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
+                        std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
+                        std::uint32_t count) override {
+    CudaQueue& q = queue_cast(queue);
+    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
+    q.after_launch(launch_png_crc32_pieces(q.stream(), ptr_of(data), bytes, piece, skew,
+                                           reinterpret_cast<std::uint32_t*>(ptr_of(crcs)), count),
+                   "png_crc32_pieces");
+  }
+
   void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                    const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                    DeviceBuffer& out) override {

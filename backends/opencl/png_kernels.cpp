@@ -22,6 +22,7 @@ class ClPngKernels : public PngKernels {
         tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
         inflate_(make_kernel(device.program("png_decode"), "png_inflate")),
+        crc_(make_kernel(device.program("png_encode"), "png_crc32_pieces")),
         encode_(device.program("png_encode")) {}
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
@@ -102,6 +103,19 @@ class ClPngKernels : public PngKernels {
     queue_cast(queue).launch(inflate_, (std::size_t(count) + 31) / 32 * 32, 32, "png_inflate");
   }
 
+  void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
+                        std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
+                        std::uint32_t count) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    HC_CL_CHECK(crc_.setArg(0, mem_of(data)));
+    HC_CL_CHECK(crc_.setArg(1, cl_uint(bytes)));
+    HC_CL_CHECK(crc_.setArg(2, cl_uint(piece)));
+    HC_CL_CHECK(crc_.setArg(3, cl_uint(skew)));
+    HC_CL_CHECK(crc_.setArg(4, mem_of(crcs)));
+    HC_CL_CHECK(crc_.setArg(5, cl_uint(count)));
+    queue_cast(queue).launch(crc_, (std::size_t(count) + 63) / 64 * 64, 64, "png_crc32_pieces");
+  }
+
   void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                    const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                    DeviceBuffer& out) override {
@@ -122,6 +136,7 @@ class ClPngKernels : public PngKernels {
  private:
   cl::Kernel filter_;
   cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
+  cl::Kernel crc_;
   // The deflate stages' kernel objects of each calling thread, made on its first call: an
   // image's launches set their arguments without waiting on encoders of other threads
   // (a kernel object is not safe to set from two threads at once).

@@ -91,6 +91,12 @@ std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint6
   return multmodp(x2nmodp(len_b, 3), crc_a) ^ crc_b;
 }
 
+std::uint32_t crc32_shift(std::uint64_t len_b) { return x2nmodp(len_b, 3); }
+
+std::uint32_t crc32_combine_op(std::uint32_t crc_a, std::uint32_t crc_b, std::uint32_t shift) {
+  return multmodp(shift, crc_a) ^ crc_b;
+}
+
 std::uint32_t adler32(std::uint32_t adler, const std::uint8_t* data, std::size_t n) {
   if (n >= 64) {
 #if defined(HETCODEC_HAVE_LIBDEFLATE)

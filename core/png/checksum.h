@@ -13,6 +13,10 @@ namespace hetcodec::png {
 std::uint32_t crc32(std::uint32_t crc, const std::uint8_t* data, std::size_t n);
 // CRC-32 of A followed by B, from crc(A), crc(B) and B's length.
 std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint64_t len_b);
+// The same in two steps, for many B of one length: the operator for that length, then each
+// combination (a multiplication in GF(2)[x] modulo the CRC polynomial).
+std::uint32_t crc32_shift(std::uint64_t len_b);
+std::uint32_t crc32_combine_op(std::uint32_t crc_a, std::uint32_t crc_b, std::uint32_t shift);
 
 // Adler-32 of `n` bytes continuing from `adler` (1 to start).
 std::uint32_t adler32(std::uint32_t adler, const std::uint8_t* data, std::size_t n);

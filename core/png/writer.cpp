@@ -34,6 +34,31 @@ void chunk(std::vector<std::uint8_t>& out, const char type[4], const std::uint8_
   put32(out, crc32(0, out.data() + at, n + 4));
 }
 
+// The CRC-32 continued from `crc` over bytes [at, at + n) of part `p`: from its piece CRCs when
+// the stretch is whole pieces, else from the bytes.
+std::uint32_t stretch_crc(std::uint32_t crc, const StreamPart& p, std::size_t at, std::size_t n) {
+  const PieceCrcs* c = p.crcs;
+  const auto piece_start = [c](std::size_t j) {
+    return j * c->piece > c->skew ? j * c->piece - c->skew : 0;
+  };
+  if (c && c->piece && n) {
+    const std::size_t j0 = (at + c->skew) / c->piece,
+                      j1 = (at + n + c->skew + c->piece - 1) / c->piece;
+    const std::size_t end = std::min(j1 * c->piece - c->skew, p.size);
+    if (piece_start(j0) == at && end == at + n && j1 <= c->count) {
+      const std::uint32_t full = crc32_shift(c->piece);
+      for (std::size_t j = j0; j < j1; ++j) {
+        const std::size_t a = piece_start(j),
+                          b = std::min(j * c->piece + c->piece - c->skew, p.size);
+        crc = b - a == c->piece ? crc32_combine_op(crc, c->crc[j], full)
+                                : crc32_combine(crc, c->crc[j], b - a);
+      }
+      return crc;
+    }
+  }
+  return crc32(crc, p.data + at, n);
+}
+
 // IDAT chunks of `size` bytes (the last shorter) over the parts joined.
 void idat_chunks(std::vector<std::uint8_t>& out, const std::vector<StreamPart>& parts,
                  std::size_t size) {
@@ -46,17 +71,20 @@ void idat_chunks(std::vector<std::uint8_t>& out, const std::vector<StreamPart>& 
     put32(out, std::uint32_t(n));
     const std::size_t start = out.size();
     out.insert(out.end(), {'I', 'D', 'A', 'T'});
+    std::uint32_t crc = crc32(0, out.data() + start, 4);
     for (std::size_t left = n; left > 0;) {
       while (used == parts[part].size) {
         ++part;
         used = 0;
       }
-      const std::size_t k = std::min(left, parts[part].size - used);
-      out.insert(out.end(), parts[part].data + used, parts[part].data + used + k);
+      const StreamPart& p = parts[part];
+      const std::size_t k = std::min(left, p.size - used);
+      out.insert(out.end(), p.data + used, p.data + used + k);
+      crc = stretch_crc(crc, p, used, k);
       used += k;
       left -= k;
     }
-    put32(out, crc32(0, out.data() + start, n + 4));
+    put32(out, crc);
   }
 }
 

@@ -51,9 +51,18 @@ struct RestartIndex {
 RestartIndex read_restart_index(const std::vector<std::uint8_t>& file);
 
 // Pieces of a zlib stream, joined in order when written.
+// `crcs`, when given, holds the CRC-32s of the part's bytes in pieces computed elsewhere (the
+// device): piece j is bytes [j * piece - skew, (j + 1) * piece - skew) clipped to the part
+// (core/portable/png_crc.h). A chunk whose cuts fall on piece boundaries inside the part takes
+// its CRC from them; any other stretch is checksummed from the bytes.
+struct PieceCrcs {
+  const std::uint32_t* crc;
+  std::size_t count, piece, skew;
+};
 struct StreamPart {
   const std::uint8_t* data;
   std::size_t size;
+  const PieceCrcs* crcs = nullptr;
 };
 
 // The compatible mode's file from its zlib stream, given in parts whose first is the two-byte

@@ -36,6 +36,7 @@ struct PngEncoder::Impl {
   std::unique_ptr<Queue> queue;
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
+  std::unique_ptr<DeviceBuffer> crcs;                   // CRC-32s of the deflate stream's pieces
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
   // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
   // worker threads piece by piece in order while this thread starts each quarter's transfer as
@@ -141,8 +142,17 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   const std::uint32_t* seg_off = head.data() + p.seg_off_word();
   const std::uint32_t* seg_adler = head.data() + p.seg_adler_word();
   const std::size_t total = seg_off[S];
+  // The IDAT chunks' CRC-32s on the device too: the stream in pieces of kCrcPiece bytes that
+  // the chunk cuts (every kCrcPiece bytes of the zlib stream, whose first 2 bytes, the header,
+  // come from the host) fall between; the writer joins them chunk by chunk.
+  constexpr std::uint32_t kCrcPiece = 4096, kHeader = 2;
+  const std::uint32_t pieces = std::uint32_t((total + kHeader + kCrcPiece - 1) / kCrcPiece);
+  ensure(crcs, std::size_t(pieces) * 4);
+  k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *crcs, pieces);
   std::vector<std::uint8_t> data(total);
+  std::vector<std::uint32_t> piece_crc(pieces);
   q.read(data.data(), *out, 0, total);
+  if (pieces) q.read(piece_crc.data(), *crcs, 0, std::size_t(pieces) * 4);
   lap(times.download);
   std::uint32_t adler = 1;
   for (std::size_t s = 0; s < S; ++s) {
@@ -153,8 +163,9 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   png::zlib_header(header, window_bits);
   const std::uint8_t trailer[4] = {std::uint8_t(adler >> 24), std::uint8_t(adler >> 16),
                                    std::uint8_t(adler >> 8), std::uint8_t(adler)};
+  const png::PieceCrcs data_crcs{piece_crc.data(), pieces, kCrcPiece, kHeader};
   const std::vector<png::StreamPart> parts = {
-      {header.data(), 2}, {data.data(), total}, {trailer, 4}};
+      {header.data(), 2}, {data.data(), total, &data_crcs}, {trailer, 4}};
   std::vector<std::uint8_t> file;
   if (compatible) {
     file = png::compatible_file(shape, parts);
