@@ -116,6 +116,10 @@ TEST_CASE("CRC-32 in pieces (core/portable/png_crc.h) and IDAT chunks whose CRCs
   }
   CHECK(png::crc32_combine_op(12345u, 678u, png::crc32_shift(4096)) ==
         png::crc32_combine(12345u, 678u, 4096));
+  for (const std::uint64_t len : {1ull, 1024ull, 4096ull, 1000003ull})
+    for (const std::uint32_t a : {0u, 1u, 0x80000000u, 0xDEADBEEFu})
+      CHECK(png::Crc32Joiner::for_length(len).combine(a, 0x1234567u) ==
+            png::crc32_combine(a, 0x1234567u, len));
 
   // The same file with the stream's CRCs given in pieces (as the device gives them) and without.
   png::Raster im;
@@ -131,7 +135,7 @@ TEST_CASE("CRC-32 in pieces (core/portable/png_crc.h) and IDAT chunks whose CRCs
   for (const auto& [off, len] : info.idat)
     z.insert(z.end(), plain.begin() + std::ptrdiff_t(off),
              plain.begin() + std::ptrdiff_t(off + len));
-  const std::uint32_t body = std::uint32_t(z.size() - 6), piece = 4096;
+  const std::uint32_t body = std::uint32_t(z.size() - 6), piece = 1024;
   std::vector<std::uint32_t> crc((body + 2 + piece - 1) / piece);
   for (std::uint32_t j = 0; j < crc.size(); ++j)
     crc[j] = hc_crc32_piece(z.data() + 2, body, piece, 2, j);
@@ -143,7 +147,7 @@ TEST_CASE("CRC-32 in pieces (core/portable/png_crc.h) and IDAT chunks whose CRCs
   CHECK(file_with(&given) == plain);
   CHECK(file_with(nullptr) == plain);
   // The pieces' CRCs are what the chunks' CRCs come from: a wrong one shows in its chunk.
-  crc[3] ^= 1;
+  crc[12] ^= 1;
   const auto wrong = file_with(&given);
   CHECK(wrong != plain);
   CHECK(wrong.size() == plain.size());

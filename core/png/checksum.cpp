@@ -8,6 +8,9 @@
 #include <zlib.h>
 
 #include <array>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
 #include <libdeflate.h>
@@ -92,6 +95,21 @@ std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, std::uint6
 }
 
 std::uint32_t crc32_shift(std::uint64_t len_b) { return x2nmodp(len_b, 3); }
+
+Crc32Joiner::Crc32Joiner(std::uint64_t len_b) {
+  const std::uint32_t op = x2nmodp(len_b, 3);
+  for (int k = 0; k < 4; ++k)
+    for (std::uint32_t v = 0; v < 256; ++v) t_[k][v] = multmodp(op, v << (8 * k));
+}
+
+const Crc32Joiner& Crc32Joiner::for_length(std::uint64_t len_b) {
+  static std::mutex m;
+  static std::map<std::uint64_t, std::unique_ptr<Crc32Joiner>> made;
+  std::lock_guard<std::mutex> lock(m);
+  auto& j = made[len_b];
+  if (!j) j = std::make_unique<Crc32Joiner>(len_b);
+  return *j;
+}
 
 std::uint32_t crc32_combine_op(std::uint32_t crc_a, std::uint32_t crc_b, std::uint32_t shift) {
   return multmodp(shift, crc_a) ^ crc_b;

@@ -46,12 +46,12 @@ std::uint32_t stretch_crc(std::uint32_t crc, const StreamPart& p, std::size_t at
                       j1 = (at + n + c->skew + c->piece - 1) / c->piece;
     const std::size_t end = std::min(j1 * c->piece - c->skew, p.size);
     if (piece_start(j0) == at && end == at + n && j1 <= c->count) {
-      const std::uint32_t full = crc32_shift(c->piece);
+      const Crc32Joiner& full = Crc32Joiner::for_length(c->piece);
       for (std::size_t j = j0; j < j1; ++j) {
         const std::size_t a = piece_start(j),
                           b = std::min(j * c->piece + c->piece - c->skew, p.size);
-        crc = b - a == c->piece ? crc32_combine_op(crc, c->crc[j], full)
-                                : crc32_combine(crc, c->crc[j], b - a);
+        crc =
+            b - a == c->piece ? full.combine(crc, c->crc[j]) : crc32_combine(crc, c->crc[j], b - a);
       }
       return crc;
     }

@@ -6,27 +6,30 @@
  * size is a multiple of `piece`. Each is zlib's crc32(0, piece bytes): the host joins them
  * with crc32_combine (core/png/checksum.h), in chunk order.
  *
- * Four bits at a time through a 16-entry table held in registers: no table in memory for any
- * backend to place, and half the steps of a bit-by-bit loop. */
+ * Four bits at a time, each nibble's step computed from its bits rather than looked up: the
+ * 16-entry table of a nibble step is linear over GF(2), so an entry is the XOR of the entries of
+ * its set bits. Registers only, on every backend (a looked-up table in private memory went to
+ * the GPU's local memory, one memory round trip per step). */
 #ifndef HETCODEC_PORTABLE_PNG_CRC_H
 #define HETCODEC_PORTABLE_PNG_CRC_H
 
 #include "core/portable/common.h"
 
+HC_FN hc_u32 hc_crc32_nibble(hc_u32 c) {
+  return ((0u - (c & 1u)) & 0x1DB71064u) ^ ((0u - ((c >> 1) & 1u)) & 0x3B6E20C8u) ^
+         ((0u - ((c >> 2) & 1u)) & 0x76DC4190u) ^ ((0u - ((c >> 3) & 1u)) & 0xEDB88320u);
+}
+
 HC_FN hc_u32 hc_crc32_piece(const HC_GLOBAL hc_u8* data, hc_u32 n, hc_u32 piece, hc_u32 skew,
                             hc_u32 j) {
-  const hc_u32 t[16] = {0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu,
-                        0x76DC4190u, 0x6B6B51F4u, 0x4DB26158u, 0x5005713Cu,
-                        0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
-                        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
   const hc_u64 s = (hc_u64)j * piece, e = s + piece;
   const hc_u32 begin = s > skew ? (hc_u32)(s - skew < n ? s - skew : n) : 0u;
   const hc_u32 end = e > skew ? (hc_u32)(e - skew < n ? e - skew : n) : 0u;
   hc_u32 c = 0xFFFFFFFFu, i;
   for (i = begin; i < end; ++i) {
     c ^= data[i];
-    c = (c >> 4) ^ t[c & 15u];
-    c = (c >> 4) ^ t[c & 15u];
+    c = (c >> 4) ^ hc_crc32_nibble(c);
+    c = (c >> 4) ^ hc_crc32_nibble(c);
   }
   return ~c;
 }

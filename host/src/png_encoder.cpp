@@ -145,7 +145,7 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   // The IDAT chunks' CRC-32s on the device too: the stream in pieces of kCrcPiece bytes that
   // the chunk cuts (every kCrcPiece bytes of the zlib stream, whose first 2 bytes, the header,
   // come from the host) fall between; the writer joins them chunk by chunk.
-  constexpr std::uint32_t kCrcPiece = 4096, kHeader = 2;
+  constexpr std::uint32_t kCrcPiece = 1024, kHeader = 2;
   const std::uint32_t pieces = std::uint32_t((total + kHeader + kCrcPiece - 1) / kCrcPiece);
   ensure(crcs, std::size_t(pieces) * 4);
   k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *crcs, pieces);
