@@ -234,10 +234,12 @@ class PngKernels {
                DeviceBuffer& out);
   // CRC-32 of `count` pieces of the first `bytes` bytes of `data` (core/portable/png_crc.h:
   // piece j is [j * piece - skew, (j + 1) * piece - skew) clipped to the bytes), one work-item
-  // each, as count words into `crcs`. Checks the sizes (InvalidArgument).
+  // each, as count words into `crcs` from byte crcs_offset (a multiple of 4; the same buffer
+  // as `data` past its bytes, so that one read brings both back). Checks the sizes
+  // (InvalidArgument).
   void crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
                     std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
-                    std::uint32_t count);
+                    std::size_t crcs_offset, std::uint32_t count);
 
  protected:
   virtual void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
@@ -255,7 +257,7 @@ class PngKernels {
                            DeviceBuffer& out) = 0;
   virtual void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
                                 std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
-                                std::uint32_t count) = 0;
+                                std::size_t crcs_offset, std::uint32_t count) = 0;
 };
 
 class Device {

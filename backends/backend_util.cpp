@@ -72,11 +72,14 @@ void PngKernels::inflate(Queue& queue, const DeviceBuffer& compressed, const Dev
 
 void PngKernels::crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
                               std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
-                              std::uint32_t count) {
+                              std::size_t crcs_offset, std::uint32_t count) {
   if (piece == 0) throw Error(ErrorCode::InvalidArgument, "crc32_pieces: pieces of 0 bytes");
+  if (crcs_offset % 4)
+    throw Error(ErrorCode::InvalidArgument,
+                "crc32_pieces: results at a byte offset not a multiple of 4");
   check_range("crc32 data", 0, bytes, data.size());
-  check_range("crc32 results", 0, std::size_t(count) * 4, crcs.size());
-  if (count) run_crc32_pieces(queue, data, bytes, piece, skew, crcs, count);
+  check_range("crc32 results", crcs_offset, std::size_t(count) * 4, crcs.size());
+  if (count) run_crc32_pieces(queue, data, bytes, piece, skew, crcs, crcs_offset, count);
 }
 
 void PngKernels::deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,

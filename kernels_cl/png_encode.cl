@@ -80,7 +80,7 @@ __kernel void png_deflate_block(__global const uchar* data, __global const uint*
 
 /* CRC-32 of pieces of the deflate stream (core/portable/png_crc.h), one work-item each. */
 __kernel void png_crc32_pieces(__global const uchar* data, uint bytes, uint piece, uint skew,
-                               __global uint* crcs, uint count) {
+                               __global uint* crcs, uint first_word, uint count) {
   const uint j = get_global_id(0);
-  if (j < count) crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j);
+  if (j < count) crcs[first_word + j] = hc_crc32_piece(data, bytes, piece, skew, j);
 }

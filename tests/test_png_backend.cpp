@@ -114,10 +114,10 @@ TEST_CASE("png crc32_pieces gives zlib's CRC-32 of each piece on every device") 
         const std::uint32_t skew = 2, count = (n + skew + piece - 1) / piece;
         if (dev.info().is_emulator && count > 2000) continue;
         INFO(n << " bytes in pieces of " << piece);
-        auto crcs = dev.alloc(std::max<std::size_t>(4, std::size_t(count) * 4));
-        dev.png().crc32_pieces(*q, *buf, n, piece, skew, *crcs, count);
+        auto crcs = dev.alloc(8 + std::size_t(count) * 4);
+        dev.png().crc32_pieces(*q, *buf, n, piece, skew, *crcs, 8, count);
         std::vector<std::uint32_t> got(count);
-        if (count) q->read(got.data(), *crcs, 0, got.size() * 4);
+        if (count) q->read(got.data(), *crcs, 8, got.size() * 4);
         q->finish();
         for (std::uint32_t j = 0; j < count; ++j) {
           auto at = [&](std::uint64_t k) {  // piece k's start, clipped to the bytes
@@ -130,9 +130,12 @@ TEST_CASE("png crc32_pieces gives zlib's CRC-32 of each piece on every device") 
       }
     }
     auto small = dev.alloc(8);
-    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 4, 0, *small, 3), Error);  // results
-    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *small, 10, 4, 0, *buf, 3), Error);  // data
-    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 0, 0, *buf, 3), Error);    // piece 0
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 4, 0, *small, 0, 3), Error);  // results
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 4, 0, *buf, buf->size() - 8, 3),
+                    Error);                                                            // room
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 4, 0, *buf, 2, 3), Error);    // alignment
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *small, 10, 4, 0, *buf, 0, 3), Error);  // data
+    CHECK_THROWS_AS(dev.png().crc32_pieces(*q, *buf, 10, 0, 0, *buf, 0, 3), Error);    // piece 0
   });
 }
 

@@ -1,5 +1,6 @@
 // PNG encode stages on the CPU reference: the core/portable arithmetic the CUDA and OpenCL
 // kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
+#include <cstring>
 #include <memory>
 
 #include "backends/backend_util.h"
@@ -63,10 +64,14 @@ class CpuPngKernels : public PngKernels {
   }
 
   void run_crc32_pieces(Queue&, const DeviceBuffer& data, std::uint32_t bytes, std::uint32_t piece,
-                        std::uint32_t skew, DeviceBuffer& crcs, std::uint32_t count) override {
+                        std::uint32_t skew, DeviceBuffer& crcs, std::size_t crcs_offset,
+                        std::uint32_t count) override {
     const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
-    auto* c = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(crcs, "cpu").data());
-    for (std::uint32_t j = 0; j < count; ++j) c[j] = hc_crc32_piece(d, bytes, piece, skew, j);
+    std::uint8_t* c = backend_cast<Buffer>(crcs, "cpu").data() + crcs_offset;
+    for (std::uint32_t j = 0; j < count; ++j) {
+      const hc_u32 v = hc_crc32_piece(d, bytes, piece, skew, j);
+      std::memcpy(c + 4 * std::size_t(j), &v, 4);
+    }
   }
 
   void run_inflate(Queue&, const DeviceBuffer& compressed, const DeviceBuffer& segments,

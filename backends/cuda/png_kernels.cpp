@@ -53,11 +53,12 @@ class CudaPngKernels : public PngKernels {
 
   void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
                         std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
-                        std::uint32_t count) override {
+                        std::size_t crcs_offset, std::uint32_t count) override {
     CudaQueue& q = queue_cast(queue);
     HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
-    q.after_launch(launch_png_crc32_pieces(q.stream(), ptr_of(data), bytes, piece, skew,
-                                           reinterpret_cast<std::uint32_t*>(ptr_of(crcs)), count),
+    q.after_launch(launch_png_crc32_pieces(
+                       q.stream(), ptr_of(data), bytes, piece, skew,
+                       reinterpret_cast<std::uint32_t*>(ptr_of(crcs) + crcs_offset), count),
                    "png_crc32_pieces");
   }
 

@@ -105,14 +105,15 @@ class ClPngKernels : public PngKernels {
 
   void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
                         std::uint32_t piece, std::uint32_t skew, DeviceBuffer& crcs,
-                        std::uint32_t count) override {
+                        std::size_t crcs_offset, std::uint32_t count) override {
     std::lock_guard<std::mutex> lock(mutex_);
     HC_CL_CHECK(crc_.setArg(0, mem_of(data)));
     HC_CL_CHECK(crc_.setArg(1, cl_uint(bytes)));
     HC_CL_CHECK(crc_.setArg(2, cl_uint(piece)));
     HC_CL_CHECK(crc_.setArg(3, cl_uint(skew)));
     HC_CL_CHECK(crc_.setArg(4, mem_of(crcs)));
-    HC_CL_CHECK(crc_.setArg(5, cl_uint(count)));
+    HC_CL_CHECK(crc_.setArg(5, cl_uint(crcs_offset / 4)));
+    HC_CL_CHECK(crc_.setArg(6, cl_uint(count)));
     queue_cast(queue).launch(crc_, (std::size_t(count) + 63) / 64 * 64, 64, "png_crc32_pieces");
   }
 

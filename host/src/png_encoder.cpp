@@ -36,7 +36,6 @@ struct PngEncoder::Impl {
   std::unique_ptr<Queue> queue;
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
-  std::unique_ptr<DeviceBuffer> crcs;                   // CRC-32s of the deflate stream's pieces
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
   // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
   // worker threads piece by piece in order while this thread starts each quarter's transfer as
@@ -125,7 +124,13 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   ensure(plan, p.words.size() * 4);
   ensure(work, p.work_words * 4);
   ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
-  ensure(out, p.out_words * 4);
+  // The IDAT chunks' CRC-32s are made on the device too: the stream in pieces of kCrcPiece
+  // bytes that the chunk cuts (every multiple of kCrcPiece in the zlib stream, whose first 2
+  // bytes, the header, come from the host) fall between, their CRCs stored past the stream in
+  // `out` so that one read brings both; the writer joins them chunk by chunk.
+  constexpr std::uint32_t kCrcPiece = 1024, kHeader = 2;
+  const std::size_t crc_room = (std::size_t(p.out_words) * 4 + kHeader) / kCrcPiece * 4 + 8;
+  ensure(out, p.out_words * 4 + crc_room);
   q.write(*plan, 0, p.words.data(), p.words.size() * 4);
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
@@ -142,17 +147,13 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   const std::uint32_t* seg_off = head.data() + p.seg_off_word();
   const std::uint32_t* seg_adler = head.data() + p.seg_adler_word();
   const std::size_t total = seg_off[S];
-  // The IDAT chunks' CRC-32s on the device too: the stream in pieces of kCrcPiece bytes that
-  // the chunk cuts (every kCrcPiece bytes of the zlib stream, whose first 2 bytes, the header,
-  // come from the host) fall between; the writer joins them chunk by chunk.
-  constexpr std::uint32_t kCrcPiece = 1024, kHeader = 2;
   const std::uint32_t pieces = std::uint32_t((total + kHeader + kCrcPiece - 1) / kCrcPiece);
-  ensure(crcs, std::size_t(pieces) * 4);
-  k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *crcs, pieces);
-  std::vector<std::uint8_t> data(total);
+  const std::size_t crc_at = (total + 3) / 4 * 4;  // past the stream's last word
+  k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *out, crc_at, pieces);
+  std::vector<std::uint8_t> data(crc_at + std::size_t(pieces) * 4);
+  q.read(data.data(), *out, 0, data.size());
   std::vector<std::uint32_t> piece_crc(pieces);
-  q.read(data.data(), *out, 0, total);
-  if (pieces) q.read(piece_crc.data(), *crcs, 0, std::size_t(pieces) * 4);
+  if (pieces) std::memcpy(piece_crc.data(), data.data() + crc_at, std::size_t(pieces) * 4);
   lap(times.download);
   std::uint32_t adler = 1;
   for (std::size_t s = 0; s < S; ++s) {
