@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/png/reader.h"
+#include "host/src/parallel.h"
 #include "tools/cli.h"
 #include "tools/libpng_write.h"
 
@@ -500,6 +501,26 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
              {}});
         print(rows.back());
       }
+      // The same for one image on every host thread: segments of an index, or pieces cut at
+      // block starts (core/png/split_inflate.h) when there is none, on a pool of threads.
+      const double h = measure_decode(*set, o.min_time, 1, [all] {
+        auto buf = std::make_shared<std::vector<std::uint8_t>>();
+        auto pool = std::make_shared<detail::WorkerPool>();
+        return [buf, pool, all](const std::vector<std::uint8_t>& f) {
+          const png::Info info = png::parse(f.data(), f.size());
+          buf->resize(std::size_t(png::inflated_bytes(info)));
+          std::vector<std::string> warnings;
+          png::inflate_image(f.data(), info, buf->data(), warnings, all, nullptr,
+                             [&](int n, const std::function<void(int)>& fn) { pool->run(n, fn); });
+        };
+      });
+      rows.push_back({"host inflate only, " + std::to_string(all) + " threads",
+                      "inflate",
+                      set->name,
+                      "single",
+                      h,
+                      {}});
+      print(rows.back());
     }
     std::fprintf(stdout, "ratios (MP/s over MP/s, same files, same mode):\n");
     for (const auto& r : rows) {

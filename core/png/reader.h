@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/png/split_inflate.h"
 #include "core/png/writer.h"
 
 namespace hetcodec::png {
@@ -100,14 +101,13 @@ std::vector<std::uint32_t> inflate_table(const Info& info);
 // without its end, a warning. `threads` > 1: where the file carries an index that checks out
 // (restart_segments()), its segments are inflated on that many threads (`used_index` says
 // whether they were); segments that do not inflate on their own, or whose Adler-32 sums do not
-// add up to the stream's, leave a warning and the whole stream is inflated instead.
-// `run`, when given, runs fn(0..n-1) each on its own thread (fn(0) on the caller's) and returns
-// once all have returned (a decoder's pool of threads); without it, threads are started for the
-// call.
-using ParallelRun = std::function<void(int n, const std::function<void(int)>& fn)>;
+// add up to the stream's, leave a warning and the whole stream is inflated instead. Without
+// an index, a stream long enough is inflated in pieces cut at block starts when that checks
+// out (split_inflate.h; `split_pieces` gets their number, 0 when it was inflated whole).
+// `run` (split_inflate.h), when given, is the pool of threads to run on.
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
                    std::vector<std::string>& warnings, int threads = 1, bool* used_index = nullptr,
-                   const ParallelRun& run = {});
+                   const ParallelRun& run = {}, int* split_pieces = nullptr);
 
 // The reference de-filter of one pass in place: `rows` holds its filtered rows (a filter byte,
 // then row_bytes bytes); the unfiltered rows are written back over the row bytes. A filter type

@@ -115,12 +115,14 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   const auto t_host = Clock::now();
   if (times.inflated_on_device) {
     times.used_index = true;
+    times.split_pieces = 0;
   } else {
     max_type = -1;  // (a failed device inflate may have set it)
     ensure(staging, total, [&](std::size_t n) { return device->alloc_pinned(n); });
-    png::inflate_image(data, info, staging->data(), img.warnings, options.threads,
-                       &times.used_index,
-                       [this](int n, const std::function<void(int)>& fn) { pool.run(n, fn); });
+    png::inflate_image(
+        data, info, staging->data(), img.warnings, options.threads, &times.used_index,
+        [this](int n, const std::function<void(int)>& fn) { pool.run(n, fn); },
+        &times.split_pieces);
   }
   // The filter types are checked here (on the device: their largest), and each pass learns
   // whether its rows are independent.

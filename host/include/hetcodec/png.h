@@ -163,6 +163,8 @@ struct PngStageTimes {
   double download = 0;  // a host image's samples back into its vector
   bool used_index = false;  // the last file was inflated segment by segment
   bool inflated_on_device = false;  // ... and its segments on the device
+  int split_pieces = 0;      // the last file had no index and was inflated in this many pieces cut
+                             // at block starts, on host threads (0: whole, or it had an index)
   std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
   double device() const { return upload + kernels + download; }
 };
