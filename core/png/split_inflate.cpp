@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -96,12 +97,15 @@ bool header_ok(const std::uint8_t* d, std::size_t n, std::uint64_t pos) {
     }
   }
   std::uint8_t lens[286 + 30];
+  std::uint32_t space[2] = {0, 0};  // Kraft sums (in 2^-15) of the two codes so far
   for (unsigned i = 0; i < nlen + ndist;) {
     if (pos > end) return false;
     const unsigned k = unsigned(peek(d, n, pos) & 127);
     pos += len_of[k];
     const unsigned sym = sym_of[k];
     if (sym < 16) {
+      // Random data mostly fails here: over-subscribed long before the end.
+      if (sym && (space[i >= nlen] += 32768u >> sym) > 32768u) return false;
       lens[i++] = std::uint8_t(sym);
       continue;
     }
@@ -116,6 +120,8 @@ bool header_ok(const std::uint8_t* d, std::size_t n, std::uint64_t pos) {
     }
     if (i + rep > nlen + ndist) return false;
     std::memset(lens + i, v, rep);
+    for (unsigned r = 0; v && r < rep; ++r)
+      if ((space[i + r >= nlen] += 32768u >> v) > 32768u) return false;
     i += rep;
   }
   return pos <= end && lens[256] != 0 && code_ok(lens, nlen, CodeKind::kLengths) &&
@@ -196,8 +202,10 @@ void resolve(const std::uint8_t* a, const std::uint8_t* b, std::size_t n, std::u
       std::memcpy(out + i, &x, 8);
       continue;
     }
-    for (std::size_t j = i; j < i + 8; ++j)
-      out[j] = a[j] == b[j] ? a[j] : window[a[j] | std::size_t(b[j] >> 1) << 8];
+    for (std::size_t j = i; j < i + 8; ++j) {
+      const std::uint8_t w = window[a[j] | std::size_t(b[j] >> 1) << 8];  // in range either way
+      out[j] = a[j] == b[j] ? a[j] : w;
+    }
   }
   for (; i < n; ++i) out[i] = a[i] == b[i] ? a[i] : window[a[i] | std::size_t(b[i] >> 1) << 8];
 }
@@ -262,12 +270,36 @@ struct Scratch {
 
 std::int64_t find_dynamic_block(const std::uint8_t* data, std::size_t bytes, std::uint64_t from_bit,
                                 std::uint64_t to_bit) {
+  static const auto kKraft4 = [] {  // 2^(7-l) summed over four lengths l > 0
+    std::array<std::uint16_t, 4096> t{};
+    for (unsigned i = 0; i < 4096; ++i)
+      for (unsigned k = 0; k < 4; ++k) {
+        const unsigned l = (i >> (3 * k)) & 7;
+        if (l) t[i] = std::uint16_t(t[i] + (128u >> l));
+      }
+    return t;
+  }();
   to_bit = std::min<std::uint64_t>(to_bit, std::uint64_t(bytes) * 8);
-  for (std::uint64_t p = from_bit; p < to_bit; ++p) {
-    const std::uint64_t v = peek(data, bytes, p);
-    // BFINAL 0, BTYPE 2, HLIT and HDIST at most 29: about one position in ten goes further.
-    if ((v & 7) != 4 || ((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29) continue;
-    if (header_ok(data, bytes, p)) return std::int64_t(p);
+  // 48 positions at a time: those where the bits read 0, 0, 1 (BFINAL 0, BTYPE 2) are about
+  // one in eight; HLIT and HDIST at most 29 and a complete code-length code leave about one in
+  // a thousand for the whole header check.
+  for (std::uint64_t q = from_bit; q < to_bit; q += 48) {
+    const std::uint64_t w = peek(data, bytes, q);
+    std::uint64_t m = ~w & ~(w >> 1) & (w >> 2) & ((std::uint64_t(1) << 48) - 1);
+    if (to_bit - q < 48) m &= (std::uint64_t(1) << (to_bit - q)) - 1;
+    while (m) {
+      const std::uint64_t p = q + std::uint64_t(__builtin_ctzll(m));
+      m &= m - 1;
+      const std::uint64_t v = peek(data, bytes, p);
+      if (((v >> 3) & 31) > 29 || ((v >> 8) & 31) > 29) continue;
+      // The code-length code's Kraft sum, four 3-bit lengths per table lookup.
+      const unsigned ncode = unsigned((v >> 13) & 15) + 4;
+      const std::uint64_t c = peek(data, bytes, p + 17) & ((std::uint64_t(1) << (3 * ncode)) - 1);
+      const unsigned kraft = kKraft4[c & 0xFFF] + kKraft4[(c >> 12) & 0xFFF] +
+                             kKraft4[(c >> 24) & 0xFFF] + kKraft4[(c >> 36) & 0xFFF] +
+                             kKraft4[c >> 48];
+      if (kraft == 128 && header_ok(data, bytes, p)) return std::int64_t(p);
+    }
   }
   return -1;
 }
@@ -292,16 +324,31 @@ int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t
   const std::size_t n = zlib_bytes - 6;  // the raw deflate data, less the Adler-32
   const std::uint64_t bits = std::uint64_t(n) * 8;
 
-  // 1. A block start near each k/want of the data (searched up to the next one's target).
-  std::vector<std::int64_t> found(std::size_t(want), -1);
-  run_tasks(want - 1, threads, run, [&](int i) {
-    const std::uint64_t k = std::uint64_t(i) + 1;
-    found[k] = find_dynamic_block(d, n, bits * k / std::uint64_t(want),
-                                  bits * (k + 1) / std::uint64_t(want));
+  // 1. Block starts: the first after each of `ranges` evenly spaced points, searched up to the
+  // next point, all at once (blocks of photos run to tens of KiB, so a search can take a good
+  // part of a millisecond). The cuts are then the finds nearest each k/want of the data.
+  const int ranges = std::max(want, std::min(threads, 2 * want));
+  std::vector<std::int64_t> finds(std::size_t(ranges), -1);
+  run_tasks(ranges - 1, threads, run, [&](int i) {
+    const std::uint64_t r = std::uint64_t(i) + 1;
+    finds[r] = find_dynamic_block(d, n, bits * r / std::uint64_t(ranges),
+                                  bits * (r + 1) / std::uint64_t(ranges));
   });
   std::vector<std::uint64_t> cut{0};
-  for (std::size_t k = 1; k < found.size(); ++k)
-    if (found[k] > std::int64_t(cut.back())) cut.push_back(std::uint64_t(found[k]));
+  for (int k = 1; k < want; ++k) {
+    const std::uint64_t ideal = bits * std::uint64_t(k) / std::uint64_t(want);
+    const std::uint64_t next = bits * std::uint64_t(k + 1) / std::uint64_t(want);
+    auto off = [&](std::int64_t f) {
+      return std::uint64_t(f) > ideal ? std::uint64_t(f) - ideal : ideal - std::uint64_t(f);
+    };
+    std::int64_t best = -1;
+    for (const std::int64_t f : finds)
+      if (f > std::int64_t(cut.back()) && (best < 0 || off(f) < off(best))) best = f;
+    // (one nearer the next point is left to it)
+    if (best >= 0 &&
+        (k + 1 == want || (std::uint64_t(best) < next && off(best) < next - std::uint64_t(best))))
+      cut.push_back(std::uint64_t(best));
+  }
   const std::size_t pieces = cut.size();
   if (pieces < 2) return 0;
   cut.push_back(bits);
@@ -355,17 +402,30 @@ int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t
     head_end[k] = std::max(start[k], start[k + 1] - std::min(start[k + 1], kWindow));
     span(k, head_end[k], start[k + 1]);
   }
-  // 4. The rest of every piece at once, and each piece's Adler-32.
-  std::vector<std::uint32_t> adler(pieces, 1);
-  run_tasks(int(pieces), threads, run, [&](int i) {
-    const std::size_t k = std::size_t(i);
-    if (k > 0) span(k, start[k], head_end[k]);
-    adler[k] = adler32(1, out + start[k], start[k + 1] - start[k]);
+  // 4. The rest at once in spans of about an equal share per thread, and the Adler-32 of every
+  // span (joined in order).
+  struct Span {
+    std::size_t piece, from, to;
+    bool resolve;
+  };
+  std::vector<Span> spans;
+  const std::size_t share = std::max<std::size_t>(64u << 10, total / std::size_t(2 * threads) + 1);
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t cuts[3] = {start[k], k ? head_end[k] : start[k + 1], start[k + 1]};
+    for (int h = 0; h < 2; ++h)
+      for (std::size_t f = cuts[h]; f < cuts[h + 1]; f += share)
+        spans.push_back({k, f, std::min(cuts[h + 1], f + share), k > 0 && h == 0});
+  }
+  std::vector<std::uint32_t> adler(spans.size(), 1);
+  run_tasks(int(spans.size()), threads, run, [&](int i) {
+    const Span& sp = spans[std::size_t(i)];
+    if (sp.resolve) span(sp.piece, sp.from, sp.to);
+    adler[std::size_t(i)] = adler32(1, out + sp.from, sp.to - sp.from);
   });
   scratch.trim();
-  std::uint32_t sum = adler[0];
-  for (std::size_t k = 1; k < pieces; ++k)
-    sum = adler32_combine(sum, adler[k], start[k + 1] - start[k]);
+  std::uint32_t sum = 1;
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    sum = adler32_combine(sum, adler[i], spans[i].to - spans[i].from);
   const std::uint8_t* t = zlib + zlib_bytes - 4;
   const std::uint32_t want_sum =
       std::uint32_t(t[0]) << 24 | std::uint32_t(t[1]) << 16 | std::uint32_t(t[2]) << 8 | t[3];
