@@ -27,6 +27,8 @@ constexpr std::size_t kWindow = 32768;        // deflate's history
 constexpr std::size_t kMinPiece = 64u << 10;  // compressed bytes in a piece, at least
 constexpr int kMaxPieces = 64;
 constexpr std::size_t kKeepBuffer = 64u << 20;  // larger scratch is given back after a call
+// The later pieces' two decodes take about twice the image in scratch: past this, one thread.
+constexpr std::size_t kMaxOutput = std::size_t(512) << 20;
 
 // The bits of `d` from bit `pos` on (the low bits first; at least 57 of them), zeros past the end.
 inline std::uint64_t peek(const std::uint8_t* d, std::size_t n, std::uint64_t pos) {
@@ -315,7 +317,7 @@ int split_parts(std::size_t zlib_bytes, int threads) {
 int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t* out,
                   std::size_t total, int threads, const ParallelRun& run) {
   const int want = split_parts(zlib_bytes, threads);
-  if (want < 2 || zlib_bytes < 8 || total < 2 * kWindow) return 0;
+  if (want < 2 || zlib_bytes < 8 || total < 2 * kWindow || total > kMaxOutput) return 0;
   // A zlib header with deflate, a window of at most 32 KiB, its check bits, no dictionary.
   if ((zlib[0] & 0x0F) != 8 || (zlib[0] >> 4) > 7 || (zlib[0] << 8 | zlib[1]) % 31 != 0 ||
       (zlib[1] & 0x20))

@@ -31,7 +31,8 @@ std::int64_t find_dynamic_block(const std::uint8_t* data, std::size_t bytes, std
 int split_parts(std::size_t zlib_bytes, int threads);
 
 // Inflates the zlib stream `zlib` (`zlib_bytes` long, its Adler-32 at the end) into exactly
-// `total` bytes at `out` on up to `threads` threads. Returns the number of pieces it was
+// `total` bytes (at most 512 MiB: the pieces take about twice that in scratch memory while they
+// are resolved) at `out` on up to `threads` threads. Returns the number of pieces it was
 // inflated in, or 0 when it could not be split or a check failed (the contents of `out` are then
 // undefined and the caller inflates the stream whole, which also reports what is wrong).
 int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t* out,
