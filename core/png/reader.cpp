@@ -506,23 +506,27 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
     warnings.push_back("png: the " + kind +
                        " segment index does not match the data; inflated whole");
   }
-  // The stream in one piece of memory: the file's own bytes when it has one IDAT chunk.
+  // The stream in one piece of memory (the file's own bytes when it has one IDAT chunk), for
+  // the split inflate and libdeflate; zlib takes the chunks as they are.
   std::vector<std::uint8_t> joined;
   const std::uint8_t* src = data + (info.idat.empty() ? 0 : info.idat[0].first);
-  if (info.idat.size() != 1) {
+  auto join = [&] {
+    if (info.idat.size() == 1 || !joined.empty()) return;
     joined.reserve(info.idat_bytes);
     for (const auto& [off, len] : info.idat)
       joined.insert(joined.end(), data + off, data + off + len);
     src = joined.data();
-  }
+  };
   if (split_parts(info.idat_bytes, threads) > 1) {
     // No index: pieces cut at block starts found in the data, when they check out.
+    join();
     const int pieces = split_inflate(src, info.idat_bytes, out, total, threads, run);
     if (split_pieces) *split_pieces = pieces;
     if (pieces) return;
   }
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
   {
+    join();
     thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
         libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
     std::size_t in_used = 0, produced = 0;
