@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <thread>
 
 #include "core/error.h"
 #include "core/png/checksum.h"
@@ -439,59 +438,50 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
     const std::size_t n = seg.size();
     std::vector<std::uint32_t> adler(n, 1);
     std::atomic<bool> ok{true};
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (std::size_t k; (k = next++) < n && ok;) {
-        const std::uint64_t in0 = seg[k].second;
-        const std::uint64_t in1 = k + 1 < n ? seg[k + 1].second : joined.size();
-        const std::uint64_t row1 = k + 1 < n ? seg[k + 1].first : info.height;
-        const std::uint64_t o0 = std::uint64_t(seg[k].first) * rb, o1 = row1 * rb;
-        const bool last = k + 1 == n;
-        bool good;
+    run_tasks(int(n), threads, run, [&](int task) {
+      const std::size_t k = std::size_t(task);
+      if (!ok) return;
+      const std::uint64_t in0 = seg[k].second;
+      const std::uint64_t in1 = k + 1 < n ? seg[k + 1].second : joined.size();
+      const std::uint64_t row1 = k + 1 < n ? seg[k + 1].first : info.height;
+      const std::uint64_t o0 = std::uint64_t(seg[k].first) * rb, o1 = row1 * rb;
+      const bool last = k + 1 == n;
+      bool good;
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
-        // libdeflate stops only at a final block: a middle segment (which ends on a byte
-        // boundary after its sync flush) gets one appended, an empty fixed-Huffman block
-        // (bits 1, 01, then the 7-bit end-of-block code: bytes 03 00). The last segment ends
-        // the stream itself; its 4-byte Adler-32 follows.
-        if (in1 - in0 < 4) {
-          good = false;
-        } else {
-          thread_local std::vector<std::uint8_t> piece;
-          piece.assign(joined.begin() + std::ptrdiff_t(in0),
-                       joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
-          if (!last) piece.insert(piece.end(), {0x03, 0x00});
-          thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)>
-              d(libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
-          std::size_t in_used = 0, produced = 0;
-          good = d && libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(),
-                                                       out + o0, std::size_t(o1 - o0), &in_used,
-                                                       &produced) == LIBDEFLATE_SUCCESS &&
-                 produced == o1 - o0 && in_used == piece.size();
-          if (piece.capacity() > (std::size_t(16) << 20)) std::vector<std::uint8_t>().swap(piece);
-        }
-#else
-        // A middle segment consumes all its input without ending the stream; the last one
-        // ends it, followed by the 4-byte Adler-32.
-        const auto r = inflate_chunks({{joined.data() + in0, std::size_t(in1 - in0)}},
-                                      out + o0, std::size_t(o1 - o0), -15);
-        good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) ||
-                 (last && (!r.ended || in1 - in0 < 4)));
-#endif
-        if (!good)
-          ok = false;
-        else
-          adler[k] = adler32(1, out + o0, std::size_t(o1 - o0));
+      // libdeflate stops only at a final block: a middle segment (which ends on a byte
+      // boundary after its sync flush) gets one appended, an empty fixed-Huffman block
+      // (bits 1, 01, then the 7-bit end-of-block code: bytes 03 00). The last segment ends
+      // the stream itself; its 4-byte Adler-32 follows.
+      if (in1 - in0 < 4) {
+        good = false;
+      } else {
+        thread_local std::vector<std::uint8_t> piece;
+        piece.assign(joined.begin() + std::ptrdiff_t(in0),
+                     joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
+        if (!last) piece.insert(piece.end(), {0x03, 0x00});
+        thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+            libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+        std::size_t in_used = 0, produced = 0;
+        good = d &&
+               libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(), out + o0,
+                                                std::size_t(o1 - o0), &in_used,
+                                                &produced) == LIBDEFLATE_SUCCESS &&
+               produced == o1 - o0 && in_used == piece.size();
+        if (piece.capacity() > (std::size_t(16) << 20)) std::vector<std::uint8_t>().swap(piece);
       }
-    };
-    const int t = std::min<int>(threads, int(n));
-    if (run) {
-      run(t, [&](int) { work(); });
-    } else {
-      std::vector<std::thread> pool;
-      for (int i = 1; i < t; ++i) pool.emplace_back(work);
-      work();
-      for (auto& th : pool) th.join();
-    }
+#else
+      // A middle segment consumes all its input without ending the stream; the last one
+      // ends it, followed by the 4-byte Adler-32.
+      const auto r = inflate_chunks({{joined.data() + in0, std::size_t(in1 - in0)}},
+                                    out + o0, std::size_t(o1 - o0), -15);
+      good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) ||
+               (last && (!r.ended || in1 - in0 < 4)));
+#endif
+      if (!good)
+        ok = false;
+      else
+        adler[k] = adler32(1, out + o0, std::size_t(o1 - o0));
+    });
     if (ok && joined.size() >= 4) {
       std::uint32_t a = adler[0];
       for (std::size_t k = 1; k < n; ++k) {

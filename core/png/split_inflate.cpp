@@ -224,25 +224,6 @@ void append_window(std::vector<std::uint8_t>& v, bool b) {
     v[at + q] = b ? std::uint8_t(((q >> 8) & 0x7F) << 1 | (~q & 1)) : std::uint8_t(q);
 }
 
-void run_tasks(int tasks, int threads, const ParallelRun& run,
-               const std::function<void(int)>& task) {
-  std::atomic<int> next{0};
-  auto work = [&](int) {
-    for (int i; (i = next++) < tasks;) task(i);
-  };
-  const int t = std::max(1, std::min(threads, tasks));
-  if (t == 1) {
-    work(0);
-  } else if (run) {
-    run(t, work);
-  } else {
-    std::vector<std::thread> pool;
-    for (int i = 1; i < t; ++i) pool.emplace_back(work, i);
-    work(0);
-    for (auto& th : pool) th.join();
-  }
-}
-
 // Scratch kept by the calling thread between calls (its pages stay mapped, which matters more
 // than the copy: fresh pages cost a fault each).
 struct Scratch {
@@ -269,6 +250,25 @@ struct Scratch {
 };
 
 }  // namespace
+
+void run_tasks(int tasks, int threads, const ParallelRun& run,
+               const std::function<void(int)>& task) {
+  std::atomic<int> next{0};
+  auto work = [&](int) {
+    for (int i; (i = next++) < tasks;) task(i);
+  };
+  const int t = std::max(1, std::min(threads, tasks));
+  if (t == 1) {
+    work(0);
+  } else if (run) {
+    run(t, work);
+  } else {
+    std::vector<std::thread> pool;
+    for (int i = 1; i < t; ++i) pool.emplace_back(work, i);
+    work(0);
+    for (auto& th : pool) th.join();
+  }
+}
 
 std::int64_t find_dynamic_block(const std::uint8_t* data, std::size_t bytes, std::uint64_t from_bit,
                                 std::uint64_t to_bit) {

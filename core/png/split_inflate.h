@@ -19,6 +19,11 @@ namespace hetcodec::png {
 // returned: a decoder's pool of threads. Empty: threads are started for the call.
 using ParallelRun = std::function<void(int n, const std::function<void(int)>& fn)>;
 
+// Runs task(0..tasks-1), each once and in no set order, on up to `threads` threads (`run`'s, or
+// started for the call when it is empty), and returns when all have run.
+void run_tasks(int tasks, int threads, const ParallelRun& run,
+               const std::function<void(int)>& task);
+
 // The first bit position in [from_bit, to_bit) of the raw deflate data `data` (`bytes` long;
 // bit 0 is the low bit of byte 0) where a non-final dynamic-Huffman block header starts that
 // zlib's inflate would accept (field ranges, complete codes, an end-of-block code); -1 when
