@@ -53,7 +53,7 @@ void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_b
                      __global uint* work, __global ushort* syms, __global uint* out,       \
                      uint items) {                                                          \
     const uint i = get_global_id(0);                                                        \
-    if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0);                    \
+    if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0, 0, 1);              \
   }
 HC_DFL_KERNEL(png_deflate_clear, HC_DFL_CLEAR)
 HC_DFL_KERNEL(png_deflate_count, HC_DFL_COUNT)
@@ -67,20 +67,29 @@ HC_DFL_KERNEL(png_deflate_place, HC_DFL_PLACE)
 HC_DFL_KERNEL(png_deflate_pack_blocks, HC_DFL_PACK_BLOCKS)
 HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
 
-/* The block stage, the only one with scratch (zlib's trees), in local memory: its accesses
- * depend on one another, and local memory answers sooner than private memory spilled to the
- * global one. One work-item to a work-group (kernels_cu/png_encode.cu says why). */
-__kernel void png_deflate_block(__global const uchar* data, __global const uint* plan,
-                                __global uint* work, __global ushort* syms, __global uint* out,
-                                uint items) {
-  __local hc_dfl_state z;
-  const uint i = get_global_id(0);
-  if (i < items) hc_dfl_run(HC_DFL_BLOCK, i, data, plan, work, syms, out, &z);
-}
+/* The work-group stages (a histogram; zlib's trees): an item to a work-group, its scratch in
+ * local memory. */
+#define HC_DFL_GROUP_KERNEL(NAME, STAGE)                                                    \
+  __kernel void NAME(__global const uchar* data, __global const uint* plan,                 \
+                     __global uint* work, __global ushort* syms, __global uint* out,       \
+                     uint items) {                                                          \
+    __local hc_dfl_state z;                                                                 \
+    const uint i = get_group_id(0);                                                         \
+    if (i < items)                                                                          \
+      hc_dfl_run(STAGE, i, data, plan, work, syms, out, &z, get_local_id(0),              \
+                 get_local_size(0));                                                        \
+  }
+HC_DFL_GROUP_KERNEL(png_deflate_hist, HC_DFL_HIST)
+HC_DFL_GROUP_KERNEL(png_deflate_block, HC_DFL_BLOCK)
 
-/* CRC-32 of pieces of the deflate stream (core/portable/png_crc.h), one work-item each. */
+/* CRC-32 of pieces of the deflate stream (core/portable/png_crc.h), one work-item each, the
+ * work-group's tables in local memory. */
 __kernel void png_crc32_pieces(__global const uchar* data, uint bytes, uint piece, uint skew,
                                __global uint* crcs, uint first_word, uint count) {
+  __local uint table[HC_CRC_TABLE_WORDS];
+  for (uint e = get_local_id(0); e < HC_CRC_TABLE_WORDS; e += get_local_size(0))
+    table[e] = hc_crc32_table_entry(e);
+  barrier(CLK_LOCAL_MEM_FENCE);
   const uint j = get_global_id(0);
-  if (j < count) crcs[first_word + j] = hc_crc32_piece(data, bytes, piece, skew, j);
+  if (j < count) crcs[first_word + j] = hc_crc32_piece(data, bytes, piece, skew, j, table);
 }

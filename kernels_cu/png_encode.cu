@@ -2,7 +2,7 @@
 // backends/cpu/png_kernels.cpp. filter_rows: one block of 256 threads per row; each thread
 // scores its bytes under the five filters, the block reduces the scores, picks libpng's filter
 // and writes the filtered row. png_deflate<Stage>: one thread per item of a stage of the device
-// deflate (core/portable/png_deflate.h).
+// deflate (core/portable/png_deflate.h), or a block per item for its work-group stages.
 #include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_filter.h"
@@ -50,8 +50,12 @@ cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows
 
 __global__ void png_crc32_pieces(const std::uint8_t* data, std::uint32_t bytes, std::uint32_t piece,
                                  std::uint32_t skew, std::uint32_t* crcs, std::uint32_t count) {
+  __shared__ hc_u32 table[HC_CRC_TABLE_WORDS];
+  for (unsigned e = threadIdx.x; e < HC_CRC_TABLE_WORDS; e += blockDim.x)
+    table[e] = hc_crc32_table_entry(e);
+  __syncthreads();
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < count) crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j);
+  if (j < count) crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j, table);
 }
 
 cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* data,
@@ -64,15 +68,14 @@ cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* dat
 template <int Stage>
 __global__ void png_deflate(std::uint32_t items, const std::uint8_t* data, const std::uint32_t* plan,
                             std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= items) return;
-  if constexpr (Stage == HC_DFL_BLOCK) {
-    // zlib's trees in shared memory (one thread to a block): its accesses depend on one
-    // another, and shared memory answers sooner than local memory.
+  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK) {
+    // An item to a block, its scratch (the histogram; zlib's trees) in shared memory.
     __shared__ hc_dfl_state z;
-    hc_dfl_run(Stage, i, data, plan, work, syms, out, &z);
+    if (blockIdx.x < items)
+      hc_dfl_run(Stage, blockIdx.x, data, plan, work, syms, out, &z, threadIdx.x, blockDim.x);
   } else {
-    hc_dfl_run(Stage, i, data, plan, work, syms, out, nullptr);
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < items) hc_dfl_run(Stage, i, data, plan, work, syms, out, nullptr, 0, 1);
   }
 }
 
@@ -80,11 +83,16 @@ template <int Stage>
 cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const std::uint8_t* data,
                                  const std::uint32_t* plan, std::uint32_t* work,
                                  std::uint16_t* syms, std::uint32_t* out) {
-  // A block's trees (and a stored block's bytes) follow its own data: one thread to a warp,
-  // so that no warp runs 32 different paths one after the other.
-  const unsigned threads = Stage == HC_DFL_BLOCK || Stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
-  png_deflate<Stage><<<(items + threads - 1) / threads, threads, 0, stream>>>(items, data, plan,
-                                                                             work, syms, out);
+  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK) {
+    const unsigned lanes = Stage == HC_DFL_HIST ? HC_DFL_HIST_LANES : HC_DFL_BLOCK_LANES;
+    png_deflate<Stage><<<items, lanes, 0, stream>>>(items, data, plan, work, syms, out);
+  } else {
+    // A stored block's bytes follow its own data: one thread to a warp, so that no warp runs
+    // 32 different paths one after the other.
+    const unsigned threads = Stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
+    png_deflate<Stage><<<(items + threads - 1) / threads, threads, 0, stream>>>(items, data, plan,
+                                                                                work, syms, out);
+  }
   return cudaGetLastError();
 }
 
@@ -100,6 +108,7 @@ cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t ite
     HC_DFL_CASE(HC_DFL_SCAN_CHUNKS)
     HC_DFL_CASE(HC_DFL_SCAN)
     HC_DFL_CASE(HC_DFL_EMIT)
+    HC_DFL_CASE(HC_DFL_HIST)
     HC_DFL_CASE(HC_DFL_BLOCK)
     HC_DFL_CASE(HC_DFL_LAYOUT)
     HC_DFL_CASE(HC_DFL_OFFSETS)

@@ -68,8 +68,13 @@ class CpuPngKernels : public PngKernels {
                         std::uint32_t count) override {
     const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
     std::uint8_t* c = backend_cast<Buffer>(crcs, "cpu").data() + crcs_offset;
+    static const std::vector<hc_u32> table = [] {
+      std::vector<hc_u32> t(HC_CRC_TABLE_WORDS);
+      for (hc_u32 e = 0; e < HC_CRC_TABLE_WORDS; ++e) t[e] = hc_crc32_table_entry(e);
+      return t;
+    }();
     for (std::uint32_t j = 0; j < count; ++j) {
-      const hc_u32 v = hc_crc32_piece(d, bytes, piece, skew, j);
+      const hc_u32 v = hc_crc32_piece(d, bytes, piece, skew, j, table.data());
       std::memcpy(c + 4 * std::size_t(j), &v, 4);
     }
   }
@@ -94,8 +99,9 @@ class CpuPngKernels : public PngKernels {
     auto* w = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(work, "cpu").data());
     auto* s = reinterpret_cast<hc_u16*>(backend_cast<Buffer>(syms, "cpu").data());
     auto* o = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(out, "cpu").data());
-    auto state = std::make_unique<hc_dfl_state>();  // the block stage's scratch
-    for (std::uint32_t i = 0; i < items; ++i) hc_dfl_run(stage, i, d, p, w, s, o, state.get());
+    auto state = std::make_unique<hc_dfl_state>();  // the work-group stages' scratch (one lane)
+    for (std::uint32_t i = 0; i < items; ++i)
+      hc_dfl_run(stage, i, d, p, w, s, o, state.get(), 0, 1);
   }
 };
 

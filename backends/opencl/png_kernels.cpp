@@ -127,9 +127,14 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(k.setArg(3, mem_of(syms)));
     HC_CL_CHECK(k.setArg(4, mem_of(out)));
     HC_CL_CHECK(k.setArg(5, cl_uint(items)));
+    if (stage == HC_DFL_HIST || stage == HC_DFL_BLOCK) {  // an item to a work-group
+      const std::size_t lanes = stage == HC_DFL_HIST ? HC_DFL_HIST_LANES : HC_DFL_BLOCK_LANES;
+      queue_cast(queue).launch(k, std::size_t(items) * lanes, lanes, "png_deflate");
+      return;
+    }
     // (one work-item to a work-group where each item follows its own data: see
     // kernels_cu/png_encode.cu)
-    const std::size_t local = stage == HC_DFL_BLOCK || stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
+    const std::size_t local = stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
     queue_cast(queue).launch(k, (std::size_t(items) + local - 1) / local * local, local,
                              "png_deflate");
   }
@@ -146,10 +151,11 @@ class ClPngKernels : public PngKernels {
     std::vector<cl::Kernel>& set = deflate_[std::this_thread::get_id()];
     if (set.empty()) {
       static const char* const kNames[HC_DFL_STAGES] = {
-          "png_deflate_clear",  "png_deflate_count",  "png_deflate_scan_chunks", "png_deflate_scan",
-          "png_deflate_emit",   "png_deflate_block",  "png_deflate_layout",
-          "png_deflate_offsets", "png_deflate_bits",  "png_deflate_place",
-          "png_deflate_pack_blocks", "png_deflate_pack"};
+          "png_deflate_clear", "png_deflate_count",  "png_deflate_scan_chunks",
+          "png_deflate_scan",  "png_deflate_emit",   "png_deflate_hist",
+          "png_deflate_block", "png_deflate_layout", "png_deflate_offsets",
+          "png_deflate_bits",  "png_deflate_place",  "png_deflate_pack_blocks",
+          "png_deflate_pack"};
       for (const char* name : kNames) set.push_back(make_kernel(encode_, name));
     }
     return set;

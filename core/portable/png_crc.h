@@ -6,31 +6,36 @@
  * size is a multiple of `piece`. Each is zlib's crc32(0, piece bytes): the host joins them
  * with crc32_combine (core/png/checksum.h), in chunk order.
  *
- * Four bits at a time, each nibble's step computed from its bits rather than looked up: the
- * 16-entry table of a nibble step is linear over GF(2), so an entry is the XOR of the entries of
- * its set bits. Registers only, on every backend (a looked-up table in private memory went to
- * the GPU's local memory, one memory round trip per step). */
+ * Four bytes at a time ("slicing by four"): HC_CRC_TABLE_WORDS words of tables, made by
+ * hc_crc32_table_entry (the CPU once; a GPU work-group in local memory, where a look-up costs
+ * far less than the dependent steps of computing it). */
 #ifndef HETCODEC_PORTABLE_PNG_CRC_H
 #define HETCODEC_PORTABLE_PNG_CRC_H
 
 #include "core/portable/common.h"
 
-HC_FN hc_u32 hc_crc32_nibble(hc_u32 c) {
-  return ((0u - (c & 1u)) & 0x1DB71064u) ^ ((0u - ((c >> 1) & 1u)) & 0x3B6E20C8u) ^
-         ((0u - ((c >> 2) & 1u)) & 0x76DC4190u) ^ ((0u - ((c >> 3) & 1u)) & 0xEDB88320u);
+#define HC_CRC_TABLE_WORDS 1024u
+
+/* Entry e of the tables: table e / 256 (0..3), byte e % 256 followed by that many zero bytes. */
+HC_FN hc_u32 hc_crc32_table_entry(hc_u32 e) {
+  hc_u32 c = e & 0xFFu, k;
+  for (k = 0; k < 8u * (e / 256u + 1u); ++k) c = (c >> 1) ^ ((0u - (c & 1u)) & 0xEDB88320u);
+  return c;
 }
 
 HC_FN hc_u32 hc_crc32_piece(const HC_GLOBAL hc_u8* data, hc_u32 n, hc_u32 piece, hc_u32 skew,
-                            hc_u32 j) {
+                            hc_u32 j, const HC_LOCAL hc_u32* t) {
   const hc_u64 s = (hc_u64)j * piece, e = s + piece;
   const hc_u32 begin = s > skew ? (hc_u32)(s - skew < n ? s - skew : n) : 0u;
   const hc_u32 end = e > skew ? (hc_u32)(e - skew < n ? e - skew : n) : 0u;
-  hc_u32 c = 0xFFFFFFFFu, i;
-  for (i = begin; i < end; ++i) {
-    c ^= data[i];
-    c = (c >> 4) ^ hc_crc32_nibble(c);
-    c = (c >> 4) ^ hc_crc32_nibble(c);
+  hc_u32 c = 0xFFFFFFFFu, i = begin;
+  for (; i + 4u <= end; i += 4u) {
+    c ^= (hc_u32)data[i] | ((hc_u32)data[i + 1u] << 8) | ((hc_u32)data[i + 2u] << 16) |
+         ((hc_u32)data[i + 3u] << 24);
+    c = t[768u + (c & 0xFFu)] ^ t[512u + ((c >> 8) & 0xFFu)] ^ t[256u + ((c >> 16) & 0xFFu)] ^
+        t[c >> 24];
   }
+  for (; i < end; ++i) c = t[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
   return ~c;
 }
 

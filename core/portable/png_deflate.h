@@ -7,7 +7,7 @@
  *
  * The work is split into stages, each a function of one index (a piece of the data, a segment
  * or a block), run one after the other over the whole image:
- *   HC_DFL_CLEAR       per 64 words: zero the output and the histograms.
+ *   HC_DFL_CLEAR       per 64 words: zero the output.
  *   HC_DFL_COUNT       per piece of HC_DFL_PIECE bytes: the symbols of the runs of equal bytes
  *                      that start in it (the parse of a run never leaves it: a literal, matches
  *                      of 258, then a last match of 3 or more or up to two literals), and its
@@ -17,11 +17,16 @@
  *   HC_DFL_SCAN        per segment: each chunk's first symbol, the segment's symbols and Adler-32.
  *   HC_DFL_EMIT        per piece: its first symbol in the segment (kept for the later stages),
  *                      the symbols, written at their index (one 16-bit word each:
- *                      a literal byte, or 256 + length - 3 for a match at distance 1), counted
- *                      into their block's histogram (atomic adds), and where each block starts.
- *   HC_DFL_BLOCK       per block of HC_DFL_SYM_LIMIT symbols: zlib's trees from the histogram
- *                      (its heap order and tie-breaks, its repair of long codes), its choice of
- *                      stored, fixed or dynamic, the code of each symbol, the header's bits.
+ *                      a literal byte, or 256 + length - 3 for a match at distance 1), and
+ *                      where each block starts.
+ *   HC_DFL_HIST        per block, a work-group of HC_DFL_HIST_LANES: its symbols counted into a
+ *                      histogram in local memory (local atomic adds), then stored.
+ *   HC_DFL_BLOCK       per block, a work-group of HC_DFL_BLOCK_LANES: zlib's trees from the
+ *                      histogram (its heap order and tie-breaks, its repair of long codes), its
+ *                      choice of stored, fixed or dynamic, the code of each symbol, the header's
+ *                      bits. The heap's merges are one work-item's; building the heap, the
+ *                      code lengths (the depth of every node, by pointer jumping), the codes,
+ *                      the code table and the block's size are shared among the work-group.
  *   HC_DFL_LAYOUT      per segment: where each block starts, in bits, and the segment's bytes.
  *   HC_DFL_OFFSETS     one item: where each segment starts in the deflate data.
  *   HC_DFL_BITS        per piece: the bits of its symbols in the block of its first one.
@@ -32,7 +37,9 @@
  * Writers share the words at the edges of what they write with their neighbours and set
  * those through an atomic OR on the zeroed output; the words between are theirs alone.
  * Every index range is fixed by the host from the sizes alone (a block index for every block
- * a segment could have); a stage's items beyond what the data needs do nothing. */
+ * a segment could have); a stage's items beyond what the data needs do nothing.
+ * HC_DFL_HIST and HC_DFL_BLOCK run an item on a work-group (hc_dfl_run's lane and lanes,
+ * HC_DFL_BARRIER between their phases); the CPU reference runs them with one lane. */
 #ifndef HETCODEC_PORTABLE_PNG_DEFLATE_H
 #define HETCODEC_PORTABLE_PNG_DEFLATE_H
 
@@ -48,6 +55,19 @@
 #define HC_DFL_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define HC_DFL_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #endif
+/* The work-group stages' barrier and local-memory adds (one lane on the CPU: no barrier). */
+#if defined(__OPENCL_VERSION__)
+#define HC_DFL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define HC_DFL_LOCAL_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
+#elif defined(__CUDA_ARCH__)
+#define HC_DFL_BARRIER() __syncthreads()
+#define HC_DFL_LOCAL_ADD(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
+#else
+#define HC_DFL_BARRIER() ((void)0)
+#define HC_DFL_LOCAL_ADD(p, v) (*(p) += (v))
+#endif
+#define HC_DFL_HIST_LANES 256u
+#define HC_DFL_BLOCK_LANES 32u
 
 #define HC_DFL_PIECE 512u
 #define HC_DFL_CHUNK 64u /* pieces */
@@ -59,14 +79,15 @@
 #define HC_DFL_SCAN_CHUNKS 2
 #define HC_DFL_SCAN 3
 #define HC_DFL_EMIT 4
-#define HC_DFL_BLOCK 5
-#define HC_DFL_LAYOUT 6
-#define HC_DFL_OFFSETS 7
-#define HC_DFL_BITS 8
-#define HC_DFL_PLACE 9
-#define HC_DFL_PACK_BLOCKS 10
-#define HC_DFL_PACK 11
-#define HC_DFL_STAGES 12
+#define HC_DFL_HIST 5
+#define HC_DFL_BLOCK 6
+#define HC_DFL_LAYOUT 7
+#define HC_DFL_OFFSETS 8
+#define HC_DFL_BITS 9
+#define HC_DFL_PLACE 10
+#define HC_DFL_PACK_BLOCKS 11
+#define HC_DFL_PACK 12
+#define HC_DFL_STAGES 13
 
 /* The plan (host-written words): a header, then tables at the word offsets it gives. */
 #define HC_DFL_N 0             /* filtered bytes */
@@ -217,27 +238,31 @@ HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
 /* ---- stages over pieces ----------------------------------------------------------------- */
 
 /* The runs a piece owns are those that start in it (the last may go on past it, up to the
- * segment's end). COUNT and EMIT walk its bytes once, closing each run when the next starts. */
+ * segment's end). COUNT and EMIT walk its bytes once, closing each run when the next starts.
+ * COUNT keeps the symbols of the open run as it grows, without a branch: a run of L bytes is
+ * hc_dfl_run_symbols(L) symbols, and its L + 1st byte adds 1 when (L - 1) % 258 is 0 or 1,
+ * takes 1 away when it is 2 (two literals become a match of 3), and adds nothing otherwise. */
 HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                         HC_GLOBAL hc_u32* work, hc_u32 p) {
-  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev = 0, start = 0;
-  int own = 0;
+  hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev = 0, start = 0, r = 0, own = 0;
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   prev = a > sa ? data[a - 1u] : 0u;
   for (i = a; i < b; ++i) {
     const hc_u32 x = data[i];
+    const hc_u32 fresh = (i == sa) | (x != prev);
     s1 += x;
     s2 += s1;
-    if (i == sa || x != prev) {
-      if (own) count += hc_dfl_run_symbols(i - start);
-      own = 1;
-      start = i;
-      prev = x;
-    }
+    own |= fresh;
+    count += fresh ? 1u : own ? (hc_u32)(r < 2u) - (hc_u32)(r == 2u) : 0u;
+    r = fresh || r == 257u ? 0u : r + 1u;
+    start = fresh ? i : start;
+    prev = x;
   }
   if (own) {
+    /* The open run goes on past the piece: its symbols from its whole length. */
+    const hc_u32 inside = i - start;
     while (i < sb && data[i] == prev) ++i;
-    count += hc_dfl_run_symbols(i - start);
+    if (i - start != inside) count += hc_dfl_run_symbols(i - start) - hc_dfl_run_symbols(inside);
   }
   if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
   work[plan[HC_DFL_W_PIECE_COUNT] + p] = count;
@@ -247,7 +272,6 @@ HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* pla
 /* The symbol emitter of a piece: where the next symbol goes, its block, its byte. */
 typedef struct {
   HC_GLOBAL hc_u16* out;
-  HC_GLOBAL hc_u32* hist; /* the current block's */
   HC_GLOBAL hc_u32* block_info;
   hc_u32 block, rem, pos; /* block index, symbols before this one in it, data byte */
 } hc_dfl_emitter;
@@ -256,16 +280,9 @@ HC_FN void hc_dfl_put_symbol(hc_dfl_emitter* e, hc_u32 value, hc_u32 bytes) {
   if (e->rem == HC_DFL_SYM_LIMIT) {
     e->rem = 0;
     e->block++;
-    e->hist += HC_DFL_HIST_WORDS;
   }
   if (e->rem == 0u) e->block_info[e->block * HC_DFL_BI_WORDS + HC_DFL_BI_BYTE_START] = e->pos;
   *e->out++ = (hc_u16)value;
-  if (value < 256u) {
-    HC_DFL_ATOMIC_ADD(e->hist + value, 1u);
-  } else {
-    HC_DFL_ATOMIC_ADD(e->hist + 257u + hc_dfl_length_code(value - 256u), 1u);
-    HC_DFL_ATOMIC_ADD(e->hist + HC_DFL_HIST_MATCHES, 1u);
-  }
   e->rem++;
   e->pos += bytes;
 }
@@ -286,7 +303,6 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   e.rem = first / HC_DFL_SYM_LIMIT; /* (see hc_dfl_run_symbols for why not %) */
   e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + e.rem;
   e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
-  e.hist = work + plan[HC_DFL_W_HIST] + e.block * HC_DFL_HIST_WORDS;
   e.block_info = work + plan[HC_DFL_W_BLOCK];
   prev = a > sa ? data[a - 1u] : 0u;
   for (i = a;; ++i) {
@@ -404,7 +420,7 @@ HC_FN void hc_dfl_offsets(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work) 
 /* ---- zlib's trees -------------------------------------------------------------------------- */
 
 /* A tree's arrays, in hc_dfl_state (each tree sized for its codes, so that the block stage's
- * private memory stays small). */
+ * scratch stays small). */
 typedef struct {
   HC_LOCAL hc_u32* freq;
   HC_LOCAL hc_u16* len; /* one more than the nodes: scan_tree's guard */
@@ -423,11 +439,19 @@ typedef struct {
   hc_u16 l_dad[HC_DFL_HEAP], d_dad[HC_DFL_D_HEAP], bl_dad[HC_DFL_BL_HEAP];
   /* zlib's heap of nodes, each entry the node's sort key (frequency << 5 | depth: zlib's
    * smaller() is key <= key) above the node number (10 bits), so that comparisons read the
-   * heap only. A block's frequencies sum to at most 16386, so a subtree is at most 22 deep. */
-  hc_u32 heap[HC_DFL_HEAP];
-  hc_u32 bl_count[HC_DFL_MAX_BITS + 1];
+   * heap only; the entry past the last is HC_DFL_NO_ENTRY. A block's frequencies sum to at
+   * most 16386, so a subtree is at most 22 deep. */
+  hc_u32 heap[HC_DFL_HEAP + 1];
+  hc_u32 bl_count[HC_DFL_MAX_BITS + 1], next_code[HC_DFL_MAX_BITS + 1];
   hc_i32 heap_len, heap_max;
   hc_u64 opt_len, static_len;
+  /* the depth of every node, by pointer jumping: ancestors and distances, two copies */
+  hc_u16 anc[2][HC_DFL_HEAP];
+  hc_u8 dep[2][HC_DFL_HEAP];
+  /* the lanes' partial sums */
+  hc_u64 part_a[HC_DFL_BLOCK_LANES], part_b[HC_DFL_BLOCK_LANES];
+  hc_u32 part_c[HC_DFL_BLOCK_LANES];
+  hc_u32 bytes, type, max_blindex;
 } hc_dfl_state;
 
 HC_FN void hc_dfl_state_init(HC_LOCAL hc_dfl_state* z) {
@@ -447,28 +471,29 @@ HC_FN void hc_dfl_state_init(HC_LOCAL hc_dfl_state* z) {
 
 #define HC_DFL_NODE(e) ((hc_i32)((e) & 0x3FFu))
 #define HC_DFL_KEY(e) ((e) >> 10)
+#define HC_DFL_NO_ENTRY 0xFFFFFFFFu /* a key above every node's */
 HC_FN hc_u32 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
   return (((freq << 5) | depth) << 10) | (hc_u32)node;
 }
 
-HC_FN void hc_dfl_downheap(HC_LOCAL hc_dfl_state* z, hc_i32 k) {
-  const hc_u32 v = z->heap[k];
+/* zlib's pqdownheap(). KEY(a) <= KEY(b) is a <= (b | 0x3FF); heap[len + 1] is HC_DFL_NO_ENTRY,
+ * so the last parent's missing right child is never taken. */
+HC_FN void hc_dfl_downheap(HC_LOCAL hc_u32* heap, hc_i32 len, hc_i32 k) {
+  const hc_u32 v = heap[k];
   hc_i32 j = k << 1;
-  while (j <= z->heap_len) {
-    hc_u32 hj = z->heap[j];
-    if (j < z->heap_len) {
-      const hc_u32 hj1 = z->heap[j + 1];
-      if (HC_DFL_KEY(hj1) <= HC_DFL_KEY(hj)) {
-        ++j;
-        hj = hj1;
-      }
+  while (j <= len) {
+    hc_u32 hj = heap[j];
+    const hc_u32 hj1 = heap[j + 1];
+    if (hj1 <= (hj | 0x3FFu)) {
+      ++j;
+      hj = hj1;
     }
-    if (HC_DFL_KEY(v) <= HC_DFL_KEY(hj)) break;
-    z->heap[k] = hj;
+    if (v <= (hj | 0x3FFu)) break;
+    heap[k] = hj;
     k = j;
     j <<= 1;
   }
-  z->heap[k] = v;
+  heap[k] = v;
 }
 
 /* kind: 0 literal/length, 1 distance, 2 code-length code (which has no static lengths). */
@@ -479,110 +504,184 @@ HC_FN hc_u32 hc_dfl_extra(int kind, hc_i32 n) {
 }
 HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) { return kind == 0 ? hc_dfl_fixed_len((hc_u32)n) : 5u; }
 
+/* zlib's gen_bitlen(). A node's length there is its parent's plus one, capped at max_length,
+ * which is its depth capped; the nodes deeper than max_length are the overflow. The depths
+ * come from pointer jumping over the parent links (five rounds: no tree here is 32 deep); the
+ * repair of an overflow walks the heap in zlib's order, on lane 0. */
 HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, int kind,
-                             hc_i32 max_length) {
-  hc_i32 h, bits, overflow = 0;
-  for (bits = 0; bits <= HC_DFL_MAX_BITS; ++bits) z->bl_count[bits] = 0;
-  t->len[HC_DFL_NODE(z->heap[z->heap_max])] = 0; /* the root */
-  for (h = z->heap_max + 1; h < HC_DFL_HEAP; ++h) {
+                             hc_i32 max_length, hc_u32 lane, hc_u32 lanes) {
+  const hc_i32 top = z->heap_max;
+  hc_i32 h, bits, round, overflow = 0;
+  hc_u64 opt = 0, stat = 0;
+  for (h = top + (hc_i32)lane; h < HC_DFL_HEAP; h += (hc_i32)lanes) {
     const hc_i32 n = HC_DFL_NODE(z->heap[h]);
+    z->anc[0][n] = (hc_u16)(h == top ? n : t->dad[n]);
+    z->dep[0][n] = (hc_u8)(h == top ? 0 : 1);
+  }
+  for (h = (hc_i32)lane; h <= HC_DFL_MAX_BITS; h += (hc_i32)lanes) z->bl_count[h] = 0;
+  HC_DFL_BARRIER();
+  for (round = 0; round < 5; ++round) {
+    const int from = round & 1, to = from ^ 1;
+    for (h = top + (hc_i32)lane; h < HC_DFL_HEAP; h += (hc_i32)lanes) {
+      const hc_i32 n = HC_DFL_NODE(z->heap[h]), a = z->anc[from][n];
+      z->dep[to][n] = (hc_u8)(z->dep[from][n] + z->dep[from][a]);
+      z->anc[to][n] = z->anc[from][a];
+    }
+    HC_DFL_BARRIER();
+  }
+  for (h = top + (hc_i32)lane; h < HC_DFL_HEAP; h += (hc_i32)lanes) {
+    const hc_i32 n = HC_DFL_NODE(z->heap[h]), depth = z->dep[1][n];
     hc_u32 xbits;
     hc_u64 f;
-    bits = t->len[t->dad[n]] + 1;
+    bits = depth;
     if (bits > max_length) {
       bits = max_length;
       ++overflow;
     }
     t->len[n] = (hc_u16)bits;
     if (n > t->max_code) continue; /* not a leaf */
-    z->bl_count[bits]++;
+    HC_DFL_LOCAL_ADD(&z->bl_count[bits], 1u);
     xbits = hc_dfl_extra(kind, n);
     f = t->freq[n];
-    z->opt_len += f * (hc_u64)((hc_u32)bits + xbits);
-    if (kind != 2) z->static_len += f * (hc_u64)(hc_dfl_static_len(kind, n) + xbits);
+    opt += f * (hc_u64)((hc_u32)bits + xbits);
+    if (kind != 2) stat += f * (hc_u64)(hc_dfl_static_len(kind, n) + xbits);
   }
-  if (overflow == 0) return;
-  do {
-    bits = max_length - 1;
-    while (z->bl_count[bits] == 0u) --bits;
-    z->bl_count[bits]--;
-    z->bl_count[bits + 1] += 2u;
-    z->bl_count[max_length]--;
-    overflow -= 2;
-  } while (overflow > 0);
-  h = HC_DFL_HEAP;
-  for (bits = max_length; bits != 0; --bits) {
-    hc_u32 n = z->bl_count[bits];
-    while (n != 0u) {
-      const hc_i32 m = HC_DFL_NODE(z->heap[--h]);
-      if (m > t->max_code) continue;
-      if (t->len[m] != (hc_u32)bits) {
-        z->opt_len += ((hc_u64)bits - t->len[m]) * (hc_u64)t->freq[m];
-        t->len[m] = (hc_u16)bits;
+  z->part_a[lane] = opt;
+  z->part_b[lane] = stat;
+  z->part_c[lane] = (hc_u32)overflow;
+  HC_DFL_BARRIER();
+  if (lane == 0u) {
+    hc_u32 i;
+    for (i = 0; i < lanes; ++i) {
+      z->opt_len += z->part_a[i];
+      z->static_len += z->part_b[i];
+      if (i) overflow += (hc_i32)z->part_c[i];
+    }
+    if (overflow > 0) {
+      do {
+        bits = max_length - 1;
+        while (z->bl_count[bits] == 0u) --bits;
+        z->bl_count[bits]--;
+        z->bl_count[bits + 1] += 2u;
+        z->bl_count[max_length]--;
+        overflow -= 2;
+      } while (overflow > 0);
+      h = HC_DFL_HEAP;
+      for (bits = max_length; bits != 0; --bits) {
+        hc_u32 n = z->bl_count[bits];
+        while (n != 0u) {
+          const hc_i32 m = HC_DFL_NODE(z->heap[--h]);
+          if (m > t->max_code) continue;
+          if (t->len[m] != (hc_u32)bits) {
+            z->opt_len += ((hc_u64)bits - t->len[m]) * (hc_u64)t->freq[m];
+            t->len[m] = (hc_u16)bits;
+          }
+          --n;
+        }
       }
-      --n;
     }
   }
+  HC_DFL_BARRIER();
 }
 
-HC_FN void hc_dfl_gen_codes(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t) {
-  hc_u32 next[HC_DFL_MAX_BITS + 1], code = 0;
+/* zlib's gen_codes(): the codes of each length in symbol order, from the first code of that
+ * length; with enough lanes, one length to a lane. */
+HC_FN void hc_dfl_gen_codes(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, hc_u32 lane,
+                            hc_u32 lanes) {
   hc_i32 bits, n;
-  next[0] = 0;
-  for (bits = 1; bits <= HC_DFL_MAX_BITS; ++bits) {
-    code = (code + z->bl_count[bits - 1]) << 1;
-    next[bits] = code;
-  }
-  for (n = 0; n <= t->max_code; ++n) {
-    const hc_u32 len = t->len[n];
-    if (len == 0u) continue;
-    t->code[n] = (hc_u16)hc_dfl_reverse(next[len]++, len);
-  }
-}
-
-HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, hc_i32 elems,
-                             int kind, hc_i32 max_length) {
-  hc_i32 n, node, max_code = -1;
-  z->heap_len = 0;
-  z->heap_max = HC_DFL_HEAP;
-  for (n = 0; n < elems; ++n) {
-    if (t->freq[n] != 0u) {
-      z->heap[++z->heap_len] = hc_dfl_entry(t->freq[n], 0u, n);
-      max_code = n;
-    } else {
-      t->len[n] = 0;
+  if (lane == 0u) {
+    hc_u32 code = 0;
+    z->next_code[0] = 0;
+    for (bits = 1; bits <= HC_DFL_MAX_BITS; ++bits) {
+      code = (code + z->bl_count[bits - 1]) << 1;
+      z->next_code[bits] = code;
     }
   }
-  /* At least two codes of non-zero frequency. */
-  while (z->heap_len < 2) {
-    node = max_code < 2 ? ++max_code : 0;
-    z->heap[++z->heap_len] = hc_dfl_entry(1u, 0u, node);
-    t->freq[node] = 1u;
-    z->opt_len--;
-    if (kind != 2) z->static_len -= hc_dfl_static_len(kind, node);
+  HC_DFL_BARRIER();
+  if (lanes < HC_DFL_MAX_BITS) {
+    if (lane == 0u) {
+      for (n = 0; n <= t->max_code; ++n) {
+        const hc_u32 len = t->len[n];
+        if (len == 0u) continue;
+        t->code[n] = (hc_u16)hc_dfl_reverse(z->next_code[len]++, len);
+      }
+    }
+  } else if (lane < HC_DFL_MAX_BITS) {
+    const hc_u32 len = lane + 1u;
+    hc_u32 next = z->next_code[len];
+    for (n = 0; n <= t->max_code; ++n)
+      if (t->len[n] == len) t->code[n] = (hc_u16)hc_dfl_reverse(next++, len);
   }
-  t->max_code = max_code;
-  for (n = z->heap_len / 2; n >= 1; --n) hc_dfl_downheap(z, n);
-  node = elems;
-  do {
-    const hc_u32 en = z->heap[1];
-    hc_u32 em;
-    hc_u32 depth;
-    z->heap[1] = z->heap[z->heap_len--];
-    hc_dfl_downheap(z, 1);
-    em = z->heap[1];
-    z->heap[--z->heap_max] = en;
-    z->heap[--z->heap_max] = em;
-    depth = (HC_DFL_KEY(en) & 31u) >= (HC_DFL_KEY(em) & 31u) ? (HC_DFL_KEY(en) & 31u)
-                                                             : (HC_DFL_KEY(em) & 31u);
-    t->dad[HC_DFL_NODE(en)] = t->dad[HC_DFL_NODE(em)] = (hc_u16)node;
-    z->heap[1] = hc_dfl_entry((HC_DFL_KEY(en) >> 5) + (HC_DFL_KEY(em) >> 5), depth + 1u, node);
-    ++node;
-    hc_dfl_downheap(z, 1);
-  } while (z->heap_len >= 2);
-  z->heap[--z->heap_max] = z->heap[1];
-  hc_dfl_gen_bitlen(z, t, kind, max_length);
-  hc_dfl_gen_codes(z, t);
+  HC_DFL_BARRIER();
+}
+
+/* zlib's build_tree(): lane 0 fills the heap and makes the merges, which follow one another;
+ * the work-group makes the heap, the lengths and the codes. */
+HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, hc_i32 elems,
+                             int kind, hc_i32 max_length, hc_u32 lane, hc_u32 lanes) {
+  HC_LOCAL hc_u32* heap = z->heap;
+  hc_i32 n, node, len, level;
+  if (lane == 0u) {
+    hc_i32 max_code = -1;
+    len = 0;
+    for (n = 0; n < elems; ++n) {
+      if (t->freq[n] != 0u) {
+        heap[++len] = hc_dfl_entry(t->freq[n], 0u, n);
+        max_code = n;
+      } else {
+        t->len[n] = 0;
+      }
+    }
+    /* At least two codes of non-zero frequency. */
+    while (len < 2) {
+      node = max_code < 2 ? ++max_code : 0;
+      heap[++len] = hc_dfl_entry(1u, 0u, node);
+      t->freq[node] = 1u;
+      z->opt_len--;
+      if (kind != 2) z->static_len -= hc_dfl_static_len(kind, node);
+    }
+    heap[len + 1] = HC_DFL_NO_ENTRY;
+    t->max_code = max_code;
+    z->heap_len = len;
+  }
+  HC_DFL_BARRIER();
+  /* zlib makes the heap with pqdownheap from heap_len / 2 down to 1. The subtrees of the
+   * parents on one level are apart, and every deeper parent comes before them: a level at a
+   * time, its parents on all lanes, gives the same heap. */
+  len = z->heap_len;
+  level = 1;
+  while (level * 2 <= len / 2) level *= 2;
+  for (; level >= 1; level /= 2) {
+    for (n = level + (hc_i32)lane; n < 2 * level && n <= len / 2; n += (hc_i32)lanes)
+      hc_dfl_downheap(heap, len, n);
+    HC_DFL_BARRIER();
+  }
+  if (lane == 0u) {
+    hc_i32 top = HC_DFL_HEAP;
+    node = elems;
+    do {
+      const hc_u32 en = heap[1];
+      hc_u32 em, depth;
+      heap[1] = heap[len];
+      heap[len--] = HC_DFL_NO_ENTRY;
+      hc_dfl_downheap(heap, len, 1);
+      em = heap[1];
+      heap[--top] = en;
+      heap[--top] = em;
+      depth = (HC_DFL_KEY(en) & 31u) >= (HC_DFL_KEY(em) & 31u) ? (HC_DFL_KEY(en) & 31u)
+                                                               : (HC_DFL_KEY(em) & 31u);
+      t->dad[HC_DFL_NODE(en)] = t->dad[HC_DFL_NODE(em)] = (hc_u16)node;
+      heap[1] = hc_dfl_entry((HC_DFL_KEY(en) >> 5) + (HC_DFL_KEY(em) >> 5), depth + 1u, node);
+      ++node;
+      hc_dfl_downheap(heap, len, 1);
+    } while (len >= 2);
+    heap[--top] = heap[1];
+    z->heap_len = len;
+    z->heap_max = top;
+  }
+  HC_DFL_BARRIER();
+  hc_dfl_gen_bitlen(z, t, kind, max_length, lane, lanes);
+  hc_dfl_gen_codes(z, t, lane, lanes);
 }
 
 /* zlib's run limits for the code lengths (scan_tree/send_tree). */
@@ -674,7 +773,7 @@ HC_FN void hc_dfl_tree_runs(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
 /* ---- the block stage ------------------------------------------------------------------------ */
 
 HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
-                        HC_LOCAL hc_dfl_state* z) {
+                        HC_LOCAL hc_dfl_state* z, hc_u32 lane, hc_u32 lanes) {
   const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
   const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
   const hc_u32 segments = plan[HC_DFL_SEGMENTS];
@@ -685,95 +784,67 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
   HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
   HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
   const HC_GLOBAL hc_u32* hist = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
-  hc_u32 i, bytes, matches, type, max_blindex = 0;
-  hc_u64 opt_lenb, static_lenb, data_bits = 0;
-  bi[HC_DFL_BI_EXISTS] = j < nb ? 1u : 0u;
+  const hc_u32 matches = hist[HC_DFL_HIST_MATCHES];
+  hc_u32 i, type;
+  if (lane == 0u) bi[HC_DFL_BI_EXISTS] = j < nb ? 1u : 0u;
   if (j >= nb) return;
-  /* The bytes its symbols cover: up to the next block's first (HC_DFL_EMIT wrote the starts of
-   * the blocks that have symbols; only a final block can have none). */
-  if (j * HC_DFL_SYM_LIMIT == total) bi[HC_DFL_BI_BYTE_START] = seg_end;
-  bytes = ((j + 1u) * HC_DFL_SYM_LIMIT < total ? bi[HC_DFL_BI_WORDS + HC_DFL_BI_BYTE_START]
-                                               : seg_end) -
-          bi[HC_DFL_BI_BYTE_START];
-  matches = hist[HC_DFL_HIST_MATCHES];
-  hc_dfl_state_init(z);
-  for (i = 0; i < HC_DFL_HEAP; ++i) z->l.freq[i] = i < HC_DFL_L_CODES ? hist[i] : 0u;
-  for (i = 0; i < HC_DFL_D_HEAP; ++i) z->d.freq[i] = 0;
-  for (i = 0; i < HC_DFL_BL_HEAP; ++i) z->bl.freq[i] = 0;
-  z->l.freq[256] = 1u;
-  z->d.freq[0] = matches;
-  z->opt_len = z->static_len = 0;
-  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS);
-  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS);
+  for (i = lane; i < HC_DFL_HEAP; i += lanes)
+    z->l_freq[i] = i == 256u ? 1u : i < HC_DFL_L_CODES ? hist[i] : 0u;
+  for (i = lane; i < HC_DFL_D_HEAP; i += lanes) z->d_freq[i] = i == 0u ? matches : 0u;
+  for (i = lane; i < HC_DFL_BL_HEAP; i += lanes) z->bl_freq[i] = 0;
+  if (lane == 0u) {
+    /* The bytes its symbols cover: up to the next block's first (HC_DFL_EMIT wrote the starts
+     * of the blocks that have symbols; only a final block can have none). */
+    if (j * HC_DFL_SYM_LIMIT == total) bi[HC_DFL_BI_BYTE_START] = seg_end;
+    z->bytes = ((j + 1u) * HC_DFL_SYM_LIMIT < total ? bi[HC_DFL_BI_WORDS + HC_DFL_BI_BYTE_START]
+                                                    : seg_end) -
+               bi[HC_DFL_BI_BYTE_START];
+    hc_dfl_state_init(z);
+    z->opt_len = z->static_len = 0;
+  }
+  HC_DFL_BARRIER();
+  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS, lane, lanes);
+  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS, lane, lanes);
   /* build_bl_tree() */
-  hc_dfl_tree_runs(z, &z->l, 0);
-  hc_dfl_tree_runs(z, &z->d, 0);
-  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7);
-  for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
-    if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
-  z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
-  opt_lenb = (z->opt_len + 3u + 7u) >> 3;
-  static_lenb = (z->static_len + 3u + 7u) >> 3;
-  if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
-  if ((hc_u64)bytes + 4u <= opt_lenb) {
-    type = 0u;
-    if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_DFL_ATOMIC_OR(work, HC_DFL_UNSURE);
-  } else {
-    type = static_lenb == opt_lenb ? 1u : 2u;
+  if (lane == 0u) {
+    hc_dfl_tree_runs(z, &z->l, 0);
+    hc_dfl_tree_runs(z, &z->d, 0);
   }
-  bi[HC_DFL_BI_TYPE] = type;
-  bi[HC_DFL_BI_BYTES] = bytes;
-  bi[HC_DFL_BI_FINAL] = last_seg && j + 1u == nb ? 1u : 0u;
-  bi[HC_DFL_BI_FLUSH] = !last_seg && j + 1u == nb ? 1u : 0u;
-  bi[HC_DFL_BI_HDR_BITS] = 0;
-  bi[HC_DFL_BI_DATA_BITS] = 0;
+  HC_DFL_BARRIER();
+  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7, lane, lanes);
+  if (lane == 0u) {
+    const hc_u32 bytes = z->bytes;
+    hc_u32 max_blindex;
+    hc_u64 opt_lenb, static_lenb;
+    for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
+      if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
+    z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
+    opt_lenb = (z->opt_len + 3u + 7u) >> 3;
+    static_lenb = (z->static_len + 3u + 7u) >> 3;
+    if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
+    if ((hc_u64)bytes + 4u <= opt_lenb) {
+      type = 0u;
+      if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_DFL_ATOMIC_OR(work, HC_DFL_UNSURE);
+    } else {
+      type = static_lenb == opt_lenb ? 1u : 2u;
+    }
+    z->type = type;
+    z->max_blindex = max_blindex;
+    bi[HC_DFL_BI_TYPE] = type;
+    bi[HC_DFL_BI_BYTES] = bytes;
+    bi[HC_DFL_BI_FINAL] = last_seg && j + 1u == nb ? 1u : 0u;
+    bi[HC_DFL_BI_FLUSH] = !last_seg && j + 1u == nb ? 1u : 0u;
+    bi[HC_DFL_BI_HDR_BITS] = 0;
+    bi[HC_DFL_BI_DATA_BITS] = 0;
+  }
+  HC_DFL_BARRIER();
+  type = z->type;
   if (type == 0u) return;
-  /* The code of every symbol value. */
-  {
-    const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
-    const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
-    hc_u32 c;
-    for (i = 0; i < 256u; ++i) {
-      const hc_u32 len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
-      codes[2u * i] = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
-      codes[2u * i + 1u] = len;
-    }
-    /* Matches, length code by length code: 256 + l for the lengths l + 3 it covers. */
-    for (c = 0; c < 29u; ++c) {
-      const hc_u32 sym = 257u + c, extra = hc_dfl_length_extra(c), base = hc_dfl_length_base(c);
-      const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
-      const hc_u32 count = c == 27u ? 31u : 1u << extra; /* (255 has its own code, 28) */
-      /* (an unused length code has no code; past max_code its length is scan_tree's guard) */
-      const int unused = clen == 0u || clen > HC_DFL_MAX_BITS;
-      const hc_u32 code = unused ? 0u : type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym];
-      hc_u32 v;
-      for (v = 0; v < count; ++v) {
-        const hc_u32 at = 2u * (256u + base + v);
-        codes[at] = unused ? 0u : code | (v << clen) | (dcode << (clen + extra));
-        codes[at + 1u] = unused ? 0u : clen + extra + dlen;
-      }
-    }
-    codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
-    codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
-  }
-  /* The symbols' bits, end-of-block included, from the histogram (the tree build may have
-   * given an unused code a count of 1; hist holds the true counts). */
-  {
-    const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
-    data_bits = codes[1025] + (hc_u64)matches * dlen;
-    for (i = 0; i < 256u; ++i) data_bits += (hc_u64)hist[i] * codes[2u * i + 1u];
-    for (i = 0; i < 29u; ++i) {
-      const hc_u32 sym = 257u + i;
-      if (hist[sym])
-        data_bits += (hc_u64)hist[sym] *
-                     ((type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym]) + hc_dfl_length_extra(i));
-    }
-  }
-  bi[HC_DFL_BI_DATA_BITS] = (hc_u32)data_bits;
-  if (type == 2u) {
+  if (type == 2u && lane == 0u) {
+    /* The tree description, on lane 0 while the others fill the code table. */
     hc_dfl_hw w;
     const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
-    const hc_u32 blcodes = max_blindex + 1u;
+    const hc_u32 blcodes = z->max_blindex + 1u;
     w.out = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
     w.acc = 0;
     w.n = 0;
@@ -786,6 +857,51 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     hc_dfl_tree_runs(z, &z->d, &w);
     bi[HC_DFL_BI_HDR_BITS] = 32u * w.words + w.n;
     if (w.n && w.words < HC_DFL_HDR_WORDS) w.out[w.words] = (hc_u32)w.acc;
+  }
+  {
+    /* The code of every symbol value (a literal, or a match: its length code, extra bits and
+     * distance code together), and the symbols' bits from the histogram (the tree build may
+     * have given an unused code a count of 1; hist holds the true counts). */
+    const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
+    const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
+    const hc_u32 first = type == 2u && lanes > 1u ? 1u : 0u, step = lanes - first;
+    hc_u64 bits = 0;
+    if (lane >= first) {
+      for (i = lane - first; i < 512u; i += step) {
+        hc_u32 code, len;
+        if (i < 256u) {
+          len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
+          code = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
+          bits += (hc_u64)hist[i] * len;
+        } else {
+          const hc_u32 m = i - 256u, c = hc_dfl_length_code(m), sym = 257u + c;
+          const hc_u32 extra = hc_dfl_length_extra(c);
+          const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
+          /* (an unused length code has no code; past max_code its length is scan_tree's
+           * guard) */
+          const int unused = clen == 0u || clen > HC_DFL_MAX_BITS;
+          code = unused ? 0u
+                        : (type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym]) |
+                              ((m - hc_dfl_length_base(c)) << clen) | (dcode << (clen + extra));
+          len = unused ? 0u : clen + extra + dlen;
+          /* the length code's bits, once for the code (at its base) */
+          if (m == hc_dfl_length_base(c) && hist[sym]) bits += (hc_u64)hist[sym] * (clen + extra);
+        }
+        codes[2u * i] = code;
+        codes[2u * i + 1u] = len;
+      }
+    }
+    z->part_a[lane] = bits;
+    if (lane == 0u) {
+      codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
+      codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
+    }
+    HC_DFL_BARRIER();
+    if (lane == 0u) {
+      bits = codes[1025] + (hc_u64)matches * dlen;
+      for (i = 0; i < lanes; ++i) bits += z->part_a[i];
+      bi[HC_DFL_BI_DATA_BITS] = (hc_u32)bits;
+    }
   }
 }
 
@@ -972,27 +1088,52 @@ HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32
   hc_dfl_bw_end(&w);
 }
 
-HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
-                        HC_GLOBAL hc_u32* out, hc_u32 i) {
-  /* Item i zeroes words i, i + items, i + 2 items... of its region (neighbouring items,
-   * neighbouring words). */
-  hc_u32 words = plan[HC_DFL_OUT_WORDS], items = (words + 63u) / 64u, w;
-  HC_GLOBAL hc_u32* to = out;
-  if (i >= items) {
-    i -= items;
-    to = work + plan[HC_DFL_W_HIST];
-    words = plan[HC_DFL_BLOCKS] * HC_DFL_HIST_WORDS;
-    items = (words + 63u) / 64u;
+HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* out, hc_u32 i) {
+  /* Item i zeroes words i, i + items, i + 2 items... (neighbouring items, neighbouring words). */
+  const hc_u32 words = plan[HC_DFL_OUT_WORDS], items = (words + 63u) / 64u;
+  hc_u32 w;
+  for (w = i; w < words; w += items) out[w] = 0;
+}
+
+/* Block k's histogram: its symbols counted in local memory `h` (HC_DFL_HIST_WORDS words) by the
+ * work-group's lanes, then stored: literal/length counts, and the matches at
+ * HC_DFL_HIST_MATCHES. Every block index gets one (zeros where the block has no symbols). */
+HC_FN void hc_dfl_hist(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
+                       const HC_GLOBAL hc_u16* syms, hc_u32 k, HC_LOCAL hc_u32* h, hc_u32 lane,
+                       hc_u32 lanes) {
+  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
+  const hc_u32 first = (k - plan[plan[HC_DFL_SEG_BLOCK] + s]) * HC_DFL_SYM_LIMIT;
+  const hc_u32 total = work[plan[HC_DFL_W_SEG_TOTAL] + s];
+  const hc_u32 count = total <= first                     ? 0u
+                       : total - first < HC_DFL_SYM_LIMIT ? total - first
+                                                          : HC_DFL_SYM_LIMIT;
+  const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + s] + first;
+  HC_GLOBAL hc_u32* out = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
+  hc_u32 i;
+  for (i = lane; i < HC_DFL_HIST_WORDS; i += lanes) h[i] = 0;
+  HC_DFL_BARRIER();
+  for (i = lane; i < count; i += lanes) {
+    const hc_u32 v = sp[i];
+    HC_DFL_LOCAL_ADD(h + (v < 256u ? v : 257u + hc_dfl_length_code(v - 256u)), 1u);
   }
-  for (w = i; w < words; w += items) to[w] = 0;
+  HC_DFL_BARRIER();
+  for (i = lane; i < HC_DFL_HIST_WORDS; i += lanes) {
+    hc_u32 v = h[i];
+    if (i == HC_DFL_HIST_MATCHES) {
+      hc_u32 c;
+      for (v = 0, c = 257u; c < HC_DFL_L_CODES; ++c) v += h[c];
+    } else if (i > HC_DFL_HIST_MATCHES) {
+      v = 0;
+    }
+    out[i] = v;
+  }
 }
 
 /* Items of each stage. */
 HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
   switch (stage) {
     case HC_DFL_CLEAR:
-      return (plan[HC_DFL_OUT_WORDS] + 63u) / 64u +
-             (plan[HC_DFL_BLOCKS] * HC_DFL_HIST_WORDS + 63u) / 64u;
+      return (plan[HC_DFL_OUT_WORDS] + 63u) / 64u;
     case HC_DFL_COUNT:
     case HC_DFL_EMIT:
     case HC_DFL_BITS:
@@ -1010,18 +1151,26 @@ HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
   }
 }
 
-/* The stage `stage` for item `i` (z: private scratch of HC_DFL_BLOCK). */
+/* The stage `stage` for item `i` (z: the work-group's scratch of HC_DFL_HIST and HC_DFL_BLOCK,
+ * whose item runs on lanes 0..lanes-1 of a work-group; the other stages take lane 0 of 1). */
 HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
                       const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u16* syms,
-                      HC_GLOBAL hc_u32* out, HC_LOCAL hc_dfl_state* z) {
+                      HC_GLOBAL hc_u32* out, HC_LOCAL hc_dfl_state* z, hc_u32 lane, hc_u32 lanes) {
   if (i >= hc_dfl_items(plan, stage)) return;
   switch (stage) {
-    case HC_DFL_CLEAR: hc_dfl_clear(plan, work, out, i); break;
+    case HC_DFL_CLEAR:
+      hc_dfl_clear(plan, out, i);
+      break;
     case HC_DFL_COUNT: hc_dfl_count(data, plan, work, i); break;
     case HC_DFL_SCAN_CHUNKS: hc_dfl_scan_chunk(plan, work, i); break;
     case HC_DFL_SCAN: hc_dfl_scan(plan, work, i); break;
     case HC_DFL_EMIT: hc_dfl_emit(data, plan, work, syms, i); break;
-    case HC_DFL_BLOCK: hc_dfl_block(plan, work, i, z); break;
+    case HC_DFL_HIST:
+      hc_dfl_hist(plan, work, syms, i, z->l_freq, lane, lanes);
+      break;
+    case HC_DFL_BLOCK:
+      hc_dfl_block(plan, work, i, z, lane, lanes);
+      break;
     case HC_DFL_LAYOUT: hc_dfl_layout(plan, work, i); break;
     case HC_DFL_OFFSETS: hc_dfl_offsets(plan, work); break;
     case HC_DFL_BITS: hc_dfl_bits(plan, work, syms, i); break;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <thread>
 
@@ -15,6 +16,7 @@
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
+#include "host/src/parallel.h"
 
 namespace hetcodec {
 
@@ -37,8 +39,10 @@ struct PngEncoder::Impl {
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
+  std::unique_ptr<PinnedBuffer> result;   // the deflate data and its CRCs on their way down
+  detail::WorkerPool pool;                // the upload's copies, kept between images
   // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
-  // worker threads piece by piece in order while this thread starts each quarter's transfer as
+  // pool threads piece by piece in order while this thread starts each quarter's transfer as
   // soon as its pieces are in.
   void upload(const std::uint8_t* samples, std::size_t bytes) {
     if (bytes < (std::size_t(1) << 20)) {
@@ -62,21 +66,28 @@ struct PngEncoder::Impl {
         copied[k / per_part].fetch_add(1, std::memory_order_release);
       }
     };
-    struct Pool {  // joined however this returns (a failed transfer throws)
-      std::vector<std::thread> threads;
-      ~Pool() {
-        for (auto& t : threads)
-          if (t.joinable()) t.join();
+    std::exception_ptr failed;  // a failed transfer, thrown once the copies are done
+    auto send = [&] {
+      try {
+        for (std::size_t part = 0; part * per_part < pieces; ++part) {
+          const std::size_t first = part * per_part, last = std::min(pieces, first + per_part);
+          while (copied[part].load(std::memory_order_acquire) < last - first)
+            std::this_thread::yield();
+          const std::size_t at = first * kPiece, end = std::min(bytes, last * kPiece);
+          queue->write(*rows, at, *staging, at, end - at);
+        }
+      } catch (...) {
+        failed = std::current_exception();
       }
-    } pool;
+    };
     const int workers = std::max(1, std::min(options.threads, 8));
-    for (int t = 0; t < workers; ++t) pool.threads.emplace_back(work);
-    for (std::size_t part = 0; part * per_part < pieces; ++part) {
-      const std::size_t first = part * per_part, last = std::min(pieces, first + per_part);
-      while (copied[part].load(std::memory_order_acquire) < last - first) std::this_thread::yield();
-      const std::size_t at = first * kPiece, end = std::min(bytes, last * kPiece);
-      queue->write(*rows, at, *staging, at, end - at);
-    }
+    pool.run(workers + 1, [&](int id) {
+      if (id == 0)
+        send();
+      else
+        work();
+    });
+    if (failed) std::rethrow_exception(failed);
   }
   bool on_device = false;
   PngEncodeStageTimes times;
@@ -150,10 +161,18 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   const std::uint32_t pieces = std::uint32_t((total + kHeader + kCrcPiece - 1) / kCrcPiece);
   const std::size_t crc_at = (total + 3) / 4 * 4;  // past the stream's last word
   k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *out, crc_at, pieces);
-  std::vector<std::uint8_t> data(crc_at + std::size_t(pieces) * 4);
-  q.read(data.data(), *out, 0, data.size());
+  // Into pinned memory (a copy to pageable memory goes through the driver's own staging), read
+  // from there by the writer.
+  const std::size_t down = crc_at + std::size_t(pieces) * 4;
+  if (!result || result->size() < down) {
+    result.reset();
+    result = device->alloc_pinned(down + down / 8 + 4096);
+  }
+  q.read(*result, 0, *out, 0, down);
+  q.finish();
+  const std::uint8_t* data = result->data();
   std::vector<std::uint32_t> piece_crc(pieces);
-  if (pieces) std::memcpy(piece_crc.data(), data.data() + crc_at, std::size_t(pieces) * 4);
+  if (pieces) std::memcpy(piece_crc.data(), data + crc_at, std::size_t(pieces) * 4);
   lap(times.download);
   std::uint32_t adler = 1;
   for (std::size_t s = 0; s < S; ++s) {
@@ -166,7 +185,7 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
                                    std::uint8_t(adler >> 8), std::uint8_t(adler)};
   const png::PieceCrcs data_crcs{piece_crc.data(), pieces, kCrcPiece, kHeader};
   const std::vector<png::StreamPart> parts = {
-      {header.data(), 2}, {data.data(), total, &data_crcs}, {trailer, 4}};
+      {header.data(), 2}, {data, total, &data_crcs}, {trailer, 4}};
   std::vector<std::uint8_t> file;
   if (compatible) {
     file = png::compatible_file(shape, parts);
