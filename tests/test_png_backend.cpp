@@ -250,6 +250,20 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
       CHECK(file == png::assemble_parallel(r, png::filter_rows_libpng(r), c.segments, 1));
       CHECK(hetcodec::test::libpng_decode(file).samples == r.samples);
     }
+    if (dev.info().is_emulator) return;
+    // One encoder for images of two shapes in turn: the plan it keeps on the device from the
+    // image before is used only when it is the same.
+    PngEncodeOptions o;
+    o.deflate = PngDeflate::Device;
+    o.segments = 3;
+    PngEncoder one(std::shared_ptr<Device>(&dev, [](Device*) {}), o);
+    const png::Raster a = raster(97, 61, 3, 8, 5, false), b = raster(300, 20, 1, 8, 6, false),
+                      c = raster(97, 61, 3, 8, 7, false);
+    for (const png::Raster* r : {&a, &b, &a, &c, &b}) {
+      const auto file = one.encode(raw_of(*r));
+      CHECK(one.last_deflated_on_device());
+      CHECK(file == png::assemble_parallel(*r, png::filter_rows_libpng(*r), 3, 1));
+    }
   });
 }
 

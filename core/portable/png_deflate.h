@@ -69,7 +69,7 @@
 #define HC_DFL_HIST_LANES 256u
 #define HC_DFL_BLOCK_LANES 32u
 
-#define HC_DFL_PIECE 512u
+#define HC_DFL_PIECE 256u
 #define HC_DFL_CHUNK 64u /* pieces */
 #define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
 
