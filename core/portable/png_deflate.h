@@ -47,13 +47,10 @@
 
 #if defined(__OPENCL_VERSION__)
 #define HC_DFL_ATOMIC_OR(p, v) atomic_or((volatile __global uint*)(p), (v))
-#define HC_DFL_ATOMIC_ADD(p, v) atomic_add((volatile __global uint*)(p), (v))
 #elif defined(__CUDA_ARCH__)
 #define HC_DFL_ATOMIC_OR(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
-#define HC_DFL_ATOMIC_ADD(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
 #else
 #define HC_DFL_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
-#define HC_DFL_ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #endif
 /* The work-group stages' barrier and local-memory adds (one lane on the CPU: no barrier). */
 #if defined(__OPENCL_VERSION__)
