@@ -39,9 +39,8 @@ struct PngEncoder::Impl {
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
   // The plan now in `plan` (it depends on the image's shape and the segments only: images of
-  // one size in a row send it once).
+  // one size in a row send it once); empty when `plan` holds none.
   std::vector<std::uint32_t> sent_plan;
-  const DeviceBuffer* sent_to = nullptr;
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
   std::unique_ptr<PinnedBuffer> result;   // the deflate data and its CRCs on their way down
   detail::WorkerPool pool;                // the upload's copies, kept between images
@@ -136,7 +135,7 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   png::DeflatePlan p;
   if (!png::make_deflate_plan(n, seg.starts, stored_limit, p)) return {};
   Queue& q = *queue;
-  if (!plan || plan->size() < p.words.size() * 4) sent_to = nullptr;  // (a new buffer)
+  if (!plan || plan->size() < p.words.size() * 4) sent_plan.clear();  // (a new buffer)
   ensure(plan, p.words.size() * 4);
   ensure(work, p.work_words * 4);
   ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
@@ -147,11 +146,10 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   constexpr std::uint32_t kCrcPiece = 1024, kHeader = 2;
   const std::size_t crc_room = (std::size_t(p.out_words) * 4 + kHeader) / kCrcPiece * 4 + 8;
   ensure(out, p.out_words * 4 + crc_room);
-  if (sent_to != plan.get() || sent_plan != p.words) {
-    sent_to = nullptr;
+  if (sent_plan != p.words) {
+    sent_plan.clear();  // (until the write has gone through)
     q.write(*plan, 0, p.words.data(), p.words.size() * 4);
     sent_plan = p.words;
-    sent_to = plan.get();
   }
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
@@ -301,7 +299,7 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
       // rows): the host makes the stream from the rows instead. Anything else is reported.
       if (e.code() != ErrorCode::OutOfMemory) throw;
       im.plan.reset();
-      im.sent_to = nullptr;
+      im.sent_plan.clear();
       im.work.reset();
       im.syms.reset();
       im.out.reset();
