@@ -226,7 +226,8 @@ class PngKernels {
   void inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
                DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count);
   // One stage (HC_DFL_COUNT .. HC_DFL_PACK) of the device deflate of core/portable/png_deflate.h
-  // over `items` items: `data` holds the filtered rows, `plan` the host's plan
+  // over `items` items: `data` holds the filtered rows (its size a multiple of 8: the stages
+  // read 8-byte words, the bytes past the rows ignored), `plan` the host's plan
   // (core/png/deflate_plan.h, which also sizes `work`, `syms` and `out`). Checks the stage and
   // that the plan is there (InvalidArgument).
   void deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,

@@ -89,6 +89,9 @@ void PngKernels::deflate(Queue& queue, int stage, std::uint32_t items, const Dev
     throw Error(ErrorCode::InvalidArgument, "deflate: stage " + std::to_string(stage));
   check_range("deflate plan", 0, HC_DFL_PLAN_HEADER * 4, plan.size());
   check_range("deflate work", 0, 4, work.size());
+  if (data.size() % 8)
+    throw Error(ErrorCode::InvalidArgument,
+                "deflate: the data buffer is not a whole number of 8-byte words");
   if (items) run_deflate(queue, stage, items, data, plan, work, syms, out);
 }
 

@@ -16,6 +16,7 @@
 #include "core/png/filter.h"
 #include "core/png/reader.h"
 #include "core/png/writer.h"
+#include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/libpng_oracle.h"
@@ -155,6 +156,20 @@ TEST_CASE("png filter_rows refuses bad arguments") {
     info.mask = 0x1F;
     info.bpp = 9;
     CHECK_THROWS_AS(dev.png().filter_rows(*q, *rows, *out, info), Error);
+  });
+}
+
+TEST_CASE("png deflate refuses a bad stage, a missing plan and data not in 8-byte words") {
+  for_each_device([&](Device& dev) {
+    auto q = dev.create_queue();
+    auto data = dev.alloc(64), odd = dev.alloc(63), plan = dev.alloc(HC_DFL_PLAN_HEADER * 4);
+    auto small = dev.alloc(16), work = dev.alloc(64), syms = dev.alloc(64), out = dev.alloc(64);
+    CHECK_THROWS_AS(dev.png().deflate(*q, HC_DFL_STAGES, 1, *data, *plan, *work, *syms, *out),
+                    Error);
+    CHECK_THROWS_AS(dev.png().deflate(*q, -1, 1, *data, *plan, *work, *syms, *out), Error);
+    CHECK_THROWS_AS(dev.png().deflate(*q, HC_DFL_COUNT, 1, *data, *small, *work, *syms, *out),
+                    Error);
+    CHECK_THROWS_AS(dev.png().deflate(*q, HC_DFL_COUNT, 1, *odd, *plan, *work, *syms, *out), Error);
   });
 }
 

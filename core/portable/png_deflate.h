@@ -232,6 +232,38 @@ HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
   return last ? total / HC_DFL_SYM_LIMIT + 1u : (total + HC_DFL_SYM_LIMIT - 1u) / HC_DFL_SYM_LIMIT;
 }
 
+/* The data's bytes read eight at a time on the devices: a work-item walks 256 bytes of its own,
+ * 256 bytes from its neighbour's, so byte loads would cost a memory transaction each. The
+ * buffer starts 8-byte aligned; the words are little-endian on every device we build for. */
+#if defined(__OPENCL_VERSION__) || defined(__CUDA_ARCH__)
+#if defined(__OPENCL_VERSION__) && !defined(__ENDIAN_LITTLE__)
+#error "png_deflate.h reads the data as little-endian words"
+#endif
+typedef struct {
+  const HC_GLOBAL hc_u64* words;
+  hc_u64 word;
+  hc_u32 at; /* the word in `word`, ~0 for none */
+} hc_dfl_bytes;
+HC_FN void hc_dfl_bytes_init(hc_dfl_bytes* r, const HC_GLOBAL hc_u8* data) {
+  r->words = (const HC_GLOBAL hc_u64*)data;
+  r->word = 0;
+  r->at = 0xFFFFFFFFu;
+}
+HC_FN hc_u32 hc_dfl_byte(hc_dfl_bytes* r, hc_u32 i) {
+  if (i >> 3 != r->at) {
+    r->at = i >> 3;
+    r->word = r->words[r->at];
+  }
+  return (hc_u32)(r->word >> ((i & 7u) * 8u)) & 0xFFu;
+}
+#else
+typedef struct {
+  const hc_u8* data;
+} hc_dfl_bytes;
+HC_FN void hc_dfl_bytes_init(hc_dfl_bytes* r, const hc_u8* data) { r->data = data; }
+HC_FN hc_u32 hc_dfl_byte(hc_dfl_bytes* r, hc_u32 i) { return r->data[i]; }
+#endif
+
 /* ---- stages over pieces ----------------------------------------------------------------- */
 
 /* The runs a piece owns are those that start in it (the last may go on past it, up to the
@@ -242,10 +274,12 @@ HC_FN hc_u32 hc_dfl_segment_blocks(hc_u32 total, int last) {
 HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                         HC_GLOBAL hc_u32* work, hc_u32 p) {
   hc_u32 s, a, b, sa, sb, i, count = 0, s1 = 1, s2 = 0, prev = 0, start = 0, r = 0, own = 0;
+  hc_dfl_bytes d;
+  hc_dfl_bytes_init(&d, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
-  prev = a > sa ? data[a - 1u] : 0u;
+  prev = a > sa ? hc_dfl_byte(&d, a - 1u) : 0u;
   for (i = a; i < b; ++i) {
-    const hc_u32 x = data[i];
+    const hc_u32 x = hc_dfl_byte(&d, i);
     const hc_u32 fresh = (i == sa) | (x != prev);
     s1 += x;
     s2 += s1;
@@ -258,7 +292,7 @@ HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* pla
   if (own) {
     /* The open run goes on past the piece: its symbols from its whole length. */
     const hc_u32 inside = i - start;
-    while (i < sb && data[i] == prev) ++i;
+    while (i < sb && hc_dfl_byte(&d, i) == prev) ++i;
     if (i - start != inside) count += hc_dfl_run_symbols(i - start) - hc_dfl_run_symbols(inside);
   }
   if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
@@ -289,6 +323,8 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   hc_u32 s, a, b, sa, sb, i, first, prev = 0, start = 0;
   int own = 0;
   hc_dfl_emitter e;
+  hc_dfl_bytes d;
+  hc_dfl_bytes_init(&d, data);
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   e.pos = a;
   /* The piece's first symbol: in its chunk, plus where the chunk starts; kept for later. */
@@ -301,15 +337,15 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + e.rem;
   e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
   e.block_info = work + plan[HC_DFL_W_BLOCK];
-  prev = a > sa ? data[a - 1u] : 0u;
+  prev = a > sa ? hc_dfl_byte(&d, a - 1u) : 0u;
   for (i = a;; ++i) {
     hc_u32 x = 0;
     if (i < b) {
-      x = data[i];
+      x = hc_dfl_byte(&d, i);
       if (i != sa && x == prev) continue;
     } else {
       if (!own) break;
-      while (i < sb && data[i] == prev) ++i;
+      while (i < sb && hc_dfl_byte(&d, i) == prev) ++i;
     }
     if (own) {
       /* The run [start, i) of bytes `prev`: a literal, matches of 258, then the rest. */

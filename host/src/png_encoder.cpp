@@ -38,9 +38,14 @@ struct PngEncoder::Impl {
   std::unique_ptr<Queue> queue;
   std::unique_ptr<DeviceBuffer> rows, filtered;
   std::unique_ptr<DeviceBuffer> plan, work, syms, out;  // the device deflate's
-  // The plan now in `plan` (it depends on the image's shape and the segments only: images of
-  // one size in a row send it once); empty when `plan` holds none.
-  std::vector<std::uint32_t> sent_plan;
+  // The last plan made, and what it was made from (the filtered bytes, the segments' starts,
+  // the stored limit): images of one shape in a row make it once and send it once.
+  png::DeflatePlan made_plan;
+  bool made_any = false, made_ok = false;
+  std::size_t made_n = 0;
+  std::vector<std::size_t> made_starts;
+  std::uint32_t made_limit = 0;
+  bool plan_sent = false;                 // whether `plan` holds made_plan
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
   std::unique_ptr<PinnedBuffer> result;   // the deflate data and its CRCs on their way down
   detail::WorkerPool pool;                // the upload's copies, kept between images
@@ -132,10 +137,19 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
                                               : std::max(1, int(device->info().compute_units));
     seg = png::parallel_segments(shape, segments);
   }
-  png::DeflatePlan p;
-  if (!png::make_deflate_plan(n, seg.starts, stored_limit, p)) return {};
+  if (!made_any || made_n != n || made_starts != seg.starts || made_limit != stored_limit) {
+    made_plan = png::DeflatePlan{};
+    plan_sent = false;
+    made_ok = png::make_deflate_plan(n, seg.starts, stored_limit, made_plan);
+    made_n = n;
+    made_starts = seg.starts;
+    made_limit = stored_limit;
+    made_any = true;
+  }
+  if (!made_ok) return {};
+  const png::DeflatePlan& p = made_plan;
   Queue& q = *queue;
-  if (!plan || plan->size() < p.words.size() * 4) sent_plan.clear();  // (a new buffer)
+  if (!plan || plan->size() < p.words.size() * 4) plan_sent = false;  // (a new buffer)
   ensure(plan, p.words.size() * 4);
   ensure(work, p.work_words * 4);
   ensure(syms, (p.sym_words * 2 + 3) / 4 * 4);
@@ -146,10 +160,9 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   constexpr std::uint32_t kCrcPiece = 1024, kHeader = 2;
   const std::size_t crc_room = (std::size_t(p.out_words) * 4 + kHeader) / kCrcPiece * 4 + 8;
   ensure(out, p.out_words * 4 + crc_room);
-  if (sent_plan != p.words) {
-    sent_plan.clear();  // (until the write has gone through)
+  if (!plan_sent) {
     q.write(*plan, 0, p.words.data(), p.words.size() * 4);
-    sent_plan = p.words;
+    plan_sent = true;
   }
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
@@ -276,7 +289,15 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
                                               " bytes (the encoder takes at most 2^28)");
   Device& dev = *im.device;
   const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
-  if (!im.filtered || im.filtered->size() < out_bytes) im.filtered = dev.alloc(out_bytes);
+  // The device deflate reads the rows as 8-byte words: room for the last one, zeroed once
+  // (whatever image comes later, the bytes past its rows were written by one before it).
+  const std::size_t padded = (out_bytes + 7) / 8 * 8;
+  if (!im.filtered || im.filtered->size() < padded) {
+    im.filtered.reset();
+    im.filtered = dev.alloc(padded);
+    const std::uint8_t zeros[8] = {};
+    if (padded > out_bytes) im.queue->write(*im.filtered, out_bytes, zeros, padded - out_bytes);
+  }
   PngFilterInfo info;
   info.height = std::uint32_t(shape.height);
   info.row_bytes = std::uint32_t(rb);
@@ -299,7 +320,7 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
       // rows): the host makes the stream from the rows instead. Anything else is reported.
       if (e.code() != ErrorCode::OutOfMemory) throw;
       im.plan.reset();
-      im.sent_plan.clear();
+      im.plan_sent = false;
       im.work.reset();
       im.syms.reset();
       im.out.reset();
