@@ -63,11 +63,10 @@ HC_DFL_KERNEL(png_deflate_emit, HC_DFL_EMIT)
 HC_DFL_KERNEL(png_deflate_layout, HC_DFL_LAYOUT)
 HC_DFL_KERNEL(png_deflate_offsets, HC_DFL_OFFSETS)
 HC_DFL_KERNEL(png_deflate_bits, HC_DFL_BITS)
-HC_DFL_KERNEL(png_deflate_place, HC_DFL_PLACE)
 HC_DFL_KERNEL(png_deflate_pack_blocks, HC_DFL_PACK_BLOCKS)
 HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
 
-/* The work-group stages (a histogram; zlib's trees): an item to a work-group, its scratch in
+/* The work-group stages (a histogram; zlib's trees; a scan): an item to a work-group, its scratch in
  * local memory. */
 #define HC_DFL_GROUP_KERNEL(NAME, STAGE)                                                    \
   __kernel void NAME(__global const uchar* data, __global const uint* plan,                 \
@@ -81,6 +80,7 @@ HC_DFL_KERNEL(png_deflate_pack, HC_DFL_PACK)
   }
 HC_DFL_GROUP_KERNEL(png_deflate_hist, HC_DFL_HIST)
 HC_DFL_GROUP_KERNEL(png_deflate_block, HC_DFL_BLOCK)
+HC_DFL_GROUP_KERNEL(png_deflate_place, HC_DFL_PLACE)
 
 /* CRC-32 of pieces of the deflate stream (core/portable/png_crc.h), one work-item each, the
  * work-group's tables in local memory. */

@@ -68,8 +68,8 @@ cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* dat
 template <int Stage>
 __global__ void png_deflate(std::uint32_t items, const std::uint8_t* data, const std::uint32_t* plan,
                             std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
-  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK) {
-    // An item to a block, its scratch (the histogram; zlib's trees) in shared memory.
+  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK || Stage == HC_DFL_PLACE) {
+    // An item to a block, its scratch (the histogram; zlib's trees; a scan) in shared memory.
     __shared__ hc_dfl_state z;
     if (blockIdx.x < items)
       hc_dfl_run(Stage, blockIdx.x, data, plan, work, syms, out, &z, threadIdx.x, blockDim.x);
@@ -83,8 +83,10 @@ template <int Stage>
 cudaError_t launch_deflate_stage(cudaStream_t stream, std::uint32_t items, const std::uint8_t* data,
                                  const std::uint32_t* plan, std::uint32_t* work,
                                  std::uint16_t* syms, std::uint32_t* out) {
-  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK) {
-    const unsigned lanes = Stage == HC_DFL_HIST ? HC_DFL_HIST_LANES : HC_DFL_BLOCK_LANES;
+  if constexpr (Stage == HC_DFL_HIST || Stage == HC_DFL_BLOCK || Stage == HC_DFL_PLACE) {
+    const unsigned lanes = Stage == HC_DFL_HIST    ? HC_DFL_HIST_LANES
+                           : Stage == HC_DFL_BLOCK ? HC_DFL_BLOCK_LANES
+                                                   : HC_DFL_PLACE_LANES;
     png_deflate<Stage><<<items, lanes, 0, stream>>>(items, data, plan, work, syms, out);
   } else {
     // A stored block's bytes follow its own data: one thread to a warp, so that no warp runs

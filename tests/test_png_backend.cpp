@@ -209,14 +209,16 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
   struct Case {
     int w, h, channels, depth;
     int kind;  // 0 photo-like, 1 noise (stored blocks), 2 flat (long runs across segments),
-               // 3 stripes of flat and photo-like rows, 4 noise above, stripes below
+               // 3 stripes of flat and photo-like rows, 4 noise above, stripes below, 5 one
+               // row of one value (a run of more symbols than a block holds: the piece that
+               // starts it writes into the next block, whose other pieces have none)
     int segments;
   };
   const Case small[] = {{1, 1, 1, 8, 0, 1},    {1, 40, 3, 8, 0, 7},   {40, 1, 2, 16, 1, 3},
                         {97, 61, 3, 8, 0, 5},  {64, 40, 4, 16, 3, 9}, {300, 20, 1, 8, 2, 4},
                         {120, 90, 4, 8, 1, 2}, {257, 33, 3, 8, 3, 33}};
-  const Case large[] = {{700, 300, 3, 8, 0, 6}, {600, 200, 3, 8, 1, 3}, {1500, 400, 4, 8, 2, 5},
-                        {800, 300, 2, 16, 3, 1}, {500, 200, 3, 8, 4, 3}};
+  const Case large[] = {{700, 300, 3, 8, 0, 6},  {600, 200, 3, 8, 1, 3}, {1500, 400, 4, 8, 2, 5},
+                        {800, 300, 2, 16, 3, 1}, {500, 200, 3, 8, 4, 3}, {600000, 1, 4, 16, 5, 1}};
   // Oclgrind: one image with stored, dynamic and long-run blocks, in a process of its own (the
   // emulator-deflate test; the full emulator suite skips it). Its uninitialised-value tracking
   // reports the freshly cleared histograms as uninitialised once buffers have been released and
@@ -242,7 +244,8 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
         std::fill(r.samples.begin() + std::ptrdiff_t(rb * std::size_t(y)),
                   r.samples.begin() + std::ptrdiff_t(rb * std::size_t(y + 1)), v);
       };
-      if (c.kind == 2) std::fill(r.samples.begin(), r.samples.end(), std::uint8_t(77));
+      if (c.kind == 2 || c.kind == 5)
+        std::fill(r.samples.begin(), r.samples.end(), std::uint8_t(77));
       if (c.kind == 3)
         for (int y = 0; y < c.h; y += 2) fill_row(y, std::uint8_t(y));
       if (c.kind == 4) {

@@ -127,8 +127,11 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(k.setArg(3, mem_of(syms)));
     HC_CL_CHECK(k.setArg(4, mem_of(out)));
     HC_CL_CHECK(k.setArg(5, cl_uint(items)));
-    if (stage == HC_DFL_HIST || stage == HC_DFL_BLOCK) {  // an item to a work-group
-      const std::size_t lanes = stage == HC_DFL_HIST ? HC_DFL_HIST_LANES : HC_DFL_BLOCK_LANES;
+    if (stage == HC_DFL_HIST || stage == HC_DFL_BLOCK || stage == HC_DFL_PLACE) {
+      // an item to a work-group
+      const std::size_t lanes = stage == HC_DFL_HIST    ? HC_DFL_HIST_LANES
+                                : stage == HC_DFL_BLOCK ? HC_DFL_BLOCK_LANES
+                                                        : HC_DFL_PLACE_LANES;
       queue_cast(queue).launch(k, std::size_t(items) * lanes, lanes, "png_deflate");
       return;
     }

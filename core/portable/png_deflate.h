@@ -30,7 +30,8 @@
  *   HC_DFL_LAYOUT      per segment: where each block starts, in bits, and the segment's bytes.
  *   HC_DFL_OFFSETS     one item: where each segment starts in the deflate data.
  *   HC_DFL_BITS        per piece: the bits of its symbols in the block of its first one.
- *   HC_DFL_PLACE       per block: where the symbols of each piece that starts in it go.
+ *   HC_DFL_PLACE       per block, a work-group of HC_DFL_PLACE_LANES: where the symbols of
+ *                      each piece whose first symbol is in it go (a scan of the pieces' bits).
  *   HC_DFL_PACK_BLOCKS per block: its header, end-of-block code and sync flush, or all of a
  *                      stored block.
  *   HC_DFL_PACK        per piece: its symbols' codes.
@@ -38,8 +39,8 @@
  * those through an atomic OR on the zeroed output; the words between are theirs alone.
  * Every index range is fixed by the host from the sizes alone (a block index for every block
  * a segment could have); a stage's items beyond what the data needs do nothing.
- * HC_DFL_HIST and HC_DFL_BLOCK run an item on a work-group (hc_dfl_run's lane and lanes,
- * HC_DFL_BARRIER between their phases); the CPU reference runs them with one lane. */
+ * HC_DFL_HIST, HC_DFL_BLOCK and HC_DFL_PLACE run an item on a work-group (hc_dfl_run's lane and
+ * lanes, HC_DFL_BARRIER between their phases); the CPU reference runs them with one lane. */
 #ifndef HETCODEC_PORTABLE_PNG_DEFLATE_H
 #define HETCODEC_PORTABLE_PNG_DEFLATE_H
 
@@ -65,6 +66,7 @@
 #endif
 #define HC_DFL_HIST_LANES 256u
 #define HC_DFL_BLOCK_LANES 32u
+#define HC_DFL_PLACE_LANES 256u
 
 #define HC_DFL_PIECE 256u
 #define HC_DFL_CHUNK 64u /* pieces */
@@ -1013,36 +1015,74 @@ HC_FN void hc_dfl_bits(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
   work[plan[HC_DFL_W_PIECE_BITS] + p] = bits;
 }
 
+/* The sum of the work-group's values v, and into *before the sum of those of the lanes below
+ * this one (a scan in local memory, `scan` lanes words). */
+HC_FN hc_u32 hc_dfl_group_scan(HC_LOCAL hc_u32* scan, hc_u32 v, hc_u32* before, hc_u32 lane,
+                               hc_u32 lanes) {
+  hc_u32 d, total;
+  scan[lane] = v;
+  HC_DFL_BARRIER();
+  for (d = 1u; d < lanes; d *= 2u) {
+    const hc_u32 t = lane >= d ? scan[lane - d] : 0u;
+    HC_DFL_BARRIER();
+    scan[lane] += t;
+    HC_DFL_BARRIER();
+  }
+  *before = scan[lane] - v;
+  total = scan[lanes - 1u];
+  HC_DFL_BARRIER(); /* (before the scan is used again) */
+  return total;
+}
+
+/* Per block, a work-group: the stream bit of the first symbol of each piece whose first symbol
+ * is in the block, from the block's data bit and the pieces' bits (BITS) by a scan. */
 HC_FN void hc_dfl_place(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
-                        const HC_GLOBAL hc_u16* syms, hc_u32 k) {
+                        const HC_GLOBAL hc_u16* syms, hc_u32 k, HC_LOCAL hc_u32* scan, hc_u32 lane,
+                        hc_u32 lanes) {
   const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
   const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
   const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
   const hc_u32 lo = j * HC_DFL_SYM_LIMIT, hi = lo + HC_DFL_SYM_LIMIT;
   const HC_GLOBAL hc_u32* off = work + plan[HC_DFL_W_PIECE_OFF];
-  hc_u32 p0 = plan[plan[HC_DFL_SEG_PIECE] + s], p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
+  const hc_u32 seg_p0 = plan[plan[HC_DFL_SEG_PIECE] + s];
+  hc_u32 p0 = seg_p0, p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u], end, lead = 0, before, q;
   hc_u64 at;
   if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u || bi[HC_DFL_BI_TYPE] == 0u) return;
-  /* The first piece whose first symbol is in this block or later. */
+  /* The first piece whose first symbol is in this block or later, and the first past it. */
+  end = p1;
   while (p0 < p1) {
     const hc_u32 mid = p0 + (p1 - p0) / 2u;
     if (off[mid] < lo) p0 = mid + 1u; else p1 = mid;
   }
-  p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
+  p1 = end;
+  end = p0;
+  while (end < p1) {
+    const hc_u32 mid = end + (p1 - end) / 2u;
+    if (off[mid] < hi)
+      end = mid + 1u;
+    else
+      p1 = mid;
+  }
   at = hc_dfl_data_bit(plan, work, k);
   /* The block's first symbols may end a run of a piece that started before it: theirs come
    * first (that piece's writer goes on into this block). */
-  if (p0 > plan[plan[HC_DFL_SEG_PIECE] + s]) {
+  if (p0 > seg_p0) {
     const hc_u32 prev_end = off[p0 - 1u] + work[plan[HC_DFL_W_PIECE_COUNT] + p0 - 1u];
     const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
     const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + s];
     hc_u32 i;
-    for (i = lo; i < prev_end && i < hi; ++i) at += codes[2u * sp[i] + 1u];
+    for (i = lo + lane; i < prev_end && i < hi; i += lanes) lead += codes[2u * sp[i] + 1u];
   }
-  for (; p0 < p1 && off[p0] < hi; ++p0) {
-    work[plan[HC_DFL_W_PIECE_AT] + 2u * p0] = (hc_u32)at;
-    work[plan[HC_DFL_W_PIECE_AT] + 2u * p0 + 1u] = (hc_u32)(at >> 32);
-    at += work[plan[HC_DFL_W_PIECE_BITS] + p0];
+  at += hc_dfl_group_scan(scan, lead, &before, lane, lanes);
+  for (q = p0; q < end; q += lanes) {
+    const hc_u32 p = q + lane;
+    const hc_u32 bits = p < end ? work[plan[HC_DFL_W_PIECE_BITS] + p] : 0u;
+    const hc_u32 total = hc_dfl_group_scan(scan, bits, &before, lane, lanes);
+    if (p < end) {
+      work[plan[HC_DFL_W_PIECE_AT] + 2u * p] = (hc_u32)(at + before);
+      work[plan[HC_DFL_W_PIECE_AT] + 2u * p + 1u] = (hc_u32)((at + before) >> 32);
+    }
+    at += total;
   }
 }
 
@@ -1207,7 +1247,9 @@ HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
     case HC_DFL_LAYOUT: hc_dfl_layout(plan, work, i); break;
     case HC_DFL_OFFSETS: hc_dfl_offsets(plan, work); break;
     case HC_DFL_BITS: hc_dfl_bits(plan, work, syms, i); break;
-    case HC_DFL_PLACE: hc_dfl_place(plan, work, syms, i); break;
+    case HC_DFL_PLACE:
+      hc_dfl_place(plan, work, syms, i, z->l_freq, lane, lanes);
+      break;
     case HC_DFL_PACK_BLOCKS: hc_dfl_pack_block(data, plan, work, out, i); break;
     default: hc_dfl_pack(plan, work, syms, out, i); break;
   }
