@@ -12,6 +12,7 @@
 #include "core/portable/jpeg_color.h"
 #include "hetcodec/hetcodec.h"
 #include "host/src/parallel.h"
+#include "host/src/pinned_copy.h"
 
 using namespace hetcodec;
 
@@ -140,6 +141,27 @@ TEST_CASE("open_device shares one object per device") {
   CHECK(a.get() == b.get());
   CHECK(a->info().spec == "cpu");
   CHECK(std::string(version()) == HETCODEC_TEST_VERSION);
+}
+
+TEST_CASE("copy_to_pinned copies every byte, whatever the sizes and alignments") {
+  std::vector<std::uint8_t> src(70000), dst(70100);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::uint8_t(i * 131 + (i >> 8));
+  for (std::size_t n : {0, 1, 15, 4095, 4096, 4097, 5000, 65536, 69990})
+    for (std::size_t d_off : {0, 1, 7, 16, 33})
+      for (std::size_t s_off : {0, 3, 8}) {
+        if (s_off + n > src.size()) continue;
+        std::fill(dst.begin(), dst.end(), std::uint8_t(0xEE));
+        detail::copy_to_pinned(dst.data() + d_off, src.data() + s_off, n);
+        INFO(n << " bytes, to +" << d_off << ", from +" << s_off);
+        REQUIRE(std::equal(src.begin() + std::ptrdiff_t(s_off),
+                           src.begin() + std::ptrdiff_t(s_off + n),
+                           dst.begin() + std::ptrdiff_t(d_off)));
+        // nothing written around the copy
+        REQUIRE(std::count(dst.begin(), dst.begin() + std::ptrdiff_t(d_off), 0xEE) ==
+                std::ptrdiff_t(d_off));
+        REQUIRE(std::count(dst.begin() + std::ptrdiff_t(d_off + n), dst.end(), 0xEE) ==
+                std::ptrdiff_t(dst.size() - d_off - n));
+      }
 }
 
 TEST_CASE("WorkerPool runs every index once per run, reuses its threads, and nests") {

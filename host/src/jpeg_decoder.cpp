@@ -22,6 +22,7 @@
 #include "core/jpeg/token_stream.h"
 #include "hetcodec/jpeg.h"
 #include "host/src/parallel.h"
+#include "host/src/pinned_copy.h"
 
 namespace hetcodec {
 namespace {
@@ -412,7 +413,7 @@ struct JpegDecoder::Impl {
     const auto t0 = Clock::now();
     ensure(staging, to - from);
     for (const Staged& st : staged)
-      std::memcpy(staging->data() + (st.offset - from), st.data, st.bytes);
+      detail::copy_to_pinned(staging->data() + (st.offset - from), st.data, st.bytes);
     times.transfer += seconds_since(t0);
     q.write(job, from, *staging, 0, to - from);
     return copies + 1;

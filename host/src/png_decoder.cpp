@@ -17,6 +17,7 @@
 #include "core/portable/png_inflate.h"
 #include "hetcodec/png.h"
 #include "host/src/parallel.h"
+#include "host/src/pinned_copy.h"
 
 namespace hetcodec {
 
@@ -190,10 +191,10 @@ bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::In
   const std::size_t table_bytes = table.size() * 4;
   // The segment table, then the joined IDAT data, in one pinned buffer.
   ensure(inflate_in, table_bytes + info.idat_bytes, [&](std::size_t b) { return device->alloc_pinned(b); });
-  std::memcpy(inflate_in->data(), table.data(), table_bytes);
+  detail::copy_to_pinned(inflate_in->data(), table.data(), table_bytes);
   std::uint8_t* joined = inflate_in->data() + table_bytes;
   for (const auto& [off, len] : info.idat) {
-    std::memcpy(joined, data + off, len);
+    detail::copy_to_pinned(joined, data + off, len);
     joined += len;
   }
   const std::uint32_t stream_adler = std::uint32_t(joined[-4]) << 24 | std::uint32_t(joined[-3]) << 16 |

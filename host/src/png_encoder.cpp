@@ -17,6 +17,7 @@
 #include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
 #include "host/src/parallel.h"
+#include "host/src/pinned_copy.h"
 
 namespace hetcodec {
 
@@ -50,8 +51,8 @@ struct PngEncoder::Impl {
   std::unique_ptr<PinnedBuffer> result;   // the deflate data and its CRCs on their way down
   detail::WorkerPool pool;                // the upload's copies, kept between images
   // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
-  // pool threads piece by piece in order while this thread starts each quarter's transfer as
-  // soon as its pieces are in.
+  // pool threads piece by piece in order (streaming stores: host/src/pinned_copy.h) while this
+  // thread starts each quarter's transfer as soon as its pieces are in.
   void upload(const std::uint8_t* samples, std::size_t bytes) {
     if (bytes < (std::size_t(1) << 20)) {
       queue->write(*rows, 0, samples, bytes);
@@ -70,7 +71,7 @@ struct PngEncoder::Impl {
     auto work = [&] {
       for (std::size_t k; (k = next.fetch_add(1)) < pieces;) {
         const std::size_t at = k * kPiece;
-        std::memcpy(to + at, samples + at, std::min(kPiece, bytes - at));
+        detail::copy_to_pinned(to + at, samples + at, std::min(kPiece, bytes - at));
         copied[k / per_part].fetch_add(1, std::memory_order_release);
       }
     };
