@@ -181,6 +181,9 @@ struct PngFilterInfo {
   std::uint32_t row_bytes = 0;  // unfiltered bytes per row, at most kMaxPngRowBytes
   std::uint32_t bpp = 1;        // bytes per complete pixel, 1..8
   std::uint32_t mask = 0x1F;    // the filters allowed: bit t for filter type t (0 None .. 4 Paeth)
+  // Rows y > 0 with y % band_rows == 0 keep only None and Sub of `mask` (the parallel mode's
+  // bands: hc_png_row_mask); 0: every row takes `mask`.
+  std::uint32_t band_rows = 0;
   static constexpr std::uint32_t kMaxPngRowBytes = 1u << 28;
 };
 

@@ -47,6 +47,9 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
     hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const uint y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  /* A tile whose first row is None or Sub does not need the row above: it starts a band and
+   * does not wait on the tile above (the parallel mode's files have one every 32 rows). */
+  const int band_start = y0 > 0u && base[(ulong)y0 * stride] <= 1u;
   /* The tile's own filtered bytes first: nothing else writes them, so they load while the
    * tiles above and to the left may still be working. */
 #pragma unroll 8
@@ -59,7 +62,7 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   if (diagonal < 0) {
     /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
     if (r == 0) {
-      if (ty > 0)
+      if (ty > 0 && !band_start)
         while (atomic_or(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {}
       if (tx > 0)
         while (atomic_or(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {}
@@ -71,7 +74,8 @@ void png_defilter_tiles(__global uchar* rows, ulong offset, uint height, uint ro
   for (uint i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
     const int x = (int)x0 + (int)i - 8;
     uchar v = 0;
-    if (y0 > 0 && x >= 0 && (uint)x < row_bytes) v = vbase[(ulong)(y0 - 1u) * stride + 1u + (uint)x];
+    if (y0 > 0 && !band_start && x >= 0 && (uint)x < row_bytes)
+      v = vbase[(ulong)(y0 - 1u) * stride + 1u + (uint)x];
     tile[i] = v;
   }
   for (uint k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {

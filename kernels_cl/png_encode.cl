@@ -11,7 +11,7 @@
 
 __kernel __attribute__((reqd_work_group_size(HC_FILTER_ITEMS, 1, 1)))
 void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_bytes, uint bpp,
-                     uint mask) {
+                     uint mask, uint band_rows) {
   __local ulong part[HC_PNG_FILTERS * HC_FILTER_ITEMS];
   __local int choice;
   const uint y = get_group_id(0), tid = get_local_id(0);
@@ -39,7 +39,8 @@ void png_filter_rows(__global const uchar* rows, __global uchar* out, uint row_b
   }
   if (tid == 0)
     choice = hc_png_pick(part[0], part[HC_FILTER_ITEMS], part[2 * HC_FILTER_ITEMS],
-                         part[3 * HC_FILTER_ITEMS], part[4 * HC_FILTER_ITEMS], mask);
+                         part[3 * HC_FILTER_ITEMS], part[4 * HC_FILTER_ITEMS],
+                         hc_png_row_mask(mask, band_rows, y));
   barrier(CLK_LOCAL_MEM_FENCE);
   const int best = choice;
   __global uchar* o = out + (size_t)y * ((size_t)row_bytes + 1);

@@ -32,9 +32,9 @@ cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const std::uin
                                              std::size_t table_offset, const std::uint8_t* planes,
                                              std::uint8_t* out, std::uint32_t tiles);
 // The PNG encode stages of kernels_cu/png_encode.cu.
-cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
-                                   std::uint8_t* out, std::uint32_t height,
-                                   std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask);
+cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows, std::uint8_t* out,
+                                   std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
+                                   std::uint32_t mask, std::uint32_t band_rows);
 // CRC-32 of `count` pieces (core/portable/png_crc.h), one thread each.
 cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const std::uint8_t* data,
                                     std::uint32_t bytes, std::uint32_t piece, std::uint32_t skew,

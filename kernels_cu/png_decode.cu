@@ -40,6 +40,9 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     hc_wf_tile_of(shared_ticket, tiles_x, tiles_y, &tx, &ty);
   }
   const std::uint32_t y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  // A tile whose first row is None or Sub does not need the row above: it starts a band and
+  // does not wait on the tile above (the parallel mode's files have one every 32 rows).
+  const bool band_start = y0 > 0 && base[std::uint64_t(y0) * stride] <= 1u;
   // The tile's own filtered bytes first: nothing else writes them, so they load while the
   // tiles above and to the left may still be working.
   #pragma unroll 8
@@ -51,7 +54,7 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   }
   if (diagonal < 0) {
     if (r == 0) {
-      if (ty > 0)
+      if (ty > 0 && !band_start)
         while (atomicOr(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {}
       if (tx > 0)
         while (atomicOr(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {}
@@ -62,7 +65,8 @@ png_defilter_tiles(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   for (std::uint32_t i = r; i < HC_WF_BYTES + 8u; i += HC_WF_THREADS) {
     const int x = int(x0) + int(i) - 8;
     std::uint8_t v = 0;
-    if (y0 > 0 && x >= 0 && std::uint32_t(x) < row_bytes) v = vbase[std::uint64_t(y0 - 1u) * stride + 1u + std::uint32_t(x)];
+    if (y0 > 0 && !band_start && x >= 0 && std::uint32_t(x) < row_bytes)
+      v = vbase[std::uint64_t(y0 - 1u) * stride + 1u + std::uint32_t(x)];
     tile[i] = v;
   }
   for (std::uint32_t k = r; k < HC_WF_ROWS * 8u; k += HC_WF_THREADS) {

@@ -13,7 +13,8 @@ namespace hetcodec::cuda {
 constexpr unsigned kFilterThreads = 256;
 
 __global__ void png_filter_rows(const std::uint8_t* rows, std::uint8_t* out,
-                                std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask) {
+                                std::uint32_t row_bytes, std::uint32_t bpp, std::uint32_t mask,
+                                std::uint32_t band_rows) {
   __shared__ hc_u64 part[HC_PNG_FILTERS][kFilterThreads];
   __shared__ hc_i32 choice;
   const std::uint32_t y = blockIdx.x, tid = threadIdx.x;
@@ -30,7 +31,9 @@ __global__ void png_filter_rows(const std::uint8_t* rows, std::uint8_t* out,
       for (int t = 0; t < HC_PNG_FILTERS; ++t) part[t][tid] += part[t][tid + step];
     __syncthreads();
   }
-  if (tid == 0) choice = hc_png_pick(part[0][0], part[1][0], part[2][0], part[3][0], part[4][0], mask);
+  if (tid == 0)
+    choice = hc_png_pick(part[0][0], part[1][0], part[2][0], part[3][0], part[4][0],
+                         hc_png_row_mask(mask, band_rows, y));
   __syncthreads();
   const hc_i32 best = choice;
   std::uint8_t* o = out + std::size_t(y) * (std::size_t(row_bytes) + 1);
@@ -39,12 +42,12 @@ __global__ void png_filter_rows(const std::uint8_t* rows, std::uint8_t* out,
     o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
 }
 
-cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows,
-                                   std::uint8_t* out, std::uint32_t height,
-                                   std::uint32_t row_bytes, std::uint32_t bpp,
-                                   std::uint32_t mask) {
+cudaError_t launch_png_filter_rows(cudaStream_t stream, const std::uint8_t* rows, std::uint8_t* out,
+                                   std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
+                                   std::uint32_t mask, std::uint32_t band_rows) {
   if (height == 0 || row_bytes == 0) return cudaSuccess;
-  png_filter_rows<<<height, kFilterThreads, 0, stream>>>(rows, out, row_bytes, bpp, mask);
+  png_filter_rows<<<height, kFilterThreads, 0, stream>>>(rows, out, row_bytes, bpp, mask,
+                                                         band_rows);
   return cudaGetLastError();
 }
 

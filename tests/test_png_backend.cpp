@@ -54,7 +54,8 @@ RawImage raw_of(const png::Raster& r) {
   return raw;
 }
 
-std::vector<std::uint8_t> filter_on(Device& dev, const png::Raster& im, unsigned mask) {
+std::vector<std::uint8_t> filter_on(Device& dev, const png::Raster& im, unsigned mask,
+                                    std::uint32_t band_rows = 0) {
   auto q = dev.create_queue();
   const std::size_t rb = im.row_bytes();
   auto rows = dev.alloc(im.samples.size());
@@ -65,6 +66,7 @@ std::vector<std::uint8_t> filter_on(Device& dev, const png::Raster& im, unsigned
   info.row_bytes = std::uint32_t(rb);
   info.bpp = std::uint32_t(im.channels * im.bit_depth / 8);
   info.mask = mask;
+  info.band_rows = band_rows;
   dev.png().filter_rows(*q, *rows, *out, info);
   std::vector<std::uint8_t> result((rb + 1) * std::size_t(im.height));
   q->read(result.data(), *out, 0, result.size());
@@ -101,6 +103,22 @@ TEST_CASE("png filter_rows gives libpng's filter choice and rows on every device
                                   mask, want.data() + std::size_t(y) * (rb + 1));
       CHECK(filter_on(dev, im, mask) == want);
     }
+    // The parallel mode's bands: every 4th row after the first None or Sub, the others as
+    // libpng chooses; these rows (each the one above plus 1) choose Up when free to.
+    png::Raster tall = raster(53, 19, 3, 8, 11, false);
+    const std::size_t trb = tall.row_bytes();
+    for (std::size_t k = 0; k < tall.samples.size(); ++k)
+      tall.samples[k] = std::uint8_t((k % trb) * 37 + k / trb);
+    const auto banded = filter_on(dev, tall, 0x1F, 4), free = filter_on(dev, tall, 0x1F);
+    CHECK(banded == png::filter_rows_libpng(tall, 4));
+    int other = 0;
+    for (int y = 0; y < tall.height; ++y) {
+      const std::uint8_t type = banded[std::size_t(y) * (trb + 1)];
+      if (y > 0 && y % 4 == 0) CHECK(type <= 1);
+      if (y % 4 != 0 || y == 0) CHECK(type == free[std::size_t(y) * (trb + 1)]);
+      if (y % 4 == 0 && y > 0 && free[std::size_t(y) * (trb + 1)] > 1) ++other;
+    }
+    CHECK(other > 0);  // (the bands changed some rows' filter)
   });
 }
 
@@ -194,7 +212,8 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
       CHECK(encoder.encode(raw) == hetcodec::test::libpng_encode(r, Z_RLE));
       // The parallel mode: the same as the CPU reference's, and libpng reads the samples back.
       const auto file = fast.encode(raw);
-      CHECK(file == png::assemble_parallel(r, png::filter_rows_libpng(r), 5, 1));
+      CHECK(file ==
+            png::assemble_parallel(r, png::filter_rows_libpng(r, png::kParallelBandRows), 5, 1));
       CHECK(hetcodec::test::libpng_decode(file).samples == r.samples);
     }
     RawImage bad;
@@ -265,7 +284,8 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
       CHECK(compatible.last_deflated_on_device());
       const auto file = parallel.encode(raw);
       CHECK(parallel.last_deflated_on_device());
-      CHECK(file == png::assemble_parallel(r, png::filter_rows_libpng(r), c.segments, 1));
+      CHECK(file == png::assemble_parallel(r, png::filter_rows_libpng(r, png::kParallelBandRows),
+                                           c.segments, 1));
       CHECK(hetcodec::test::libpng_decode(file).samples == r.samples);
     }
     if (dev.info().is_emulator) return;
@@ -280,7 +300,8 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
     for (const png::Raster* r : {&a, &b, &a, &c, &b}) {
       const auto file = one.encode(raw_of(*r));
       CHECK(one.last_deflated_on_device());
-      CHECK(file == png::assemble_parallel(*r, png::filter_rows_libpng(*r), 3, 1));
+      CHECK(file ==
+            png::assemble_parallel(*r, png::filter_rows_libpng(*r, png::kParallelBandRows), 3, 1));
     }
   });
 }

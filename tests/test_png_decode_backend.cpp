@@ -31,14 +31,19 @@ std::vector<std::uint8_t> read_bytes(const fs::path& p) {
 }
 
 // Rows filtered with a random filter each (all five types), for `im`.
-std::vector<std::uint8_t> filter_randomly(const png::Raster& im, unsigned seed, bool sub_only) {
+// Rows filtered with random types (None or Sub only with sub_only); with bands, the rows at
+// multiples of 32 take None or Sub and the others Up, Average or Paeth, so that every tile row
+// of the wavefront engine after the first starts a band and no other row does.
+std::vector<std::uint8_t> filter_randomly(const png::Raster& im, unsigned seed, bool sub_only,
+                                          bool bands = false) {
   const std::size_t rb = im.row_bytes();
   const std::uint32_t bpp = std::uint32_t(im.channels * im.bit_depth / 8);
   const auto choice = test::random_bytes(std::size_t(im.height), seed);
   std::vector<std::uint8_t> out;
   for (int y = 0; y < im.height; ++y) {
     const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
-    const int type = sub_only ? choice[std::size_t(y)] % 2 : choice[std::size_t(y)] % 5;
+    int type = sub_only ? choice[std::size_t(y)] % 2 : choice[std::size_t(y)] % 5;
+    if (bands) type = y % 32 == 0 ? choice[std::size_t(y)] % 2 : 2 + choice[std::size_t(y)] % 3;
     out.push_back(std::uint8_t(type));
     for (std::size_t i = 0; i < rb; ++i)
       out.push_back(hc_png_filter_byte(type, row, y ? row - rb : row, y > 0, std::uint32_t(i), bpp));
@@ -93,13 +98,14 @@ TEST_CASE("png decode on every device: the wavefront engine, both orders, every 
   struct Case {
     int w, h, channels, depth;
     bool sub_only;
+    bool bands = false;
   };
   // Sizes around the tile (32 rows x 256 bytes): one tile, edges, many tiles; bpp 1 to 8.
-  const std::vector<Case> cases = {{1, 1, 1, 8, false},    {3, 70, 3, 8, false},
-                                   {300, 33, 3, 8, false}, {129, 65, 4, 16, false},
-                                   {700, 97, 1, 8, false}, {257, 31, 2, 8, false},
-                                   {400, 64, 3, 16, false}, {300, 40, 4, 8, false},
-                                   {520, 50, 3, 8, true}};
+  const std::vector<Case> cases = {
+      {1, 1, 1, 8, false},           {3, 70, 3, 8, false},         {300, 33, 3, 8, false},
+      {129, 65, 4, 16, false},       {700, 97, 1, 8, false},       {257, 31, 2, 8, false},
+      {400, 64, 3, 16, false},       {300, 40, 4, 8, false},       {520, 50, 3, 8, true},
+      {700, 200, 3, 8, false, true}, {90, 100, 2, 16, false, true}};
   for_each_device([&](Device& dev) {
     for (const Wavefront order : {Wavefront::Tickets, Wavefront::Diagonals}) {
       PngDecodeOptions o;
@@ -111,7 +117,8 @@ TEST_CASE("png decode on every device: the wavefront engine, both orders, every 
         INFO(c.w << "x" << c.h << " channels " << c.channels << " depth " << c.depth
                   << (order == Wavefront::Tickets ? " tickets" : " diagonals"));
         const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
-        const auto file = png::assemble_compatible(im, filter_randomly(im, seed, c.sub_only));
+        const auto file =
+            png::assemble_compatible(im, filter_randomly(im, seed, c.sub_only, c.bands));
         const RawImage ours = decoder.decode(file.data(), file.size());
         CHECK(ours.samples == im.samples);
         CHECK(ours.samples == test::libpng_decode_expanded(file).samples);

@@ -28,7 +28,8 @@ class CpuPngKernels : public PngKernels {
       for (std::uint32_t i = 0; i < info.row_bytes; ++i)
         for (int t = 0; t < HC_PNG_FILTERS; ++t)
           s[t] += hc_png_score(hc_png_filter_byte(t, row, prev, y > 0, i, info.bpp));
-      const int best = hc_png_pick(s[0], s[1], s[2], s[3], s[4], info.mask);
+      const int best =
+          hc_png_pick(s[0], s[1], s[2], s[3], s[4], hc_png_row_mask(info.mask, info.band_rows, y));
       std::uint8_t* o = out + y * (rb + 1);
       o[0] = std::uint8_t(best);
       for (std::uint32_t i = 0; i < info.row_bytes; ++i)

@@ -14,7 +14,7 @@ class CudaPngKernels : public PngKernels {
     CudaQueue& q = queue_cast(queue);
     HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
     q.after_launch(launch_png_filter_rows(q.stream(), ptr_of(rows), ptr_of(filtered), info.height,
-                                          info.row_bytes, info.bpp, info.mask),
+                                          info.row_bytes, info.bpp, info.mask, info.band_rows),
                    "png_filter_rows");
   }
 

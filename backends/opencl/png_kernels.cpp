@@ -34,6 +34,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(filter_.setArg(2, cl_uint(info.row_bytes)));
     HC_CL_CHECK(filter_.setArg(3, cl_uint(info.bpp)));
     HC_CL_CHECK(filter_.setArg(4, cl_uint(info.mask)));
+    HC_CL_CHECK(filter_.setArg(5, cl_uint(info.band_rows)));
     queue_cast(queue).launch(filter_, std::size_t(info.height) * 256, 256, "png_filter_rows");
   }
 

@@ -13,6 +13,7 @@
 #include "core/png/checksum.h"
 #include "core/png/filter.h"
 #include "core/png/zlib_rle.h"
+#include "core/portable/png_filter.h"
 
 namespace hetcodec::png {
 namespace {
@@ -172,7 +173,7 @@ unsigned libpng_filter_mask_of(const Raster& im) {
   return libpng_filter_mask(std::uint32_t(im.width), std::uint32_t(im.height));
 }
 
-std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
+std::vector<std::uint8_t> filter_rows_libpng(const Raster& im, std::uint32_t band_rows) {
   check_raster(im);
   const std::size_t rb = im.row_bytes();
   const int bpp = im.channels * im.bit_depth / 8;
@@ -181,7 +182,8 @@ std::vector<std::uint8_t> filter_rows_libpng(const Raster& im) {
   for (int y = 0; y < im.height; ++y) {
     const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
     const std::uint8_t* prev = y ? row - rb : nullptr;
-    choose_filter_libpng(row, prev, rb, bpp, mask, out.data() + std::size_t(y) * (rb + 1));
+    choose_filter_libpng(row, prev, rb, bpp, hc_png_row_mask(mask, band_rows, std::uint32_t(y)),
+                         out.data() + std::size_t(y) * (rb + 1));
   }
   return out;
 }

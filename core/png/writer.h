@@ -86,8 +86,13 @@ std::vector<std::uint8_t> parallel_file(const Raster& image,
 // libpng's filter mask for the image and its bytes per pixel.
 unsigned libpng_filter_mask_of(const Raster& image);
 
-// The filtered scanlines (a filter byte, then the row) as libpng chooses them.
-std::vector<std::uint8_t> filter_rows_libpng(const Raster& image);
+// The parallel mode's bands (docs/png-parallel.md): every kParallelBandRows-th row after the
+// first is filtered with None or Sub, whichever libpng's rule prefers of the two.
+constexpr std::uint32_t kParallelBandRows = 32;
+
+// The filtered scanlines (a filter byte, then the row) as libpng chooses them; with band_rows,
+// rows y > 0 with y % band_rows == 0 choose between None and Sub only.
+std::vector<std::uint8_t> filter_rows_libpng(const Raster& image, std::uint32_t band_rows = 0);
 
 // The zlib window libpng asks for: 15 bits, less for images of at most 16384 filtered bytes.
 int libpng_window_bits(std::uint64_t filtered_bytes);

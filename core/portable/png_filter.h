@@ -32,6 +32,15 @@ HC_FN hc_u8 hc_png_filter_byte(hc_i32 type, const HC_GLOBAL hc_u8* row,
 /* libpng's score of one filtered byte: its distance from 0 modulo 256. */
 HC_FN hc_u32 hc_png_score(hc_u8 v) { return v < 128 ? (hc_u32)v : 256u - (hc_u32)v; }
 
+/* The filters allowed for row y: `mask`, except that with band_rows (the parallel mode's bands,
+ * docs/png-parallel.md) every band_rows-th row after the first keeps only None and Sub (of
+ * those in `mask`), so that it does not depend on the row above and a decoder can start a band
+ * of rows there. */
+HC_FN hc_u32 hc_png_row_mask(hc_u32 mask, hc_u32 band_rows, hc_u32 y) {
+  const hc_u32 own = mask & 3u;
+  return (band_rows != 0u && y != 0u && y % band_rows == 0u && own != 0u) ? own : mask;
+}
+
 /* The filter libpng picks from the five rows' scores over the allowed filters (`mask` bit t for
  * type t): the lowest score, ties to the earlier type. */
 HC_FN hc_i32 hc_png_pick(hc_u64 s0, hc_u64 s1, hc_u64 s2, hc_u64 s3, hc_u64 s4, hc_u32 mask) {

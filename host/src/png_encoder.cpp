@@ -304,6 +304,7 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   info.row_bytes = std::uint32_t(rb);
   info.bpp = std::uint32_t(shape.channels * shape.bit_depth / 8);
   info.mask = png::libpng_filter_mask_of(shape);
+  if (im.options.mode == PngMode::Parallel) info.band_rows = png::kParallelBandRows;
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
   im.lap(im.times.filter);
   if (im.options.profile) ++im.times.images;
