@@ -249,6 +249,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
           Result batch = results.back();
           batch.name += " x" + std::to_string(o.streams);
           PngEncodeOptions bo = opts;
+          bo.profile = false;  // (the step timing above set it: these rows measure the pipeline)
           bo.threads = std::max(1, int(std::thread::hardware_concurrency()) / o.streams);
           batch.mp_s = measure_streams(
               ims.size(),
