@@ -420,81 +420,103 @@ std::vector<std::uint32_t> inflate_table(const Info& info) {
   return table;
 }
 
+SegmentInflater::SegmentInflater(const std::uint8_t* data, const Info& info)
+    : data_(data), idat_bytes_(info.idat_bytes), height_(info.height) {
+  seg_ = restart_segments(info, &kind_);
+  if (seg_.size() < 2 || info.idat_bytes < 6) {
+    seg_.clear();
+    return;
+  }
+  row_bytes_ = passes(info)[0].row_bytes + 1u;
+  std::uint64_t at = 0;
+  for (const auto& [off, len] : info.idat) {
+    idat_.emplace_back(off, len);
+    idat_at_.push_back(at);
+    at += len;
+  }
+  adler_.assign(seg_.size(), 1);
+}
+
+std::vector<std::pair<const std::uint8_t*, std::size_t>> SegmentInflater::range(std::uint64_t from,
+                                                                                std::uint64_t to) const {
+  std::vector<std::pair<const std::uint8_t*, std::size_t>> r;
+  std::size_t c = std::size_t(std::upper_bound(idat_at_.begin(), idat_at_.end(), from) - idat_at_.begin()) - 1;
+  for (; from < to && c < idat_.size(); ++c) {
+    const std::uint64_t end = idat_at_[c] + idat_[c].second, stop = std::min(end, to);
+    if (stop > from) r.emplace_back(data_ + idat_[c].first + (from - idat_at_[c]), std::size_t(stop - from));
+    from = stop;
+  }
+  return r;
+}
+
+bool SegmentInflater::inflate(std::size_t k, std::uint8_t* out) {
+  const std::size_t n = seg_.size();
+  const bool last = k + 1 == n;
+  // Each segment is raw deflate from its offset to the next one's and ends on a sync flush; the
+  // last one ends the stream, and the 4-byte Adler-32 follows it.
+  const std::uint64_t in0 = seg_[k].second, in1 = last ? idat_bytes_ : seg_[k + 1].second;
+  const std::uint64_t o0 = std::uint64_t(first_row(k)) * row_bytes_, o1 = std::uint64_t(end_row(k)) * row_bytes_;
+  if (in1 <= in0 || (last && in1 - in0 < 4)) return false;
+  bool good;
+#if defined(HETCODEC_HAVE_LIBDEFLATE)
+  // libdeflate stops only at a final block: a middle segment (which ends on a byte boundary after
+  // its sync flush) gets one appended, an empty fixed-Huffman block (bits 1, 01, then the 7-bit
+  // end-of-block code: bytes 03 00).
+  thread_local std::vector<std::uint8_t> piece;
+  piece.clear();
+  for (const auto& [p, len] : range(in0, last ? in1 - 4 : in1)) piece.insert(piece.end(), p, p + len);
+  if (!last) piece.insert(piece.end(), {0x03, 0x00});
+  thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+      libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+  std::size_t in_used = 0, produced = 0;
+  good = d &&
+         libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(), out + o0,
+                                          std::size_t(o1 - o0), &in_used,
+                                          &produced) == LIBDEFLATE_SUCCESS &&
+         produced == o1 - o0 && in_used == piece.size();
+  if (piece.capacity() > (std::size_t(16) << 20)) std::vector<std::uint8_t>().swap(piece);
+#else
+  // A middle segment consumes all its input without ending the stream; the last one ends it.
+  const auto r = inflate_chunks(range(in0, in1), out + o0, std::size_t(o1 - o0), -15);
+  good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) || (last && !r.ended));
+#endif
+  if (good) adler_[k] = adler32(1, out + o0, std::size_t(o1 - o0));
+  return good;
+}
+
+bool SegmentInflater::check() const {
+  std::uint8_t stored[4];
+  std::size_t at = 0;
+  for (const auto& [p, len] : range(idat_bytes_ - 4, idat_bytes_)) {
+    std::memcpy(stored + at, p, len);
+    at += len;
+  }
+  std::uint32_t a = adler_[0];
+  for (std::size_t k = 1; k < seg_.size(); ++k)
+    a = adler32_combine(a, adler_[k], std::uint64_t(end_row(k) - first_row(k)) * row_bytes_);
+  return at == 4 && a == be32(stored);
+}
+
 void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out,
                    std::vector<std::string>& warnings, int threads, bool* used_index,
                    const ParallelRun& run, int* split_pieces) {
   const std::uint64_t total = inflated_bytes(info);
   if (used_index) *used_index = false;
   if (split_pieces) *split_pieces = 0;
-  std::string kind;
-  const auto seg = threads > 1 ? restart_segments(info, &kind)
-                               : std::vector<std::pair<std::uint32_t, std::uint64_t>>{};
-  if (seg.size() > 1) {
-    // Each segment is raw deflate from its offset to the next one's and ends on a sync flush.
-    std::vector<std::uint8_t> joined;
-    joined.reserve(info.idat_bytes);
-    for (const auto& [off, len] : info.idat) joined.insert(joined.end(), data + off, data + off + len);
-    const std::uint32_t rb = passes(info)[0].row_bytes + 1u;
-    const std::size_t n = seg.size();
-    std::vector<std::uint32_t> adler(n, 1);
-    std::atomic<bool> ok{true};
-    run_tasks(int(n), threads, run, [&](int task) {
-      const std::size_t k = std::size_t(task);
-      if (!ok) return;
-      const std::uint64_t in0 = seg[k].second;
-      const std::uint64_t in1 = k + 1 < n ? seg[k + 1].second : joined.size();
-      const std::uint64_t row1 = k + 1 < n ? seg[k + 1].first : info.height;
-      const std::uint64_t o0 = std::uint64_t(seg[k].first) * rb, o1 = row1 * rb;
-      const bool last = k + 1 == n;
-      bool good;
-#if defined(HETCODEC_HAVE_LIBDEFLATE)
-      // libdeflate stops only at a final block: a middle segment (which ends on a byte
-      // boundary after its sync flush) gets one appended, an empty fixed-Huffman block
-      // (bits 1, 01, then the 7-bit end-of-block code: bytes 03 00). The last segment ends
-      // the stream itself; its 4-byte Adler-32 follows.
-      if (in1 - in0 < 4) {
-        good = false;
-      } else {
-        thread_local std::vector<std::uint8_t> piece;
-        piece.assign(joined.begin() + std::ptrdiff_t(in0),
-                     joined.begin() + std::ptrdiff_t(last ? in1 - 4 : in1));
-        if (!last) piece.insert(piece.end(), {0x03, 0x00});
-        thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
-            libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
-        std::size_t in_used = 0, produced = 0;
-        good = d &&
-               libdeflate_deflate_decompress_ex(d.get(), piece.data(), piece.size(), out + o0,
-                                                std::size_t(o1 - o0), &in_used,
-                                                &produced) == LIBDEFLATE_SUCCESS &&
-               produced == o1 - o0 && in_used == piece.size();
-        if (piece.capacity() > (std::size_t(16) << 20)) std::vector<std::uint8_t>().swap(piece);
-      }
-#else
-      // A middle segment consumes all its input without ending the stream; the last one
-      // ends it, followed by the 4-byte Adler-32.
-      const auto r = inflate_chunks({{joined.data() + in0, std::size_t(in1 - in0)}},
-                                    out + o0, std::size_t(o1 - o0), -15);
-      good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) ||
-               (last && (!r.ended || in1 - in0 < 4)));
-#endif
-      if (!good)
-        ok = false;
-      else
-        adler[k] = adler32(1, out + o0, std::size_t(o1 - o0));
-    });
-    if (ok && joined.size() >= 4) {
-      std::uint32_t a = adler[0];
-      for (std::size_t k = 1; k < n; ++k) {
-        const std::uint64_t row1 = k + 1 < n ? seg[k + 1].first : info.height;
-        a = adler32_combine(a, adler[k], (row1 - seg[k].first) * rb);
-      }
-      if (a == be32(joined.data() + joined.size() - 4)) {
+  if (threads > 1) {
+    SegmentInflater segments(data, info);
+    if (segments.size()) {
+      std::atomic<bool> ok{true};
+      run_tasks(int(segments.size()), threads, run, [&](int k) {
+        if (ok && !segments.inflate(std::size_t(k), out)) ok = false;
+      });
+      if (ok && segments.check()) {
         if (used_index) *used_index = true;
         return;
       }
+      warnings.push_back("png: the " + segments.kind() +
+                         " segment index does not match the data; inflated whole");
     }
-    warnings.push_back("png: the " + kind +
-                       " segment index does not match the data; inflated whole");
   }
   // The stream in one piece of memory (the file's own bytes when it has one IDAT chunk), for
   // the split inflate and libdeflate; zlib takes the chunks as they are.

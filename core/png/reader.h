@@ -96,6 +96,39 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> restart_segments(const Info
 // deflate data, or the data is too long for the table's 32-bit fields.
 std::vector<std::uint32_t> inflate_table(const Info& info);
 
+// The segments of a file with an index (restart_segments()) inflated one at a time, each into
+// its own rows of the inflated data, on whichever thread calls inflate(): what inflate_image()
+// runs on its threads, and what a decoder that overlaps the inflate with later stages drives
+// itself. The compressed data is read from the file's IDAT chunks where they lie (nothing is
+// joined first).
+class SegmentInflater {
+ public:
+  // No segments (size() 0) when the file has no index that checks out.
+  SegmentInflater(const std::uint8_t* data, const Info& info);
+  std::size_t size() const { return seg_.size(); }
+  const std::string& kind() const { return kind_; }  // "hcRS" or "iDOT"
+  // Segment k's rows [first_row(k), end_row(k)).
+  std::uint32_t first_row(std::size_t k) const { return seg_[k].first; }
+  std::uint32_t end_row(std::size_t k) const { return k + 1 < seg_.size() ? seg_[k + 1].first : height_; }
+  // Inflates segment k into its rows of `out` (inflated_bytes(info) bytes); false when it does
+  // not inflate to exactly its rows on its own. Calls for different k may run at once.
+  bool inflate(std::size_t k, std::uint8_t* out);
+  // Once every segment has inflated: whether their Adler-32 sums add up to the stream's.
+  bool check() const;
+
+ private:
+  // Bytes [from, to) of the joined IDAT data, as pieces of the chunks.
+  std::vector<std::pair<const std::uint8_t*, std::size_t>> range(std::uint64_t from, std::uint64_t to) const;
+  const std::uint8_t* data_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> idat_;  // offset in the file, length
+  std::vector<std::uint64_t> idat_at_;  // where each chunk starts in the joined data
+  std::uint64_t idat_bytes_ = 0;
+  std::uint32_t height_ = 0, row_bytes_ = 0;  // row_bytes_ with the filter byte
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> seg_;
+  std::vector<std::uint32_t> adler_;
+  std::string kind_;
+};
+
 // Inflates the image data: every IDAT chunk's data as one zlib stream, into exactly
 // inflated_bytes(info) bytes at `out`. Too little data is an error; data left over, or a stream
 // without its end, a warning. `threads` > 1: where the file carries an index that checks out
