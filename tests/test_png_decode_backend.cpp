@@ -295,6 +295,100 @@ TEST_CASE("png decode on every device: files with Apple's iDOT index") {
   });
 }
 
+TEST_CASE("png decode on every device: pieces overlapped with the inflate") {
+  // Files with an index decoded in pieces (PngDecodeOptions::overlap_bytes) cut before None or
+  // Sub rows: 32-row bands as our parallel mode writes, random filters (cuts wherever a None or
+  // Sub row falls), Paeth on every row (no cut: one piece), 8 and 16 bits; each to a host image
+  // and to a device image, against libpng.
+  struct Case {
+    const char* what;
+    int w, h, channels, depth;
+    int filters;  // 0: bands, 1: random, 2: Paeth
+  };
+  const std::vector<Case> cases = {{"bands", 600, 200, 3, 8, 0},
+                                   {"random filters", 301, 170, 4, 16, 1},
+                                   {"Paeth", 250, 90, 3, 8, 2},
+                                   {"gray and alpha, 16-bit, random filters", 257, 150, 2, 16, 1}};
+  for_each_device([&](Device& dev) {
+    if (emulator(dev)) return;  // the emulator decodes without overlap (one host thread there)
+    auto device = open_device(dev.info().spec);
+    unsigned seed = 90;
+    for (const Case& c : cases) {
+      INFO(c.what);
+      const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
+      auto filtered = filter_randomly(im, seed, false, c.filters == 0);
+      if (c.filters == 2) {
+        const std::size_t rb = im.row_bytes();
+        const std::uint32_t bpp = std::uint32_t(im.channels * im.bit_depth / 8);
+        for (int y = 0; y < c.h; ++y) {
+          const std::uint8_t* row = im.samples.data() + std::size_t(y) * rb;
+          std::uint8_t* f = filtered.data() + std::size_t(y) * (rb + 1);
+          f[0] = 4;
+          for (std::size_t i = 0; i < rb; ++i)
+            f[1 + i] = hc_png_filter_byte(4, row, y ? row - rb : row, y > 0, std::uint32_t(i), bpp);
+        }
+      }
+      std::vector<std::uint32_t> rows;
+      for (int y = 0; y < c.h; y += 7) rows.push_back(std::uint32_t(y));
+      const auto file = test::idot_file(im, filtered, rows);
+      const auto expected = test::libpng_decode_expanded(file).samples;
+      REQUIRE(expected == im.samples);
+      PngDecodeOptions o;
+      o.threads = 4;
+      o.overlap_bytes = filtered.size() / 9;
+      PngDecoder decoder(device, o);
+      std::vector<std::string> warnings;
+      const RawImage back = decoder.decode(file.data(), file.size(), &warnings);
+      CHECK(warnings.empty());
+      CHECK(decoder.times().overlapped);
+      CHECK(back.samples == expected);
+      const DeviceRawImage d = decoder.decode_to_device(file.data(), file.size());
+      CHECK(decoder.times().overlapped);
+      REQUIRE(d.buffer);
+      std::vector<std::uint8_t> bytes(d.bytes());
+      auto q = device->create_queue();
+      q->read(bytes.data(), *d.buffer, d.offset, bytes.size());
+      q->finish();
+      CHECK(bytes == expected);
+      // The same decoder without overlap, for the same samples.
+      o.overlap_bytes = 0;
+      PngDecoder plain(device, o);
+      CHECK(plain.decode(file.data(), file.size()).samples == expected);
+      CHECK(!plain.times().overlapped);
+    }
+
+    // An index over data not flushed where it says: no overlap, the whole stream inflated, a
+    // warning; and a bad filter type in a late row: the error names the row.
+    const png::Raster im = random_image(500, 240, 4, 8, 5);
+    const auto filtered = filter_randomly(im, 5, false, true);
+    PngDecodeOptions o;
+    o.threads = 4;
+    o.overlap_bytes = filtered.size() / 6;
+    PngDecoder decoder(device, o);
+    const auto unflushed = test::idot_file(im, filtered, {0, 120, 200}, false);
+    REQUIRE(png::idot_segments(png::parse(unflushed.data(), unflushed.size())).size() == 3);
+    std::vector<std::string> warnings;
+    CHECK(decoder.decode(unflushed.data(), unflushed.size(), &warnings).samples == im.samples);
+    CHECK(!decoder.times().overlapped);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("iDOT") != std::string::npos);
+    auto broken = filtered;
+    broken[std::size_t(161) * (im.row_bytes() + 1)] = 9;
+    const auto bad = test::idot_file(im, broken, {0, 120, 200});
+    try {
+      decoder.decode(bad.data(), bad.size());
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidData);
+      CHECK(std::string(e.what()).find("row 161 has filter type 9") != std::string::npos);
+    }
+    // The decoder goes on after the error.
+    const auto good = test::idot_file(im, filtered, {0, 120, 200});
+    CHECK(decoder.decode(good.data(), good.size()).samples == im.samples);
+    CHECK(decoder.times().overlapped);
+  });
+}
+
 TEST_CASE("png decode on every device: a bad filter type is an error with the row") {
   png::Raster im = random_image(40, 5, 1, 8, 3);
   auto filtered = filter_randomly(im, 3, false);

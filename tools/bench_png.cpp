@@ -320,6 +320,7 @@ struct BenchPngDecodeOptions {
   std::string wavefront = "auto";
   int segments = 0;
   std::string inflate = "both";
+  std::size_t overlap = PngDecodeOptions{}.overlap_bytes;
   std::string json_path;
 };
 
@@ -409,49 +410,57 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
     if (o.inflate != "device") runs.push_back({&parallel_files, PngInflate::Host});
     if (o.inflate != "host") runs.push_back({&parallel_files, PngInflate::Device});
     for (const auto& [set, where] : runs) {
-      for (const int streams : {1, o.streams}) {
-        std::vector<std::shared_ptr<PngDecoder>> decoders;
-        std::mutex m;
-        const double v = measure_decode(*set, o.min_time, streams, [&] {
-          PngDecodeOptions po;
-          // The host threads (inflating hcRS segments) shared among the decoders at once.
-          po.threads = std::max(1, int(std::thread::hardware_concurrency()) / streams);
-          po.inflate = where;
-          po.wavefront = o.wavefront == "tickets"     ? Wavefront::Tickets
-                         : o.wavefront == "diagonals" ? Wavefront::Diagonals
-                                                      : Wavefront::Auto;
-          auto dec = std::make_shared<PngDecoder>(device, po);
-          auto out = std::make_shared<RawImage>();
-          for (const auto& f : set->files) dec->decode(f.data(), f.size(), *out);  // warm-up
-          dec->reset_times();
-          {
-            std::lock_guard<std::mutex> lock(m);
-            decoders.push_back(dec);
+      // The parallel-mode files inflated on the host: also without the overlap of the pieces'
+      // device work with the inflate (PngDecodeOptions::overlap_bytes), for comparison.
+      std::vector<std::size_t> overlaps = {o.overlap};
+      if (set == &parallel_files && where == PngInflate::Host && o.overlap) overlaps.push_back(0);
+      for (const int streams : {1, o.streams})
+        for (const std::size_t overlap : overlaps) {
+          std::vector<std::shared_ptr<PngDecoder>> decoders;
+          std::mutex m;
+          const double v = measure_decode(*set, o.min_time, streams, [&] {
+            PngDecodeOptions po;
+            // The host threads (inflating hcRS segments) shared among the decoders at once.
+            po.threads = std::max(1, int(std::thread::hardware_concurrency()) / streams);
+            po.inflate = where;
+            po.overlap_bytes = overlap;
+            po.wavefront = o.wavefront == "tickets"     ? Wavefront::Tickets
+                           : o.wavefront == "diagonals" ? Wavefront::Diagonals
+                                                        : Wavefront::Auto;
+            auto dec = std::make_shared<PngDecoder>(device, po);
+            auto out = std::make_shared<RawImage>();
+            for (const auto& f : set->files) dec->decode(f.data(), f.size(), *out);  // warm-up
+            dec->reset_times();
+            {
+              std::lock_guard<std::mutex> lock(m);
+              decoders.push_back(dec);
+            }
+            return [dec, out](const std::vector<std::uint8_t>& f) {
+              dec->decode(f.data(), f.size(), *out);
+            };
+          });
+          double inflate = 0, up = 0, kern = 0, down = 0;
+          std::uint64_t images = 0;
+          for (const auto& d : decoders) {
+            images += d->times().images;
+            inflate += d->times().inflate;
+            up += d->times().upload;
+            kern += d->times().kernels;
+            down += d->times().download;
           }
-          return [dec, out](const std::vector<std::uint8_t>& f) {
-            dec->decode(f.data(), f.size(), *out);
-          };
-        });
-        double inflate = 0, up = 0, kern = 0, down = 0;
-        std::uint64_t images = 0;
-        for (const auto& d : decoders) {
-          images += d->times().images;
-          inflate += d->times().inflate;
-          up += d->times().upload;
-          kern += d->times().kernels;
-          down += d->times().download;
+          rows.push_back({"hetcodec " + info.spec, "hetcodec", set->name,
+                          streams == 1 ? "single" : "batch", v, to_json(info)});
+          if (where == PngInflate::Device) rows.back().name += " dev-inflate";
+          if (streams > 1) rows.back().name += " x" + std::to_string(streams);
+          if (!overlap && set == &parallel_files && where == PngInflate::Host)
+            rows.back().name += " no-overlap";
+          const double per = 1e3 / double(std::max<std::uint64_t>(1, images));
+          rows.back().inflate_ms = inflate * per;
+          rows.back().upload_ms = up * per;
+          rows.back().kernels_ms = kern * per;
+          rows.back().download_ms = down * per;
+          print(rows.back());
         }
-        rows.push_back({"hetcodec " + info.spec, "hetcodec", set->name,
-                        streams == 1 ? "single" : "batch", v, to_json(info)});
-        if (where == PngInflate::Device) rows.back().name += " dev-inflate";
-        if (streams > 1) rows.back().name += " x" + std::to_string(streams);
-        const double per = 1e3 / double(std::max<std::uint64_t>(1, images));
-        rows.back().inflate_ms = inflate * per;
-        rows.back().upload_ms = up * per;
-        rows.back().kernels_ms = kern * per;
-        rows.back().download_ms = down * per;
-        print(rows.back());
-      }
     }
   }
   if (o.peers) {
@@ -540,6 +549,7 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
     j["megapixels"] = total_mp;
     j["min_time_s"] = o.min_time;
     j["batch_streams"] = o.streams;
+    j["overlap_bytes"] = o.overlap;
     for (const auto& r : rows) {
       nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"files", r.files},
                           {"mode", r.mode}, {"megapixels_per_s", r.mp_s}};
@@ -596,6 +606,10 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& global) {
                   "where the parallel-mode files' segments are inflated: host threads, the "
                   "device (one work-item per segment), or both, measured one after the other")
       ->check(CLI::IsMember({"host", "device", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--overlap", o->overlap,
+                  "inflated bytes per piece when the parallel-mode files' device work overlaps "
+                  "their host inflate (0: no overlap); the files are also measured without it")
       ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");

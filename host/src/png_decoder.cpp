@@ -37,6 +37,17 @@ struct PngDecoder::Impl {
   std::unique_ptr<PinnedBuffer> inflate_in, inflate_results;
   std::unique_ptr<DeviceBuffer> compressed, segment_table, results;
   std::shared_ptr<DeviceBuffer> out;  // the output of decode() (decode_to_device makes its own)
+  // The overlapped decode: queues for the uploads and the downloads (`queue` runs the kernels),
+  // and each piece's unpack job (pinned, then on the device).
+  std::unique_ptr<Queue> up, down;
+  std::unique_ptr<PinnedBuffer> piece_jobs;
+  std::vector<std::unique_ptr<DeviceBuffer>> piece_job;
+  // A piece of the output on its way to `download`: where it lies, and its arrival.
+  static constexpr std::size_t kMaxPieces = 32;
+  struct Arrival {
+    std::size_t offset = 0, bytes = 0;
+    std::unique_ptr<Event> done;
+  };
   PngStageTimes times;
   // Threads for the segment inflate and the copies out of pinned memory, kept between images.
   detail::WorkerPool pool;
@@ -52,12 +63,31 @@ struct PngDecoder::Impl {
 
   // Inflates, uploads and runs the device stages; the output goes to `out` (reallocated when
   // smaller than the image). Returns the image's description.
-  DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst);
+  // With `arrivals`, a decode that overlaps its stages also reads the output back into
+  // `download` piece by piece, and says where each piece is and when it has arrived (nothing
+  // when it did not overlap: the caller reads the output back itself).
+  DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst,
+                     std::vector<Arrival>* arrivals = nullptr);
+  // The overlapped decode (PngDecodeOptions::overlap_bytes) of a file with an index, into `dst`
+  // (large enough); false, with nothing reported, when the file does not qualify or a segment
+  // does not inflate as it should (the caller then takes the path that reports). The image's
+  // description is in `img`.
+  bool overlapped(const std::uint8_t* data, const png::Info& info, const DeviceRawImage& img,
+                  DeviceBuffer& dst, std::vector<Arrival>* arrivals);
   // Inflates the segments of a file with an hcRS or iDOT index on the device into `rows` (already
   // large enough). False, with nothing reported, when there is no usable index or a segment
   // does not inflate as it should: the host path then inflates and reports. On success,
   // max_type is the largest filter type of the rows.
   bool inflate_on_device(const std::uint8_t* data, const png::Info& info, int& max_type);
+  // The de-filter's tile order for this device (see the option).
+  Wavefront wavefront() const {
+    // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags
+    // and fences) and reports the halo reads as data races: the emulator gets one launch per
+    // diagonal.
+    if (device->info().is_emulator) return Wavefront::Diagonals;
+    if (options.wavefront != Wavefront::Auto) return options.wavefront;
+    return device->info().is_gpu ? Wavefront::Tickets : Wavefront::Diagonals;
+  }
   // run() and the samples back into `img`.
   void to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
                std::vector<std::string>* warnings);
@@ -93,7 +123,8 @@ const PngStageTimes& PngDecoder::times() const { return impl_->times; }
 void PngDecoder::reset_times() { impl_->times = {}; }
 
 DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
-                                     std::shared_ptr<DeviceBuffer>& dst) {
+                                     std::shared_ptr<DeviceBuffer>& dst,
+                                     std::vector<Arrival>* arrivals) {
   const auto t0 = Clock::now();
   png::DecodeLimits limits;
   limits.max_pixels = options.max_pixels;
@@ -110,9 +141,19 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   const std::size_t total = std::size_t(png::inflated_bytes(info));
   ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
   times.inflate += since(t0);
+  const std::size_t bytes = img.bytes();
+  if (!dst || dst->size() < bytes) dst = std::shared_ptr<DeviceBuffer>(device->alloc(bytes));
+  img.buffer = dst;
+  times.overlapped = false;
   int max_type = -1;
   times.inflated_on_device =
       (options.inflate == PngInflate::Device) && inflate_on_device(data, info, max_type);
+  if (!times.inflated_on_device && overlapped(data, info, img, *dst, arrivals)) {
+    times.used_index = times.overlapped = true;
+    times.split_pieces = 0;
+    ++times.images;
+    return img;
+  }
   const auto t_host = Clock::now();
   if (times.inflated_on_device) {
     times.used_index = true;
@@ -162,24 +203,188 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   if (!times.inflated_on_device) queue->write(*rows, 0, *staging, 0, total);
   const auto words = png::unpack_job(info);
   queue->write(*job, 0, words.data(), HC_PNG_JOB_BYTES);
-  const std::size_t bytes = img.bytes();
-  if (!dst || dst->size() < bytes) dst = std::shared_ptr<DeviceBuffer>(device->alloc(bytes));
   queue->finish();
   times.upload += since(t1);
   t1 = Clock::now();
   // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags and
   // fences) and reports the halo reads as data races: the emulator gets one launch per diagonal.
-  Wavefront order = options.wavefront;
-  if (order == Wavefront::Auto) order = device->info().is_gpu ? Wavefront::Tickets : Wavefront::Diagonals;
-  if (device->info().is_emulator) order = Wavefront::Diagonals;
+  const Wavefront order = wavefront();
   for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, order);
   device->png().unpack(*queue, *job, *rows, *dst, 0, info.width, info.height,
                        std::uint32_t(img.channels * (img.bit_depth / 8)));
   queue->finish();
   times.kernels += since(t1);
   ++times.images;
-  img.buffer = dst;
   return img;
+}
+
+bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& info,
+                                  const DeviceRawImage& img, DeviceBuffer& dst,
+                                  std::vector<Arrival>* arrivals) {
+  const std::uint64_t total = png::inflated_bytes(info);
+  if (info.interlace || options.overlap_bytes == 0 || options.threads < 2 ||
+      total < 2 * std::uint64_t(options.overlap_bytes))
+    return false;
+  const auto t0 = Clock::now();
+  png::SegmentInflater seg(data, info);
+  if (!seg.size()) return false;
+  const png::Pass pass = png::passes(info)[0];
+  const std::uint32_t height = info.height;
+  const std::size_t stride = std::size_t(pass.row_bytes) + 1u;
+  const std::size_t pixel_bytes = std::size_t(img.channels) * std::size_t(img.bit_depth / 8);
+  const std::size_t out_row = std::size_t(info.width) * pixel_bytes;
+  // A piece ends before the first row filtered with None or Sub at least `rows_per_piece` rows
+  // after its start, or at the last row: kMaxPieces at most.
+  const std::uint32_t wanted =
+      std::uint32_t(std::min<std::uint64_t>(total / options.overlap_bytes, kMaxPieces));
+  const std::uint32_t rows_per_piece = (height + wanted - 1) / wanted;
+
+  ensure(staging, total, [&](std::size_t b) { return device->alloc_pinned(b); });
+  PngDefilterInfo whole;
+  whole.height = height;
+  whole.row_bytes = pass.row_bytes;
+  whole.bpp = info.filter_bpp();
+  ensure(scratch, PngKernels::defilter_scratch_bytes(whole),
+         [&](std::size_t b) { return device->alloc(b); });
+  ensure(piece_jobs, kMaxPieces * HC_PNG_JOB_BYTES,
+         [&](std::size_t b) { return device->alloc_pinned(b); });
+  if (arrivals) {
+    ensure(download, img.bytes(), [&](std::size_t b) { return device->alloc_pinned(b); });
+    arrivals->clear();
+  }
+  if (!up) up = device->create_queue();
+  if (!down) down = device->create_queue();
+  const auto job_words = png::unpack_job(info);
+  const Wavefront order = wavefront();
+  std::vector<std::unique_ptr<Event>> events;
+
+  // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back: the
+  // upload on `up`, the kernels on `queue` after it, the read on `down` after them.
+  std::uint32_t pieces = 0;
+  auto send = [&](std::uint32_t r0, std::uint32_t r1, bool independent) {
+    const std::size_t at = std::size_t(r0) * stride;
+    up->write(*rows, at, *staging, at, std::size_t(r1 - r0) * stride);
+    events.push_back(up->record());
+    const std::size_t slot = std::size_t(pieces) * HC_PNG_JOB_BYTES;
+    std::uint32_t* w = reinterpret_cast<std::uint32_t*>(piece_jobs->data() + slot);
+    std::memcpy(w, job_words.data(), HC_PNG_JOB_BYTES);
+    w[HC_PNG_H] = r1 - r0;
+    w[HC_PNG_PASS + 6] = std::uint32_t(at);  // the pass starts at the piece's first row
+    if (piece_job.size() <= pieces) piece_job.push_back(device->alloc(HC_PNG_JOB_BYTES));
+    queue->write(*piece_job[pieces], 0, *piece_jobs, slot, HC_PNG_JOB_BYTES);
+    queue->wait_for(*events.back());
+    PngDefilterInfo d = whole;
+    d.offset = at;
+    d.height = r1 - r0;
+    d.rows_independent = independent;
+    device->png().defilter(*queue, *rows, *scratch, d, order);
+    device->png().unpack(*queue, *piece_job[pieces], *rows, dst, std::size_t(r0) * out_row,
+                         info.width, r1 - r0, std::uint32_t(pixel_bytes));
+    ++pieces;
+    if (!arrivals) return;
+    events.push_back(queue->record());
+    down->wait_for(*events.back());
+    Arrival a;
+    a.offset = std::size_t(r0) * out_row;
+    a.bytes = std::size_t(r1 - r0) * out_row;
+    down->read(*download, a.offset, dst, a.offset, a.bytes);
+    a.done = down->record();
+    arrivals->push_back(std::move(a));
+  };
+
+  // The pool's threads inflate the segments in order; the calling thread inflates too, and
+  // between segments checks the filter types of the rows that have arrived and sends each
+  // piece whose rows are all there.
+  const std::size_t n = seg.size();
+  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[n]);
+  for (std::size_t k = 0; k < n; ++k) done[k].store(false, std::memory_order_relaxed);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};  // a segment did not inflate, or a device call threw
+  std::uint8_t* const rows_in = staging->data();
+  auto inflate_one = [&]() {
+    const std::size_t k = next++;
+    if (k >= n) return false;
+    if (!failed.load(std::memory_order_relaxed) && !seg.inflate(k, rows_in)) failed = true;
+    done[k].store(true, std::memory_order_release);
+    return true;
+  };
+  std::int64_t bad_row = -1;  // the first row with a filter type above 4
+  std::exception_ptr error;
+  pool.run(int(std::min<std::size_t>(std::size_t(options.threads), n)), [&](int id) {
+    if (id == 0) {
+      try {
+        std::size_t ready = 0;  // segments inflated, from the first on
+        std::uint32_t sent = 0, checked = 0, cut = rows_per_piece;
+        bool independent = true;
+        while (sent < height && !failed.load(std::memory_order_relaxed)) {
+          while (ready < n && done[ready].load(std::memory_order_acquire)) ++ready;
+          const std::uint32_t arrived = ready == n ? height : seg.first_row(ready);
+          std::uint32_t end = 0;
+          for (; checked < arrived; ++checked) {
+            const std::uint8_t type = rows_in[std::size_t(checked) * stride];
+            if (type > 4) {
+              bad_row = checked;
+              break;
+            }
+            if (type <= 1 && checked >= cut && checked > sent) {
+              end = checked;  // this row starts the next piece
+              break;
+            }
+            if (type > 1) independent = false;
+          }
+          if (bad_row >= 0) break;
+          if (!end && checked == height) end = height;
+          if (end) {
+            send(sent, end, independent);
+            sent = end;
+            cut =
+                std::uint32_t(std::min<std::uint64_t>(std::uint64_t(end) + rows_per_piece, height));
+            independent = true;
+          } else if (!inflate_one()) {
+            std::this_thread::yield();
+          }
+        }
+      } catch (...) {
+        error = std::current_exception();
+        failed = true;
+      }
+    }
+    while (inflate_one()) {
+    }
+  });
+  times.inflate += since(t0);
+  auto drain = [&] {
+    up->finish();
+    queue->finish();
+    down->finish();
+    if (arrivals) arrivals->clear();
+  };
+  if (error) {
+    try {
+      drain();
+    } catch (...) {
+    }
+    std::rethrow_exception(error);
+  }
+  // A segment that did not inflate, or Adler-32 sums that do not add up: the caller inflates
+  // the whole stream and says so.
+  if (failed || !seg.check()) {
+    drain();
+    return false;
+  }
+  if (bad_row >= 0) {
+    drain();
+    throw Error(ErrorCode::InvalidData,
+                "png: image row " + std::to_string(bad_row) + " has filter type " +
+                    std::to_string(rows_in[std::size_t(bad_row) * stride]) + " (0 to 4 exist)");
+  }
+  if (!arrivals) {
+    const auto t1 = Clock::now();
+    up->finish();
+    queue->finish();
+    times.kernels += since(t1);
+  }
+  return true;
 }
 
 bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::Info& info,
@@ -242,7 +447,8 @@ void PngDecoder::decode(const std::uint8_t* data, std::size_t size, RawImage& im
 
 void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
                                std::vector<std::string>* warnings) {
-  DeviceRawImage d = run(data, size, out);
+  std::vector<Arrival> arrivals;
+  DeviceRawImage d = run(data, size, out, &arrivals);
   const auto t = Clock::now();
   img.width = d.width;
   img.height = d.height;
@@ -255,28 +461,36 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
   // pieces arrive, so that the copies overlap the transfer of the pieces after them. Only this
   // thread waits for the pieces (waits from several threads at once cost more on NVIDIA's
   // OpenCL than the overlap saved).
+  // (An overlapped decode has sent its reads already, one per piece.)
   constexpr std::size_t kPiece = std::size_t(2) << 20, kPart = std::size_t(256) << 10;
-  const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
-  std::vector<std::unique_ptr<Event>> arrived(pieces);
-  for (std::size_t k = 0; k < pieces; ++k) {
-    const std::size_t at = k * kPiece;
-    queue->read(*download, at, *d.buffer, d.offset + at, std::min(kPiece, bytes - at));
-    arrived[k] = queue->record();
+  if (arrivals.empty()) {
+    for (std::size_t at = 0; at < bytes; at += kPiece) {
+      Arrival a;
+      a.offset = at;
+      a.bytes = std::min(kPiece, bytes - at);
+      queue->read(*download, at, *d.buffer, d.offset + at, a.bytes);
+      a.done = queue->record();
+      arrivals.push_back(std::move(a));
+    }
   }
   img.samples.resize(bytes);
   const std::uint8_t* from = download->data();
   std::uint8_t* to = img.samples.data();
-  for (std::size_t k = 0; k < pieces; ++k) {
-    arrived[k]->wait();
-    const std::size_t at = k * kPiece, n = std::min(kPiece, bytes - at);
-    detail::parallel_for((n + kPart - 1) / kPart, std::min(options.threads, 8),
+  for (const Arrival& a : arrivals) {
+    a.done->wait();
+    detail::parallel_for((a.bytes + kPart - 1) / kPart, std::min(options.threads, 8),
                          [&](std::size_t j) {
-                           std::memcpy(to + at + j * kPart, from + at + j * kPart,
-                                       std::min(kPart, n - j * kPart));
+                           const std::size_t at = a.offset + j * kPart;
+                           std::memcpy(to + at, from + at,
+                                       std::min(kPart, a.offset + a.bytes - at));
                          },
                          &pool);
   }
   queue->finish();
+  if (times.overlapped) {
+    up->finish();
+    down->finish();
+  }
   times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
 }

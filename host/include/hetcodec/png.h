@@ -135,6 +135,12 @@ struct PngDecodeOptions {
   // device inflate that fails for any reason falls back to the host, which then reports what
   // is wrong. Auto: the host (measured faster on the GPU machine: docs/benchmarks.md).
   PngInflate inflate = PngInflate::Auto;
+  // A non-interlaced file with an index whose segments the host inflates is decoded in pieces
+  // of about this many inflated bytes, cut before rows filtered with None or Sub (which need no
+  // row above; our parallel mode starts one every 32 rows): each piece is uploaded,
+  // de-filtered, unpacked and downloaded on the device while the host inflates the pieces
+  // after it. 0, or an image under two pieces: no overlap, each stage waited for in turn.
+  std::size_t overlap_bytes = std::size_t(1) << 20;
 };
 
 // One input of a batch: bytes the caller keeps alive until the call returns.
@@ -165,6 +171,10 @@ struct PngStageTimes {
   bool inflated_on_device = false;  // ... and its segments on the device
   int split_pieces = 0;      // the last file had no index and was inflated in this many pieces cut
                              // at block starts, on host threads (0: whole, or it had an index)
+  // The last file was decoded in overlapping pieces (PngDecodeOptions::overlap_bytes): its
+  // inflate time then covers the pieces' upload and kernels that ran meanwhile, and upload and
+  // kernels count only the device time waited for after the inflate.
+  bool overlapped = false;
   std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
   double device() const { return upload + kernels + download; }
 };
