@@ -208,6 +208,10 @@ void ClQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& s
 std::unique_ptr<Event> ClQueue::record() {
   cl::Event e;
   HC_CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &e));
+  // Submitted now: another queue may wait for this event (wait_for), and OpenCL leaves a wait on
+  // an event of a queue not flushed to the implementation (NVIDIA's held such waits for
+  // milliseconds).
+  HC_CL_CHECK(queue_.flush());
   return std::make_unique<ClEvent>(e);
 }
 

@@ -40,6 +40,12 @@ struct PngDecoder::Impl {
   // The overlapped decode: queues for the uploads and the downloads (`queue` runs the kernels),
   // and each piece's unpack job (pinned, then on the device).
   std::unique_ptr<Queue> up, down;
+  // The pieces' kernels, on kKernelQueues queues in turn (`queue` the first), each with its own
+  // de-filter scratch: the pieces are independent, and one piece's de-filter takes about as
+  // long as the whole image's (the chain along a tile row is as long), so they run side by side.
+  static constexpr std::size_t kKernelQueues = 4;
+  std::vector<std::unique_ptr<Queue>> kernel_queues;
+  std::vector<std::unique_ptr<DeviceBuffer>> piece_scratch;
   std::unique_ptr<PinnedBuffer> piece_jobs;
   std::vector<std::unique_ptr<DeviceBuffer>> piece_job;
   // A piece of the output on its way to `download`: where it lies, and its arrival.
@@ -244,8 +250,10 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   whole.height = height;
   whole.row_bytes = pass.row_bytes;
   whole.bpp = info.filter_bpp();
-  ensure(scratch, PngKernels::defilter_scratch_bytes(whole),
-         [&](std::size_t b) { return device->alloc(b); });
+  while (kernel_queues.size() + 1 < kKernelQueues) kernel_queues.push_back(device->create_queue());
+  piece_scratch.resize(kKernelQueues);
+  for (auto& b : piece_scratch)
+    ensure(b, PngKernels::defilter_scratch_bytes(whole), [&](std::size_t n) { return device->alloc(n); });
   ensure(piece_jobs, kMaxPieces * HC_PNG_JOB_BYTES,
          [&](std::size_t b) { return device->alloc_pinned(b); });
   if (arrivals) {
@@ -259,9 +267,11 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   std::vector<std::unique_ptr<Event>> events;
 
   // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back: the
-  // upload on `up`, the kernels on `queue` after it, the read on `down` after them.
+  // upload on `up`, the kernels on a kernel queue after it, the read on `down` after them.
   std::uint32_t pieces = 0;
   auto send = [&](std::uint32_t r0, std::uint32_t r1, bool independent) {
+    const std::size_t turn = pieces % kKernelQueues;
+    Queue& kq = turn ? *kernel_queues[turn - 1] : *queue;
     const std::size_t at = std::size_t(r0) * stride;
     up->write(*rows, at, *staging, at, std::size_t(r1 - r0) * stride);
     events.push_back(up->record());
@@ -271,18 +281,18 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     w[HC_PNG_H] = r1 - r0;
     w[HC_PNG_PASS + 6] = std::uint32_t(at);  // the pass starts at the piece's first row
     if (piece_job.size() <= pieces) piece_job.push_back(device->alloc(HC_PNG_JOB_BYTES));
-    queue->write(*piece_job[pieces], 0, *piece_jobs, slot, HC_PNG_JOB_BYTES);
-    queue->wait_for(*events.back());
+    kq.write(*piece_job[pieces], 0, *piece_jobs, slot, HC_PNG_JOB_BYTES);
+    kq.wait_for(*events.back());
     PngDefilterInfo d = whole;
     d.offset = at;
     d.height = r1 - r0;
     d.rows_independent = independent;
-    device->png().defilter(*queue, *rows, *scratch, d, order);
-    device->png().unpack(*queue, *piece_job[pieces], *rows, dst, std::size_t(r0) * out_row,
+    device->png().defilter(kq, *rows, *piece_scratch[turn], d, order);
+    device->png().unpack(kq, *piece_job[pieces], *rows, dst, std::size_t(r0) * out_row,
                          info.width, r1 - r0, std::uint32_t(pixel_bytes));
     ++pieces;
     if (!arrivals) return;
-    events.push_back(queue->record());
+    events.push_back(kq.record());
     down->wait_for(*events.back());
     Arrival a;
     a.offset = std::size_t(r0) * out_row;
@@ -353,9 +363,13 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     }
   });
   times.inflate += since(t0);
-  auto drain = [&] {
+  auto finish_all = [&] {
     up->finish();
     queue->finish();
+    for (auto& q : kernel_queues) q->finish();
+  };
+  auto drain = [&] {
+    finish_all();
     down->finish();
     if (arrivals) arrivals->clear();
   };
@@ -380,8 +394,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   }
   if (!arrivals) {
     const auto t1 = Clock::now();
-    up->finish();
-    queue->finish();
+    finish_all();
     times.kernels += since(t1);
   }
   return true;
@@ -489,6 +502,7 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
   queue->finish();
   if (times.overlapped) {
     up->finish();
+    for (auto& q : kernel_queues) q->finish();
     down->finish();
   }
   times.download += since(t);
@@ -505,6 +519,9 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
   // The host threads (inflating indexed segments) are shared among the streams.
   PngDecodeOptions o = m.options;
   o.threads = std::max(1, m.options.threads / streams);
+  // Images decoded at once overlap one another's stages already: no pieces, which cost each
+  // image more launches and waits across queues (measured slower: docs/benchmarks.md).
+  if (streams > 1) o.overlap_bytes = 0;
   while (int(m.workers.size()) < streams - 1) m.workers.push_back(Impl::make(m.device, o));
   std::vector<RawImage> out(inputs.size());
   std::vector<std::string> errs(inputs.size());
@@ -526,13 +543,14 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
       }
     }
   };
-  const int saved = m.options.threads;
+  const PngDecodeOptions saved = m.options;
   m.options.threads = o.threads;
+  m.options.overlap_bytes = o.overlap_bytes;
   std::vector<std::thread> pool;
   for (int k = 0; k + 1 < streams; ++k) pool.emplace_back(work, std::ref(*m.workers[std::size_t(k)]));
   work(m);
   for (auto& t : pool) t.join();
-  m.options.threads = saved;
+  m.options = saved;
   for (const auto& w : m.workers) {  // the other streams' time counts as this decoder's
     m.times.inflate += w->times.inflate;
     m.times.upload += w->times.upload;
