@@ -37,17 +37,16 @@ struct PngDecoder::Impl {
   std::unique_ptr<PinnedBuffer> inflate_in, inflate_results;
   std::unique_ptr<DeviceBuffer> compressed, segment_table, results;
   std::shared_ptr<DeviceBuffer> out;  // the output of decode() (decode_to_device makes its own)
-  // The overlapped decode: queues for the uploads and the downloads (`queue` runs the kernels),
-  // and each piece's unpack job (pinned, then on the device).
-  std::unique_ptr<Queue> up, down;
-  // The pieces' kernels, on kKernelQueues queues in turn (`queue` the first), each with its own
-  // de-filter scratch: the pieces are independent, and one piece's de-filter takes about as
-  // long as the whole image's (the chain along a tile row is as long), so they run side by side.
-  static constexpr std::size_t kKernelQueues = 4;
-  std::vector<std::unique_ptr<Queue>> kernel_queues;
-  std::vector<std::unique_ptr<DeviceBuffer>> piece_scratch;
-  std::unique_ptr<PinnedBuffer> piece_jobs;
+  // The overlapped decode: each piece's upload, kernels and download on one of kPieceQueues
+  // queues in turn (`queue` the first), with the piece's de-filter scratch there. The pieces are
+  // independent of one another, and one piece's de-filter takes about as long as the whole
+  // image's (the chain along a tile row is as long), so they must run side by side; and no
+  // queue waits on another's event (NVIDIA's OpenCL held such waits for milliseconds).
+  static constexpr std::size_t kPieceQueues = 4;
+  std::vector<std::unique_ptr<Queue>> piece_queues;
+  std::unique_ptr<PinnedBuffer> piece_jobs;  // each piece's unpack job, pinned then on the device
   std::vector<std::unique_ptr<DeviceBuffer>> piece_job;
+  std::vector<std::unique_ptr<DeviceBuffer>> piece_scratch;
   // A piece of the output on its way to `download`: where it lies, and its arrival.
   static constexpr std::size_t kMaxPieces = 32;
   struct Arrival {
@@ -250,8 +249,8 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   whole.height = height;
   whole.row_bytes = pass.row_bytes;
   whole.bpp = info.filter_bpp();
-  while (kernel_queues.size() + 1 < kKernelQueues) kernel_queues.push_back(device->create_queue());
-  piece_scratch.resize(kKernelQueues);
+  while (piece_queues.size() + 1 < kPieceQueues) piece_queues.push_back(device->create_queue());
+  piece_scratch.resize(kPieceQueues);
   for (auto& b : piece_scratch)
     ensure(b, PngKernels::defilter_scratch_bytes(whole), [&](std::size_t n) { return device->alloc(n); });
   ensure(piece_jobs, kMaxPieces * HC_PNG_JOB_BYTES,
@@ -260,21 +259,17 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     ensure(download, img.bytes(), [&](std::size_t b) { return device->alloc_pinned(b); });
     arrivals->clear();
   }
-  if (!up) up = device->create_queue();
-  if (!down) down = device->create_queue();
   const auto job_words = png::unpack_job(info);
   const Wavefront order = wavefront();
-  std::vector<std::unique_ptr<Event>> events;
 
-  // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back: the
-  // upload on `up`, the kernels on a kernel queue after it, the read on `down` after them.
+  // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back, on the
+  // piece's queue.
   std::uint32_t pieces = 0;
   auto send = [&](std::uint32_t r0, std::uint32_t r1, bool independent) {
-    const std::size_t turn = pieces % kKernelQueues;
-    Queue& kq = turn ? *kernel_queues[turn - 1] : *queue;
+    const std::size_t turn = pieces % kPieceQueues;
+    Queue& kq = turn ? *piece_queues[turn - 1] : *queue;
     const std::size_t at = std::size_t(r0) * stride;
-    up->write(*rows, at, *staging, at, std::size_t(r1 - r0) * stride);
-    events.push_back(up->record());
+    kq.write(*rows, at, *staging, at, std::size_t(r1 - r0) * stride);
     const std::size_t slot = std::size_t(pieces) * HC_PNG_JOB_BYTES;
     std::uint32_t* w = reinterpret_cast<std::uint32_t*>(piece_jobs->data() + slot);
     std::memcpy(w, job_words.data(), HC_PNG_JOB_BYTES);
@@ -282,7 +277,6 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     w[HC_PNG_PASS + 6] = std::uint32_t(at);  // the pass starts at the piece's first row
     if (piece_job.size() <= pieces) piece_job.push_back(device->alloc(HC_PNG_JOB_BYTES));
     kq.write(*piece_job[pieces], 0, *piece_jobs, slot, HC_PNG_JOB_BYTES);
-    kq.wait_for(*events.back());
     PngDefilterInfo d = whole;
     d.offset = at;
     d.height = r1 - r0;
@@ -291,14 +285,15 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     device->png().unpack(kq, *piece_job[pieces], *rows, dst, std::size_t(r0) * out_row,
                          info.width, r1 - r0, std::uint32_t(pixel_bytes));
     ++pieces;
-    if (!arrivals) return;
-    events.push_back(kq.record());
-    down->wait_for(*events.back());
+    if (!arrivals) {
+      kq.record();  // (which submits the piece's work at once)
+      return;
+    }
     Arrival a;
     a.offset = std::size_t(r0) * out_row;
     a.bytes = std::size_t(r1 - r0) * out_row;
-    down->read(*download, a.offset, dst, a.offset, a.bytes);
-    a.done = down->record();
+    kq.read(*download, a.offset, dst, a.offset, a.bytes);
+    a.done = kq.record();
     arrivals->push_back(std::move(a));
   };
 
@@ -364,13 +359,11 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   });
   times.inflate += since(t0);
   auto finish_all = [&] {
-    up->finish();
     queue->finish();
-    for (auto& q : kernel_queues) q->finish();
+    for (auto& q : piece_queues) q->finish();
   };
   auto drain = [&] {
     finish_all();
-    down->finish();
     if (arrivals) arrivals->clear();
   };
   if (error) {
@@ -500,11 +493,8 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
                          &pool);
   }
   queue->finish();
-  if (times.overlapped) {
-    up->finish();
-    for (auto& q : kernel_queues) q->finish();
-    down->finish();
-  }
+  if (times.overlapped)
+    for (auto& q : piece_queues) q->finish();
   times.download += since(t);
   if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
 }
