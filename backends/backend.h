@@ -196,6 +196,11 @@ struct PngDefilterInfo {
   // Every row is filtered with None or Sub: rows do not depend on each other, and a cheaper
   // row-parallel stage runs instead of the wavefront.
   bool rows_independent = false;
+  // Every tile row after the first (rows HC_WF_ROWS, 2 * HC_WF_ROWS, ... of the pass) starts
+  // with a row filtered with None or Sub, which needs no row above: the bands of HC_WF_ROWS
+  // rows are de-filtered side by side, one work-group each along the whole width, with no
+  // scratch and no wait on another (core/portable/png_decode.h, HC_BAND_SLOTS).
+  bool bands = false;
 };
 // How the wavefront engine orders its tiles: one launch whose work-groups take tickets and
 // wait on per-tile completion flags, or one launch per tile diagonal. Auto: tickets on a GPU,

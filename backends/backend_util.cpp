@@ -48,7 +48,7 @@ void PngKernels::defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratc
   check_range("defilter rows", info.offset,
               std::size_t(info.height) * (std::size_t(info.row_bytes) + 1), rows.size());
   if (order == Wavefront::Auto) order = Wavefront::Tickets;  // the host resolves it (png.h)
-  if (!info.rows_independent && order == Wavefront::Tickets)
+  if (!info.rows_independent && !info.bands && order == Wavefront::Tickets)
     check_range("defilter scratch", 0, defilter_scratch_bytes(info), scratch.size());
   if (info.height && info.row_bytes) run_defilter(queue, rows, scratch, info, order);
 }

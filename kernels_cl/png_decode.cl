@@ -10,6 +10,8 @@
  * diagonal >= 0 a launch solves the tiles of that anti-diagonal only (the fallback, one launch
  * per diagonal, where no work-group waits on another; the emulator always takes it, since
  * Oclgrind cannot see the flags' synchronisation and reports the halo reads as races).
+ * png_defilter_bands: passes whose every tile row after the first starts a band (a None or
+ * Sub row): one work-group per band along the whole width (core/portable/png_decode.h).
  * png_defilter_rows: rows filtered with None or Sub only, one work-item per row.
  * png_unpack: one work-item per output pixel. */
 #include "core/portable/png_decode.h"
@@ -27,6 +29,66 @@ __kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height,
   __global uchar* r = rows + offset + (ulong)y * ((ulong)row_bytes + 1u);
   if (r[0] != 1u) return; /* None */
   for (uint i = bpp; i < row_bytes; ++i) r[1u + i] = (uchar)(r[1u + i] + r[1u + i - bpp]);
+}
+
+/* Window k of the band's rows between global memory and its ring slot (as the CUDA twin):
+ * work-item l takes bytes 8l..8l+7 of every row. Past the row's end: zeros in, nothing out. */
+void band_window(__global uchar* base, ulong stride, uint y0, uint rows, uint row_bytes, uint k,
+                 __local uchar* slot, int load) {
+  const uint l = get_local_id(0);
+  const uint x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+  for (uint rr = 0; rr < rows; ++rr) {
+    __global uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
+    __local uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
+    for (uint j = 0; j < HC_WF_CHUNK; ++j) {
+      if (load) t[j] = x + j < row_bytes ? g[j] : (uchar)0;
+      else if (x + j < row_bytes) g[j] = t[j];
+    }
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(HC_WF_ROWS, 1, 1)))
+void png_defilter_bands(__global uchar* rows, ulong offset, uint height, uint row_bytes, uint bpp) {
+  __local uchar ring[HC_BAND_LOCAL];
+  const uint r = get_local_id(0);
+  const ulong stride = (ulong)row_bytes + 1u;
+  __global uchar* base = rows + offset;
+  const uint y0 = get_group_id(0) * HC_WF_ROWS, y = y0 + r;
+  const uint band = min((uint)HC_WF_ROWS, height - y0);
+  const uint chunks = (row_bytes + HC_WF_CHUNK - 1) / HC_WF_CHUNK;
+  const uint windows = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
+  const uint per_window = HC_WF_BYTES / HC_WF_CHUNK;
+  /* The zero row above each slot's first row, and the first window. */
+  for (uint i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
+    ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
+  band_window(base, stride, y0, band, row_bytes, 0, ring, 1);
+  const int type = y < height ? base[(ulong)y * stride] : 0;
+  hc_u32 left[8], upl[8];
+  for (int k = 0; k < 8; ++k) left[k] = upl[k] = 0;
+  uint stored = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 0; s < chunks + band - 1u; ++s) {
+    if (s % per_window == 0) {
+      const uint k = s / per_window;
+      if (k >= 2) { /* finished by the last row two windows' steps ago */
+        band_window(base, stride, y0, band, row_bytes, k - 2, ring + ((k - 2) % HC_BAND_SLOTS) * HC_BAND_SLOT, 0);
+        stored = k - 1;
+      }
+      if (k + 1 < windows)
+        band_window(base, stride, y0, band, row_bytes, k + 1, ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT, 1);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int c = (int)s - (int)r;
+    if (r < band && c >= 0 && (uint)c < chunks) {
+      const uint w = (uint)c / per_window, i = ((uint)c % per_window) * HC_WF_CHUNK;
+      __local uchar* cur = ring + (w % HC_BAND_SLOTS) * HC_BAND_SLOT + (r + 1u) * HC_WF_STRIDE + 8u + i;
+      const uint n = min((uint)HC_WF_CHUNK, row_bytes - (uint)c * HC_WF_CHUNK);
+      hc_png_unfilter_chunk_any(type, bpp, cur, cur - HC_WF_STRIDE, n, left, upl);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (uint k = stored; k < windows; ++k)
+    band_window(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, 0);
 }
 
 __kernel __attribute__((reqd_work_group_size(HC_WF_THREADS, 1, 1)))

@@ -44,10 +44,12 @@ cudaError_t launch_png_deflate(cudaStream_t stream, int stage, std::uint32_t ite
                                const std::uint8_t* data, const std::uint32_t* plan,
                                std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out);
 // The PNG decode stages of kernels_cu/png_decode.cu. `scratch` holds 1 + tiles words (ticket
-// mode only); without tickets the wavefront runs one launch per tile diagonal.
+// mode only); without tickets the wavefront runs one launch per tile diagonal. With `bands`
+// (PngDefilterInfo::bands) one work-group per band, and neither scratch nor tickets.
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
                                 std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
-                                bool rows_independent, bool tickets, std::uint32_t* scratch);
+                                bool rows_independent, bool bands, bool tickets,
+                                std::uint32_t* scratch);
 // One thread per segment of core/portable/png_inflate.h; `count` > 0.
 cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compressed,
                                const std::uint32_t* segments, std::uint8_t* rows,

@@ -153,12 +153,82 @@ cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compress
   return cudaGetLastError();
 }
 
+// Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) between
+// global memory and its ring slot: lane l takes bytes 8l..8l+7 of every row, so that a row's
+// window is one contiguous access of the work-group. Past the row's end: zeros in, nothing out.
+__device__ __forceinline__ void band_window(std::uint8_t* base, std::uint64_t stride, std::uint32_t y0,
+                                            std::uint32_t rows, std::uint32_t row_bytes,
+                                            std::uint32_t k, std::uint8_t* slot, bool load) {
+  const std::uint32_t l = threadIdx.x;
+  const std::uint32_t x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+  for (std::uint32_t rr = 0; rr < rows; ++rr) {
+    std::uint8_t* g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
+    std::uint8_t* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
+#pragma unroll
+    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) {
+      if (load) t[j] = x + j < row_bytes ? g[j] : std::uint8_t(0);
+      else if (x + j < row_bytes) g[j] = t[j];
+    }
+  }
+}
+
+__global__ void __launch_bounds__(HC_WF_ROWS)
+png_defilter_bands(std::uint8_t* rows, std::uint64_t offset, std::uint32_t height,
+                   std::uint32_t row_bytes, std::uint32_t bpp) {
+  __shared__ std::uint8_t ring[HC_BAND_LOCAL];
+  const std::uint32_t r = threadIdx.x;
+  const std::uint64_t stride = std::uint64_t(row_bytes) + 1u;
+  std::uint8_t* base = rows + offset;
+  const std::uint32_t y0 = blockIdx.x * HC_WF_ROWS, y = y0 + r;
+  const std::uint32_t band = min(std::uint32_t(HC_WF_ROWS), height - y0);
+  const std::uint32_t chunks = (row_bytes + HC_WF_CHUNK - 1) / HC_WF_CHUNK;
+  const std::uint32_t windows = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
+  const std::uint32_t per_window = HC_WF_BYTES / HC_WF_CHUNK;
+  // The zero row above each slot's first row, and the first window.
+  for (std::uint32_t i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
+    ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
+  band_window(base, stride, y0, band, row_bytes, 0, ring, true);
+  const int type = y < height ? base[std::uint64_t(y) * stride] : 0;
+  hc_u32 left[8], upl[8];
+  for (int k = 0; k < 8; ++k) left[k] = upl[k] = 0;
+  std::uint32_t stored = 0;
+  __syncthreads();
+  for (std::uint32_t s = 0; s < chunks + band - 1u; ++s) {
+    if (s % per_window == 0) {
+      const std::uint32_t k = s / per_window;
+      if (k >= 2) {  // finished by the last row two windows' steps ago
+        band_window(base, stride, y0, band, row_bytes, k - 2, ring + ((k - 2) % HC_BAND_SLOTS) * HC_BAND_SLOT, false);
+        stored = k - 1;
+      }
+      if (k + 1 < windows)
+        band_window(base, stride, y0, band, row_bytes, k + 1, ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT, true);
+      __syncthreads();
+    }
+    const int c = int(s) - int(r);
+    if (r < band && c >= 0 && std::uint32_t(c) < chunks) {
+      const std::uint32_t w = std::uint32_t(c) / per_window, i = (std::uint32_t(c) % per_window) * HC_WF_CHUNK;
+      std::uint8_t* cur = ring + (w % HC_BAND_SLOTS) * HC_BAND_SLOT + (r + 1u) * HC_WF_STRIDE + 8u + i;
+      const std::uint32_t n = min(std::uint32_t(HC_WF_CHUNK), row_bytes - std::uint32_t(c) * HC_WF_CHUNK);
+      hc_png_unfilter_chunk_any(type, bpp, cur, cur - HC_WF_STRIDE, n, left, upl);
+    }
+    __syncthreads();
+  }
+  for (std::uint32_t k = stored; k < windows; ++k)
+    band_window(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, false);
+}
+
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,
                                 std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp,
-                                bool rows_independent, bool tickets, std::uint32_t* scratch) {
+                                bool rows_independent, bool bands, bool tickets,
+                                std::uint32_t* scratch) {
   if (height == 0 || row_bytes == 0) return cudaSuccess;
   if (rows_independent) {
     png_defilter_rows<<<(height + 127) / 128, 128, 0, stream>>>(rows, offset, height, row_bytes, bpp);
+    return cudaGetLastError();
+  }
+  if (bands) {
+    png_defilter_bands<<<(height + HC_WF_ROWS - 1) / HC_WF_ROWS, HC_WF_ROWS, 0, stream>>>(
+        rows, offset, height, row_bytes, bpp);
     return cudaGetLastError();
   }
   const std::uint32_t tiles_x = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;

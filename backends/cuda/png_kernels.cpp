@@ -23,7 +23,7 @@ class CudaPngKernels : public PngKernels {
     CudaQueue& q = queue_cast(queue);
     HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
     q.after_launch(launch_png_defilter(q.stream(), ptr_of(rows), info.offset, info.height,
-                                       info.row_bytes, info.bpp, info.rows_independent,
+                                       info.row_bytes, info.bpp, info.rows_independent, info.bands,
                                        order == Wavefront::Tickets,
                                        reinterpret_cast<std::uint32_t*>(ptr_of(scratch))),
                    "png_defilter");

@@ -20,6 +20,7 @@ class ClPngKernels : public PngKernels {
         clear_(make_kernel(device.program("png_decode"), "png_clear")),
         rows_(make_kernel(device.program("png_decode"), "png_defilter_rows")),
         tiles_(make_kernel(device.program("png_decode"), "png_defilter_tiles")),
+        bands_(make_kernel(device.program("png_decode"), "png_defilter_bands")),
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
         inflate_(make_kernel(device.program("png_decode"), "png_inflate")),
         crc_(make_kernel(device.program("png_encode"), "png_crc32_pieces")),
@@ -49,6 +50,16 @@ class ClPngKernels : public PngKernels {
       HC_CL_CHECK(rows_.setArg(3, cl_uint(info.row_bytes)));
       HC_CL_CHECK(rows_.setArg(4, cl_uint(info.bpp)));
       q.launch(rows_, (std::size_t(info.height) + 63) / 64 * 64, 64, "png_defilter_rows");
+      return;
+    }
+    if (info.bands) {
+      HC_CL_CHECK(bands_.setArg(0, mem_of(rows)));
+      HC_CL_CHECK(bands_.setArg(1, cl_ulong(info.offset)));
+      HC_CL_CHECK(bands_.setArg(2, cl_uint(info.height)));
+      HC_CL_CHECK(bands_.setArg(3, cl_uint(info.row_bytes)));
+      HC_CL_CHECK(bands_.setArg(4, cl_uint(info.bpp)));
+      q.launch(bands_, (std::size_t(info.height) + HC_WF_ROWS - 1) / HC_WF_ROWS * HC_WF_ROWS,
+               HC_WF_ROWS, "png_defilter_bands");
       return;
     }
     const std::uint32_t tiles_x = (info.row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
@@ -145,7 +156,7 @@ class ClPngKernels : public PngKernels {
 
  private:
   cl::Kernel filter_;
-  cl::Kernel clear_, rows_, tiles_, unpack_, inflate_;
+  cl::Kernel clear_, rows_, tiles_, bands_, unpack_, inflate_;
   cl::Kernel crc_;
   // The deflate stages' kernel objects of each calling thread, made on its first call: an
   // image's launches set their arguments without waiting on encoders of other threads

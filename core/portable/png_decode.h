@@ -120,6 +120,19 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
 #define HC_WF_LOCAL ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
 #define HC_WF_STEPS (HC_WF_BYTES / HC_WF_CHUNK + HC_WF_ROWS - 1)
 
+/* The band path of the wavefront engine, for passes whose every tile row after the first starts
+ * with a row filtered with None or Sub (a band, which needs no row above; our parallel mode
+ * writes one every 32 rows). One work-group of HC_WF_ROWS work-items per band, with no wait on
+ * any other: work-item r solves row r along the whole width, HC_WF_CHUNK bytes a step, a step
+ * behind row r - 1. The rows pass through a ring of HC_BAND_SLOTS windows of HC_WF_BYTES bytes
+ * in local memory (each with the zero row above a band's first, as the tile's halo row): at the
+ * start of each window's HC_WF_BYTES / HC_WF_CHUNK steps the work-group stores the window its
+ * last row finished and loads the window after the one its first row starts. Left and upper
+ * left stay in registers from window to window, as from chunk to chunk. */
+#define HC_BAND_SLOTS 4
+#define HC_BAND_SLOT ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
+#define HC_BAND_LOCAL (HC_BAND_SLOTS * HC_BAND_SLOT)
+
 /* Reconstructs the `n` (at most HC_WF_CHUNK = 8) bytes of a row at `cur` in place; `up` is the
  * row above at the same place. left[k] and upl[k] (k = 0..7) hold the 8 bytes just before the
  * chunk in this row (reconstructed) and in the row above, the nearest last; they are replaced by

@@ -172,7 +172,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
         &times.split_pieces);
   }
   // The filter types are checked here (on the device: their largest), and each pass learns
-  // whether its rows are independent.
+  // whether its rows are independent, or its tile rows bands (PngDefilterInfo::bands).
   const auto passes = png::passes(info);
   std::vector<PngDefilterInfo> work;
   std::size_t scratch_bytes = 4;
@@ -185,6 +185,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
     d.bpp = info.filter_bpp();
     d.rows_independent = max_type <= 1;
     if (max_type < 0) {  // not known yet: the host inflated the rows
+      d.bands = true;
       const std::uint8_t* f = staging->data() + p.offset;
       for (std::uint32_t y = 0; y < p.height; ++y) {
         const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
@@ -193,6 +194,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
                       "png: image row " + std::to_string(y) + (info.interlace ? " of an Adam7 pass" : "") +
                           " has filter type " + std::to_string(type) + " (0 to 4 exist)");
         if (type > 1) d.rows_independent = false;
+        if (type > 1 && y % HC_WF_ROWS == 0 && y > 0) d.bands = false;
       }
     }
     scratch_bytes = std::max(scratch_bytes, PngKernels::defilter_scratch_bytes(d));
@@ -265,7 +267,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back, on the
   // piece's queue.
   std::uint32_t pieces = 0;
-  auto send = [&](std::uint32_t r0, std::uint32_t r1, bool independent) {
+  auto send = [&](std::uint32_t r0, std::uint32_t r1, bool independent, bool bands) {
     const std::size_t turn = pieces % kPieceQueues;
     Queue& kq = turn ? *piece_queues[turn - 1] : *queue;
     const std::size_t at = std::size_t(r0) * stride;
@@ -281,6 +283,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     d.offset = at;
     d.height = r1 - r0;
     d.rows_independent = independent;
+    d.bands = bands;
     device->png().defilter(kq, *rows, *piece_scratch[turn], d, order);
     device->png().unpack(kq, *piece_job[pieces], *rows, dst, std::size_t(r0) * out_row,
                          info.width, r1 - r0, std::uint32_t(pixel_bytes));
@@ -320,7 +323,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
       try {
         std::size_t ready = 0;  // segments inflated, from the first on
         std::uint32_t sent = 0, checked = 0, cut = rows_per_piece;
-        bool independent = true;
+        bool independent = true, bands = true;
         while (sent < height && !failed.load(std::memory_order_relaxed)) {
           while (ready < n && done[ready].load(std::memory_order_acquire)) ++ready;
           const std::uint32_t arrived = ready == n ? height : seg.first_row(ready);
@@ -331,20 +334,25 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
               bad_row = checked;
               break;
             }
-            if (type <= 1 && checked >= cut && checked > sent) {
-              end = checked;  // this row starts the next piece
+            // A None or Sub row past the piece's target length starts the next piece: one on
+            // a multiple of HC_WF_ROWS when there is one within a band's rows, so that the
+            // bands of a file that has them (our parallel mode's) stay bands in the pieces.
+            if (type <= 1 && checked >= cut && checked > sent &&
+                (checked % HC_WF_ROWS == 0 || checked >= cut + HC_WF_ROWS)) {
+              end = checked;
               break;
             }
             if (type > 1) independent = false;
+            if (type > 1 && (checked - sent) % HC_WF_ROWS == 0 && checked > sent) bands = false;
           }
           if (bad_row >= 0) break;
           if (!end && checked == height) end = height;
           if (end) {
-            send(sent, end, independent);
+            send(sent, end, independent, bands);
             sent = end;
             cut =
                 std::uint32_t(std::min<std::uint64_t>(std::uint64_t(end) + rows_per_piece, height));
-            independent = true;
+            independent = bands = true;
           } else if (!inflate_one()) {
             std::this_thread::yield();
           }
