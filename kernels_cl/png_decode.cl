@@ -31,19 +31,42 @@ __kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height,
   for (uint i = bpp; i < row_bytes; ++i) r[1u + i] = (uchar)(r[1u + i] + r[1u + i - bpp]);
 }
 
-/* Window k of the band's rows between global memory and its ring slot (as the CUDA twin):
- * work-item l takes bytes 8l..8l+7 of every row. Past the row's end: zeros in, nothing out. */
-void band_window(__global uchar* base, ulong stride, uint y0, uint rows, uint row_bytes, uint k,
-                 __local uchar* slot, int load) {
-  const uint l = get_local_id(0);
-  const uint x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+/* Window k of the band's rows into its ring slot, and back (as the CUDA twins): work-item l
+ * takes bytes 8l..8l+7 of every row; the loads of all rows are issued before any is stored
+ * (in registers, 4 bytes to one). Zeros past the row's end in, nothing out. */
+#if HC_BAND_SLOTS != 3
+#error "png_defilter_bands loads window k + 1 into window k - 2's slot"
+#endif
+void band_load(__global const uchar* base, ulong stride, uint y0, uint rows, uint row_bytes,
+               uint k, __local uchar* slot) {
+  const uint l = get_local_id(0), x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+  uint v[2 * HC_WF_ROWS];
+#pragma unroll
+  for (uint rr = 0; rr < HC_WF_ROWS; ++rr) {
+    v[2 * rr] = v[2 * rr + 1] = 0u;
+    if (rr < rows) {
+      __global const uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
+#pragma unroll
+      for (uint j = 0; j < HC_WF_CHUNK; ++j)
+        if (x + j < row_bytes) v[2 * rr + j / 4] |= (uint)g[j] << (8 * (j % 4));
+    }
+  }
+#pragma unroll
+  for (uint rr = 0; rr < HC_WF_ROWS; ++rr) {
+    __local uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
+#pragma unroll
+    for (uint j = 0; j < HC_WF_CHUNK; ++j) t[j] = (uchar)(v[2 * rr + j / 4] >> (8 * (j % 4)));
+  }
+}
+
+void band_store(__global uchar* base, ulong stride, uint y0, uint rows, uint row_bytes, uint k,
+                __local const uchar* slot) {
+  const uint l = get_local_id(0), x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
   for (uint rr = 0; rr < rows; ++rr) {
     __global uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
-    __local uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
-    for (uint j = 0; j < HC_WF_CHUNK; ++j) {
-      if (load) t[j] = x + j < row_bytes ? g[j] : (uchar)0;
-      else if (x + j < row_bytes) g[j] = t[j];
-    }
+    __local const uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
+    for (uint j = 0; j < HC_WF_CHUNK; ++j)
+      if (x + j < row_bytes) g[j] = t[j];
   }
 }
 
@@ -61,7 +84,7 @@ void png_defilter_bands(__global uchar* rows, ulong offset, uint height, uint ro
   /* The zero row above each slot's first row, and the first window. */
   for (uint i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
     ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
-  band_window(base, stride, y0, band, row_bytes, 0, ring, 1);
+  band_load(base, stride, y0, band, row_bytes, 0, ring);
   const int type = y < height ? base[(ulong)y * stride] : 0;
   hc_u32 left[8], upl[8];
   for (int k = 0; k < 8; ++k) left[k] = upl[k] = 0;
@@ -69,13 +92,16 @@ void png_defilter_bands(__global uchar* rows, ulong offset, uint height, uint ro
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = 0; s < chunks + band - 1u; ++s) {
     if (s % per_window == 0) {
+      /* The window the last row finished two windows' steps ago goes out, and the window after
+       * the first row's comes into its slot. */
       const uint k = s / per_window;
-      if (k >= 2) { /* finished by the last row two windows' steps ago */
-        band_window(base, stride, y0, band, row_bytes, k - 2, ring + ((k - 2) % HC_BAND_SLOTS) * HC_BAND_SLOT, 0);
+      __local uchar* slot = ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT;
+      if (k >= 2) {
+        band_store(base, stride, y0, band, row_bytes, k - 2, slot);
         stored = k - 1;
       }
-      if (k + 1 < windows)
-        band_window(base, stride, y0, band, row_bytes, k + 1, ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT, 1);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (k + 1 < windows) band_load(base, stride, y0, band, row_bytes, k + 1, slot);
       barrier(CLK_LOCAL_MEM_FENCE);
     }
     const int c = (int)s - (int)r;
@@ -88,7 +114,7 @@ void png_defilter_bands(__global uchar* rows, ulong offset, uint height, uint ro
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   for (uint k = stored; k < windows; ++k)
-    band_window(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, 0);
+    band_store(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT);
 }
 
 __kernel __attribute__((reqd_work_group_size(HC_WF_THREADS, 1, 1)))

@@ -153,22 +153,48 @@ cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compress
   return cudaGetLastError();
 }
 
-// Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) between
-// global memory and its ring slot: lane l takes bytes 8l..8l+7 of every row, so that a row's
-// window is one contiguous access of the work-group. Past the row's end: zeros in, nothing out.
-__device__ __forceinline__ void band_window(std::uint8_t* base, std::uint64_t stride, std::uint32_t y0,
-                                            std::uint32_t rows, std::uint32_t row_bytes,
-                                            std::uint32_t k, std::uint8_t* slot, bool load) {
-  const std::uint32_t l = threadIdx.x;
-  const std::uint32_t x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
-  for (std::uint32_t rr = 0; rr < rows; ++rr) {
-    std::uint8_t* g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
+// Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) from
+// global memory into its ring slot: lane l takes bytes 8l..8l+7 of every row, so that a row's
+// window is one contiguous access of the work-group, and all its rows' loads are issued before
+// any of them is stored (in registers, 4 bytes to one). Zeros past the row's end.
+static_assert(HC_BAND_SLOTS == 3, "png_defilter_bands loads window k + 1 into window k - 2's slot");
+
+__device__ __forceinline__ void band_load(const std::uint8_t* base, std::uint64_t stride,
+                                          std::uint32_t y0, std::uint32_t rows,
+                                          std::uint32_t row_bytes, std::uint32_t k,
+                                          std::uint8_t* slot) {
+  const std::uint32_t l = threadIdx.x, x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+  std::uint32_t v[2 * HC_WF_ROWS];
+#pragma unroll
+  for (std::uint32_t rr = 0; rr < HC_WF_ROWS; ++rr) {
+    v[2 * rr] = v[2 * rr + 1] = 0;
+    if (rr < rows) {
+      const std::uint8_t* g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
+#pragma unroll
+      for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j)
+        if (x + j < row_bytes) v[2 * rr + j / 4] |= std::uint32_t(g[j]) << (8 * (j % 4));
+    }
+  }
+#pragma unroll
+  for (std::uint32_t rr = 0; rr < HC_WF_ROWS; ++rr) {
     std::uint8_t* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
 #pragma unroll
-    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) {
-      if (load) t[j] = x + j < row_bytes ? g[j] : std::uint8_t(0);
-      else if (x + j < row_bytes) g[j] = t[j];
-    }
+    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) t[j] = std::uint8_t(v[2 * rr + j / 4] >> (8 * (j % 4)));
+  }
+}
+
+// Window k of the band's rows from its ring slot back to global memory (nothing past the
+// row's end).
+__device__ __forceinline__ void band_store(std::uint8_t* base, std::uint64_t stride, std::uint32_t y0,
+                                           std::uint32_t rows, std::uint32_t row_bytes,
+                                           std::uint32_t k, const std::uint8_t* slot) {
+  const std::uint32_t l = threadIdx.x, x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
+  for (std::uint32_t rr = 0; rr < rows; ++rr) {
+    std::uint8_t* g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
+    const std::uint8_t* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
+#pragma unroll
+    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j)
+      if (x + j < row_bytes) g[j] = t[j];
   }
 }
 
@@ -187,7 +213,7 @@ png_defilter_bands(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   // The zero row above each slot's first row, and the first window.
   for (std::uint32_t i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
     ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
-  band_window(base, stride, y0, band, row_bytes, 0, ring, true);
+  band_load(base, stride, y0, band, row_bytes, 0, ring);
   const int type = y < height ? base[std::uint64_t(y) * stride] : 0;
   hc_u32 left[8], upl[8];
   for (int k = 0; k < 8; ++k) left[k] = upl[k] = 0;
@@ -195,13 +221,16 @@ png_defilter_bands(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   __syncthreads();
   for (std::uint32_t s = 0; s < chunks + band - 1u; ++s) {
     if (s % per_window == 0) {
+      // The window the last row finished two windows' steps ago goes out, and the window after
+      // the first row's comes into its slot.
       const std::uint32_t k = s / per_window;
-      if (k >= 2) {  // finished by the last row two windows' steps ago
-        band_window(base, stride, y0, band, row_bytes, k - 2, ring + ((k - 2) % HC_BAND_SLOTS) * HC_BAND_SLOT, false);
+      std::uint8_t* slot = ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT;
+      if (k >= 2) {
+        band_store(base, stride, y0, band, row_bytes, k - 2, slot);
         stored = k - 1;
       }
-      if (k + 1 < windows)
-        band_window(base, stride, y0, band, row_bytes, k + 1, ring + ((k + 1) % HC_BAND_SLOTS) * HC_BAND_SLOT, true);
+      __syncthreads();
+      if (k + 1 < windows) band_load(base, stride, y0, band, row_bytes, k + 1, slot);
       __syncthreads();
     }
     const int c = int(s) - int(r);
@@ -214,7 +243,7 @@ png_defilter_bands(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
     __syncthreads();
   }
   for (std::uint32_t k = stored; k < windows; ++k)
-    band_window(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, false);
+    band_store(base, stride, y0, band, row_bytes, k, ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT);
 }
 
 cudaError_t launch_png_defilter(cudaStream_t stream, std::uint8_t* rows, std::uint64_t offset,

@@ -135,9 +135,9 @@ TEST_CASE("png defilter on every device: the band path equals the reference") {
   struct Case {
     std::uint32_t row_bytes, height, bpp;
   };
-  const std::vector<Case> cases = {{5, 1, 1},      {7, 40, 1},     {256, 32, 2},  {257, 33, 3},
-                                   {513, 64, 4},   {1030, 70, 6},  {2100, 65, 3}, {1800, 31, 8},
-                                   {6120, 96, 3},  {4000, 100, 8}};
+  const std::vector<Case> cases = {{5, 1, 1},     {7, 40, 1},    {256, 32, 2},  {257, 33, 3},
+                                   {513, 64, 4},  {1030, 70, 6}, {2100, 65, 3}, {1800, 31, 8},
+                                   {6120, 96, 3}, {4000, 100, 8}};
   for_each_device([&](Device& dev) {
     unsigned seed = 300;
     for (const Case& c : cases) {

@@ -127,9 +127,11 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
  * behind row r - 1. The rows pass through a ring of HC_BAND_SLOTS windows of HC_WF_BYTES bytes
  * in local memory (each with the zero row above a band's first, as the tile's halo row): at the
  * start of each window's HC_WF_BYTES / HC_WF_CHUNK steps the work-group stores the window its
- * last row finished and loads the window after the one its first row starts. Left and upper
- * left stay in registers from window to window, as from chunk to chunk. */
-#define HC_BAND_SLOTS 4
+ * last row finished, then loads into that slot the window after the one its first row starts
+ * (each work-item's loads of all rows in flight together). Left and upper left stay in
+ * registers from window to window, as from chunk to chunk. Three slots: 26.5 KB, under the
+ * 32 KB of local memory every OpenCL device has. */
+#define HC_BAND_SLOTS 3
 #define HC_BAND_SLOT ((HC_WF_ROWS + 1) * HC_WF_STRIDE)
 #define HC_BAND_LOCAL (HC_BAND_SLOTS * HC_BAND_SLOT)
 
