@@ -32,30 +32,19 @@ __kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height,
 }
 
 /* Window k of the band's rows into its ring slot, and back (as the CUDA twins): work-item l
- * takes bytes 8l..8l+7 of every row; the loads of all rows are issued before any is stored
- * (in registers, 4 bytes to one). Zeros past the row's end in, nothing out. */
+ * takes bytes 8l..8l+7 of every row, rows four at a time. Zeros past the row's end in,
+ * nothing out. */
 #if HC_BAND_SLOTS != 3
 #error "png_defilter_bands loads window k + 1 into window k - 2's slot"
 #endif
 void band_load(__global const uchar* base, ulong stride, uint y0, uint rows, uint row_bytes,
                uint k, __local uchar* slot) {
   const uint l = get_local_id(0), x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
-  uint v[2 * HC_WF_ROWS];
-#pragma unroll
-  for (uint rr = 0; rr < HC_WF_ROWS; ++rr) {
-    v[2 * rr] = v[2 * rr + 1] = 0u;
-    if (rr < rows) {
-      __global const uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
-#pragma unroll
-      for (uint j = 0; j < HC_WF_CHUNK; ++j)
-        if (x + j < row_bytes) v[2 * rr + j / 4] |= (uint)g[j] << (8 * (j % 4));
-    }
-  }
-#pragma unroll
-  for (uint rr = 0; rr < HC_WF_ROWS; ++rr) {
+#pragma unroll 4
+  for (uint rr = 0; rr < rows; ++rr) {
+    __global const uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
     __local uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
-#pragma unroll
-    for (uint j = 0; j < HC_WF_CHUNK; ++j) t[j] = (uchar)(v[2 * rr + j / 4] >> (8 * (j % 4)));
+    for (uint j = 0; j < HC_WF_CHUNK; ++j) t[j] = x + j < row_bytes ? g[j] : (uchar)0;
   }
 }
 

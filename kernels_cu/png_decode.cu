@@ -155,31 +155,19 @@ cudaError_t launch_png_inflate(cudaStream_t stream, const std::uint8_t* compress
 
 // Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) from
 // global memory into its ring slot: lane l takes bytes 8l..8l+7 of every row, so that a row's
-// window is one contiguous access of the work-group, and all its rows' loads are issued before
-// any of them is stored (in registers, 4 bytes to one). Zeros past the row's end.
-static_assert(HC_BAND_SLOTS == 3, "png_defilter_bands loads window k + 1 into window k - 2's slot");
-
+// window is one contiguous access of the work-group; rows four at a time, so that their loads
+// are in flight together. Zeros past the row's end.
 __device__ __forceinline__ void band_load(const std::uint8_t* base, std::uint64_t stride,
                                           std::uint32_t y0, std::uint32_t rows,
                                           std::uint32_t row_bytes, std::uint32_t k,
                                           std::uint8_t* slot) {
   const std::uint32_t l = threadIdx.x, x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
-  std::uint32_t v[2 * HC_WF_ROWS];
+#pragma unroll 4
+  for (std::uint32_t rr = 0; rr < rows; ++rr) {
+    const std::uint8_t* __restrict__ g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
+    std::uint8_t* __restrict__ t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
 #pragma unroll
-  for (std::uint32_t rr = 0; rr < HC_WF_ROWS; ++rr) {
-    v[2 * rr] = v[2 * rr + 1] = 0;
-    if (rr < rows) {
-      const std::uint8_t* g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
-#pragma unroll
-      for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j)
-        if (x + j < row_bytes) v[2 * rr + j / 4] |= std::uint32_t(g[j]) << (8 * (j % 4));
-    }
-  }
-#pragma unroll
-  for (std::uint32_t rr = 0; rr < HC_WF_ROWS; ++rr) {
-    std::uint8_t* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
-#pragma unroll
-    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) t[j] = std::uint8_t(v[2 * rr + j / 4] >> (8 * (j % 4)));
+    for (std::uint32_t j = 0; j < HC_WF_CHUNK; ++j) t[j] = x + j < row_bytes ? g[j] : std::uint8_t(0);
   }
 }
 
