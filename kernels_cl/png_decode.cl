@@ -71,8 +71,10 @@ void png_defilter_bands(__global uchar* rows, ulong offset, uint height, uint ro
   const uint windows = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
   const uint per_window = HC_WF_BYTES / HC_WF_CHUNK;
   /* The zero row above each slot's first row, and the first window. */
-  for (uint i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
-    ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
+  /* (a loop per slot: a division and remainder of one value compile to an LLVM `freeze`,
+   * which Oclgrind's uninitialised-value plugin cannot run) */
+  for (uint k = 0; k < HC_BAND_SLOTS; ++k)
+    for (uint i = r; i < HC_WF_STRIDE; i += HC_WF_ROWS) ring[k * HC_BAND_SLOT + i] = 0;
   band_load(base, stride, y0, band, row_bytes, 0, ring);
   const int type = y < height ? base[(ulong)y * stride] : 0;
   hc_u32 left[8], upl[8];

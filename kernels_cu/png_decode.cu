@@ -199,8 +199,8 @@ png_defilter_bands(std::uint8_t* rows, std::uint64_t offset, std::uint32_t heigh
   const std::uint32_t windows = (row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
   const std::uint32_t per_window = HC_WF_BYTES / HC_WF_CHUNK;
   // The zero row above each slot's first row, and the first window.
-  for (std::uint32_t i = r; i < HC_BAND_SLOTS * HC_WF_STRIDE; i += HC_WF_ROWS)
-    ring[(i / HC_WF_STRIDE) * HC_BAND_SLOT + i % HC_WF_STRIDE] = 0;
+  for (std::uint32_t k = 0; k < HC_BAND_SLOTS; ++k)
+    for (std::uint32_t i = r; i < HC_WF_STRIDE; i += HC_WF_ROWS) ring[k * HC_BAND_SLOT + i] = 0;
   band_load(base, stride, y0, band, row_bytes, 0, ring);
   const int type = y < height ? base[std::uint64_t(y) * stride] : 0;
   hc_u32 left[8], upl[8];
