@@ -40,7 +40,7 @@ __kernel void png_defilter_rows(__global uchar* rows, ulong offset, uint height,
 void band_load(__global const uchar* base, ulong stride, uint y0, uint rows, uint row_bytes,
                uint k, __local uchar* slot) {
   const uint l = get_local_id(0), x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
-#pragma unroll 4
+#pragma unroll 8
   for (uint rr = 0; rr < rows; ++rr) {
     __global const uchar* g = base + (ulong)(y0 + rr) * stride + 1u + x;
     __local uchar* t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;

@@ -162,7 +162,7 @@ __device__ __forceinline__ void band_load(const std::uint8_t* base, std::uint64_
                                           std::uint32_t row_bytes, std::uint32_t k,
                                           std::uint8_t* slot) {
   const std::uint32_t l = threadIdx.x, x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
-#pragma unroll 4
+#pragma unroll 8
   for (std::uint32_t rr = 0; rr < rows; ++rr) {
     const std::uint8_t* __restrict__ g = base + std::uint64_t(y0 + rr) * stride + 1u + x;
     std::uint8_t* __restrict__ t = slot + (rr + 1u) * HC_WF_STRIDE + 8u + l * HC_WF_CHUNK;
