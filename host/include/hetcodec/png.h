@@ -139,7 +139,9 @@ struct PngDecodeOptions {
   // of about this many inflated bytes, cut before rows filtered with None or Sub (which need no
   // row above; our parallel mode starts one every 32 rows): each piece is uploaded,
   // de-filtered, unpacked and downloaded on the device while the host inflates the pieces
-  // after it. 0, or an image under two pieces: no overlap, each stage waited for in turn.
+  // after it. 0, an image under two pieces, or fewer than 4 `threads` (a decoder sharing the
+  // host with others, whose images overlap one another already): no pieces, each stage waited
+  // for in turn.
   std::size_t overlap_bytes = std::size_t(1) << 20;
 };
 
