@@ -43,32 +43,28 @@ class ClPngKernels : public PngKernels {
                     const PngDefilterInfo& info, Wavefront order) override {
     std::lock_guard<std::mutex> lock(mutex_);
     ClQueue& q = queue_cast(queue);
+    // The three de-filter kernels start with the same five arguments: the pass.
+    auto set_pass = [&](cl::Kernel& k) {
+      HC_CL_CHECK(k.setArg(0, mem_of(rows)));
+      HC_CL_CHECK(k.setArg(1, cl_ulong(info.offset)));
+      HC_CL_CHECK(k.setArg(2, cl_uint(info.height)));
+      HC_CL_CHECK(k.setArg(3, cl_uint(info.row_bytes)));
+      HC_CL_CHECK(k.setArg(4, cl_uint(info.bpp)));
+    };
     if (info.rows_independent) {
-      HC_CL_CHECK(rows_.setArg(0, mem_of(rows)));
-      HC_CL_CHECK(rows_.setArg(1, cl_ulong(info.offset)));
-      HC_CL_CHECK(rows_.setArg(2, cl_uint(info.height)));
-      HC_CL_CHECK(rows_.setArg(3, cl_uint(info.row_bytes)));
-      HC_CL_CHECK(rows_.setArg(4, cl_uint(info.bpp)));
+      set_pass(rows_);
       q.launch(rows_, (std::size_t(info.height) + 63) / 64 * 64, 64, "png_defilter_rows");
       return;
     }
     if (info.bands) {
-      HC_CL_CHECK(bands_.setArg(0, mem_of(rows)));
-      HC_CL_CHECK(bands_.setArg(1, cl_ulong(info.offset)));
-      HC_CL_CHECK(bands_.setArg(2, cl_uint(info.height)));
-      HC_CL_CHECK(bands_.setArg(3, cl_uint(info.row_bytes)));
-      HC_CL_CHECK(bands_.setArg(4, cl_uint(info.bpp)));
+      set_pass(bands_);
       q.launch(bands_, (std::size_t(info.height) + HC_WF_ROWS - 1) / HC_WF_ROWS * HC_WF_ROWS,
                HC_WF_ROWS, "png_defilter_bands");
       return;
     }
     const std::uint32_t tiles_x = (info.row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
     const std::uint32_t tiles_y = (info.height + HC_WF_ROWS - 1) / HC_WF_ROWS;
-    HC_CL_CHECK(tiles_.setArg(0, mem_of(rows)));
-    HC_CL_CHECK(tiles_.setArg(1, cl_ulong(info.offset)));
-    HC_CL_CHECK(tiles_.setArg(2, cl_uint(info.height)));
-    HC_CL_CHECK(tiles_.setArg(3, cl_uint(info.row_bytes)));
-    HC_CL_CHECK(tiles_.setArg(4, cl_uint(info.bpp)));
+    set_pass(tiles_);
     HC_CL_CHECK(tiles_.setArg(5, cl_uint(tiles_x)));
     HC_CL_CHECK(tiles_.setArg(6, cl_uint(tiles_y)));
     HC_CL_CHECK(tiles_.setArg(8, mem_of(scratch)));
