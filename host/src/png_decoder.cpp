@@ -215,8 +215,6 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   queue->finish();
   times.upload += since(t1);
   t1 = Clock::now();
-  // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags and
-  // fences) and reports the halo reads as data races: the emulator gets one launch per diagonal.
   const Wavefront order = wavefront();
   for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, order);
   device->png().unpack(*queue, *job, *rows, *dst, 0, info.width, info.height,
