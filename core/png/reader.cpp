@@ -568,15 +568,18 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
   else if (!r.ended) warnings.push_back("png: the compressed image data has no end");
 }
 
+void bad_filter_type(std::uint32_t row, unsigned type, bool adam7) {
+  throw Error(ErrorCode::InvalidData, "png: image row " + std::to_string(row) +
+                                          (adam7 ? " of an Adam7 pass" : "") + " has filter type " +
+                                          std::to_string(type) + " (0 to 4 exist)");
+}
+
 void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp) {
   const std::size_t stride = std::size_t(row_bytes) + 1;
   for (std::uint32_t y = 0; y < height; ++y) {
     std::uint8_t* r = rows + y * stride;
     const int type = r[0];
-    if (type > 4)
-      throw Error(ErrorCode::InvalidData, "png: image row " + std::to_string(y) +
-                                              " has filter type " + std::to_string(type) +
-                                              " (0 to 4 exist)");
+    if (type > 4) bad_filter_type(y, unsigned(type));
     std::uint8_t* cur = r + 1;
     const std::uint8_t* up = y ? cur - stride : nullptr;
     for (std::uint32_t i = 0; i < row_bytes; ++i) {

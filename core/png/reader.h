@@ -142,6 +142,10 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
                    std::vector<std::string>& warnings, int threads = 1, bool* used_index = nullptr,
                    const ParallelRun& run = {}, int* split_pieces = nullptr);
 
+// The InvalidData error for a row whose filter type is above 4 (`adam7`: the row is one of an
+// Adam7 pass's).
+[[noreturn]] void bad_filter_type(std::uint32_t row, unsigned type, bool adam7 = false);
+
 // The reference de-filter of one pass in place: `rows` holds its filtered rows (a filter byte,
 // then row_bytes bytes); the unfiltered rows are written back over the row bytes. A filter type
 // above 4 is an error.

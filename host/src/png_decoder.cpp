@@ -191,10 +191,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
       const std::uint8_t* f = staging->data() + p.offset;
       for (std::uint32_t y = 0; y < p.height; ++y) {
         const std::uint8_t type = f[std::size_t(y) * (p.row_bytes + 1u)];
-        if (type > 4)
-          throw Error(ErrorCode::InvalidData,
-                      "png: image row " + std::to_string(y) + (info.interlace ? " of an Adam7 pass" : "") +
-                          " has filter type " + std::to_string(type) + " (0 to 4 exist)");
+        if (type > 4) png::bad_filter_type(y, type, info.interlace != 0);
         if (type > 1) d.rows_independent = false;
         if (type > 1 && y % HC_WF_ROWS == 0 && y > 0) d.bands = false;
       }
@@ -393,9 +390,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   }
   if (bad_row >= 0) {
     drain();
-    throw Error(ErrorCode::InvalidData,
-                "png: image row " + std::to_string(bad_row) + " has filter type " +
-                    std::to_string(rows_in[std::size_t(bad_row) * stride]) + " (0 to 4 exist)");
+    png::bad_filter_type(std::uint32_t(bad_row), rows_in[std::size_t(bad_row) * stride]);
   }
   if (!arrivals) {
     const auto t1 = Clock::now();
