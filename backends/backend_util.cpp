@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/portable/jpeg_job.h"
+#include "backends/launch_plan.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_inflate.h"
@@ -35,9 +36,7 @@ void PngKernels::filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffe
 }
 
 std::size_t PngKernels::defilter_scratch_bytes(const PngDefilterInfo& info) {
-  const std::uint64_t tiles_x = (std::uint64_t(info.row_bytes) + HC_WF_BYTES - 1) / HC_WF_BYTES;
-  const std::uint64_t tiles_y = (std::uint64_t(info.height) + HC_WF_ROWS - 1) / HC_WF_ROWS;
-  return std::size_t(4 * (1 + tiles_x * tiles_y));
+  return png_defilter_scratch_bytes(info);
 }
 
 void PngKernels::defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
@@ -99,7 +98,7 @@ void JpegKernels::ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer
                              std::uint32_t pixels) {
   check_range("ycc_to_rgb input", 0, 3 * std::size_t(pixels), ycc.size());
   check_range("ycc_to_rgb output", 0, 3 * std::size_t(pixels), rgb.size());
-  run_ycc_to_rgb(queue, ycc, rgb, pixels);
+  if (pixels) run_ycc_to_rgb(queue, ycc, rgb, pixels);
 }
 
 // The job's contents are written by host/ (core/jpeg/job.h) and trusted; its size and the

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "backends/launch_plan.h"
 
 namespace hetcodec::cpu {
 
@@ -24,6 +25,17 @@ DeviceInfo device_info();
 std::shared_ptr<Device> open_device(const DeviceInfo& info);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
 std::unique_ptr<PngKernels> make_png_kernels();
+
+// A launch plan run on the CPU: an ITEM body for every index group * lanes + lane of a 1-D plan
+// (the body checks its bound), or a GROUP body once per work-group, as lane 0 of 1.
+template <class Body>
+void run_items(const Launch& plan, Body&& body) {
+  for (std::uint64_t i = 0; i < plan.items(); ++i) body(std::uint32_t(i));
+}
+template <class Body>
+void run_groups(const Launch& plan, Body&& body) {
+  for (std::uint32_t g = 0; g < plan.groups_x; ++g) body(g);
+}
 
 }  // namespace hetcodec::cpu
 

@@ -1,108 +1,124 @@
-// PNG encode stages on the CPU reference: the core/portable arithmetic the CUDA and OpenCL
-// kernels use (kernels_cu/png_encode.cu, kernels_cl/png_encode.cl), in plain loops.
-#include <cstring>
+// PNG stages on the CPU reference: the bodies of core/portable/png_filter.h, png_crc.h,
+// png_deflate.h, png_defilter.h and png_inflate.h, which the CUDA and OpenCL entry points call
+// too, run over the launch plans of backends/launch_plan.h.
 #include <memory>
 
 #include "backends/backend_util.h"
 #include "backends/cpu/cpu_backend.h"
 #include "core/portable/png_crc.h"
-#include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
+#include "core/portable/png_defilter.h"
 #include "core/portable/png_filter.h"
 #include "core/portable/png_inflate.h"
 
 namespace hetcodec::cpu {
 namespace {
 
+std::uint8_t* bytes(const DeviceBuffer& b) {
+  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
+}
+hc_u32* words(const DeviceBuffer& b) { return reinterpret_cast<hc_u32*>(bytes(b)); }
+
 class CpuPngKernels : public PngKernels {
  public:
   void run_filter_rows(Queue&, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
-    const std::uint8_t* in = backend_cast<const Buffer>(rows, "cpu").data();
-    std::uint8_t* out = backend_cast<Buffer>(filtered, "cpu").data();
-    const std::size_t rb = info.row_bytes;
-    for (std::uint32_t y = 0; y < info.height; ++y) {
-      const std::uint8_t* row = in + y * rb;
-      const std::uint8_t* prev = y ? row - rb : row;
-      hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
-      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
-        for (int t = 0; t < HC_PNG_FILTERS; ++t)
-          s[t] += hc_png_score(hc_png_filter_byte(t, row, prev, y > 0, i, info.bpp));
-      const int best =
-          hc_png_pick(s[0], s[1], s[2], s[3], s[4], hc_png_row_mask(info.mask, info.band_rows, y));
-      std::uint8_t* o = out + y * (rb + 1);
-      o[0] = std::uint8_t(best);
-      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
-        o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, info.bpp);
-    }
+    auto local = std::make_unique<hc_png_filter_local>();  // the work-group's memory
+    const hc_u8* in = bytes(rows);
+    hc_u8* o = bytes(filtered);
+    run_groups(plan_png_filter_rows(info), [&](hc_u32 y) {
+      hc_png_filter_row(in, o, info.row_bytes, info.bpp, info.mask,
+                        info.band_rows, y, 0, 1, local.get());
+    });
   }
 
-  // The reference: row after row, byte after byte (the order does not change the result).
-  void run_defilter(Queue&, DeviceBuffer& rows, DeviceBuffer&, const PngDefilterInfo& info,
-                    Wavefront) override {
-    std::uint8_t* base = backend_cast<Buffer>(rows, "cpu").data() + info.offset;
-    const std::size_t stride = std::size_t(info.row_bytes) + 1;
-    const std::uint32_t bpp = info.bpp;
-    for (std::uint32_t y = 0; y < info.height; ++y) {
-      std::uint8_t* cur = base + y * stride + 1;
-      const std::uint8_t* up = y ? cur - stride : nullptr;
-      const int type = cur[-1];
-      for (std::uint32_t i = 0; i < info.row_bytes; ++i)
-        cur[i] = hc_png_unfilter_byte(type, cur[i], i >= bpp ? cur[i - bpp] : 0, up ? up[i] : 0,
-                                      up && i >= bpp ? up[i - bpp] : 0);
+  void run_defilter(Queue&, DeviceBuffer& rows, DeviceBuffer& scratch, const PngDefilterInfo& info,
+                    Wavefront order) override {
+    hc_u8* r = bytes(rows);
+    hc_u32* flags = words(scratch);
+    for (const DefilterPass& pass : plan_png_defilter(info, order)) {
+      switch (pass.kernel) {
+        case DefilterKernel::Clear:
+          run_items(pass.launch, [&](hc_u32 i) { hc_png_clear(flags, pass.clear_words, i); });
+          break;
+        case DefilterKernel::Rows:
+          run_items(pass.launch, [&](hc_u32 y) {
+            hc_png_defilter_rows(r, info.offset, info.height, info.row_bytes, info.bpp, y);
+          });
+          break;
+        case DefilterKernel::Bands: {
+          auto local = std::make_unique<hc_wf_band_local>();
+          run_groups(pass.launch, [&](hc_u32 g) {
+            hc_png_defilter_bands(r, info.offset, info.height, info.row_bytes, info.bpp, g, 0, 1,
+                                  local.get());
+          });
+          break;
+        }
+        case DefilterKernel::Tiles: {
+          // Ticket order works as it is on one thread: work-groups run in ticket order, so
+          // every flag a tile waits on is set already.
+          auto local = std::make_unique<hc_wf_tile_local>();
+          run_groups(pass.launch, [&](hc_u32 g) {
+            hc_png_defilter_tiles(r, info.offset, info.height, info.row_bytes, info.bpp,
+                                  pass.tiles_x, pass.tiles_y, pass.diagonal, flags, g, 0,
+                                  1, local.get());
+          });
+          break;
+        }
+      }
     }
   }
 
   void run_unpack(Queue&, const DeviceBuffer& job, const DeviceBuffer& rows, DeviceBuffer& out,
                   std::size_t out_offset, std::uint32_t width, std::uint32_t height,
                   std::uint32_t pixel_bytes) override {
-    const auto* j = reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(job, "cpu").data());
-    const std::uint8_t* in = backend_cast<const Buffer>(rows, "cpu").data();
-    std::uint8_t* o = backend_cast<Buffer>(out, "cpu").data() + out_offset;
-    for (std::uint32_t y = 0; y < height; ++y)
-      for (std::uint32_t x = 0; x < width; ++x)
-        hc_png_unpack_pixel(in, j, x, y, o + (std::size_t(y) * width + x) * pixel_bytes);
+    const Launch plan = plan_png_unpack(width, height);
+    const hc_u8* in = bytes(rows);
+    const hc_u32* j = words(job);
+    hc_u8* o = bytes(out) + out_offset;
+    for (hc_u32 gy = 0; gy < plan.groups_y; ++gy)
+      for (hc_u32 x = 0; x < width; ++x)
+        hc_png_unpack_column(in, j, o, width, height, pixel_bytes, x, gy, plan.groups_y);
   }
 
-  void run_crc32_pieces(Queue&, const DeviceBuffer& data, std::uint32_t bytes, std::uint32_t piece,
+  void run_crc32_pieces(Queue&, const DeviceBuffer& data, std::uint32_t bytes_, std::uint32_t piece,
                         std::uint32_t skew, DeviceBuffer& crcs, std::size_t crcs_offset,
                         std::uint32_t count) override {
-    const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
-    std::uint8_t* c = backend_cast<Buffer>(crcs, "cpu").data() + crcs_offset;
-    static const std::vector<hc_u32> table = [] {
-      std::vector<hc_u32> t(HC_CRC_TABLE_WORDS);
-      for (hc_u32 e = 0; e < HC_CRC_TABLE_WORDS; ++e) t[e] = hc_crc32_table_entry(e);
-      return t;
-    }();
-    for (std::uint32_t j = 0; j < count; ++j) {
-      const hc_u32 v = hc_crc32_piece(d, bytes, piece, skew, j, table.data());
-      std::memcpy(c + 4 * std::size_t(j), &v, 4);
-    }
+    auto table = std::make_unique<hc_u32[]>(HC_CRC_TABLE_WORDS);  // the work-group's memory
+    auto* c = reinterpret_cast<hc_u32*>(bytes(crcs) + crcs_offset);
+    const hc_u8* d = bytes(data);
+    run_groups(plan_png_crc32_pieces(count), [&](hc_u32 g) {
+      hc_crc32_pieces(d, bytes_, piece, skew, c, count, g, 0, 1, table.get());
+    });
   }
 
   void run_inflate(Queue&, const DeviceBuffer& compressed, const DeviceBuffer& segments,
                    DeviceBuffer& rows, DeviceBuffer& results, std::uint32_t count) override {
-    const std::uint8_t* in = backend_cast<const Buffer>(compressed, "cpu").data();
-    const auto* seg =
-        reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(segments, "cpu").data());
-    std::uint8_t* out = backend_cast<Buffer>(rows, "cpu").data();
-    auto* res = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(results, "cpu").data());
-    for (std::uint32_t k = 0; k < count; ++k)
-      hc_inflate_segment(seg + std::size_t(k) * HC_INF_WORDS, in, out,
-                         res + std::size_t(k) * HC_INF_RESULT_WORDS);
+    const hc_u8* in = bytes(compressed);
+    const hc_u32* seg = words(segments);
+    hc_u8* o = bytes(rows);
+    hc_u32* res = words(results);
+    run_items(plan_png_inflate(count),
+              [&](hc_u32 k) { hc_inflate_item(in, seg, o, res, count, k); });
   }
 
   void run_deflate(Queue&, int stage, std::uint32_t items, const DeviceBuffer& data,
                    const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                    DeviceBuffer& out) override {
-    const std::uint8_t* d = backend_cast<const Buffer>(data, "cpu").data();
-    const auto* p = reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(plan, "cpu").data());
-    auto* w = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(work, "cpu").data());
-    auto* s = reinterpret_cast<hc_u16*>(backend_cast<Buffer>(syms, "cpu").data());
-    auto* o = reinterpret_cast<hc_u32*>(backend_cast<Buffer>(out, "cpu").data());
-    auto state = std::make_unique<hc_dfl_state>();  // the work-group stages' scratch (one lane)
-    for (std::uint32_t i = 0; i < items; ++i)
-      hc_dfl_run(stage, i, d, p, w, s, o, state.get(), 0, 1);
+    const Launch l = plan_png_deflate(stage, items);
+    const hc_u8* d = bytes(data);
+    const hc_u32* p = words(plan);
+    hc_u32* w = words(work);
+    auto* s = reinterpret_cast<hc_u16*>(bytes(syms));
+    hc_u32* o = words(out);
+    if (hc_dfl_is_group_stage(stage)) {
+      auto z = std::make_unique<hc_dfl_state>();  // the work-group's memory
+      run_groups(l, [&](hc_u32 i) { hc_dfl_run(stage, i, d, p, w, s, o, z.get(), 0, 1); });
+    } else {
+      run_items(l, [&](hc_u32 i) {
+        if (i < items) hc_dfl_run(stage, i, d, p, w, s, o, nullptr, 0, 1);
+      });
+    }
   }
 };
 

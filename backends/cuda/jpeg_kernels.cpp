@@ -1,4 +1,5 @@
-// JPEG stages on CUDA: host side of kernels_cu/jpeg_color.cu and kernels_cu/jpeg_decode.cu.
+// JPEG stages on CUDA: the entry points of kernels_cu/jpeg_decode.cu and jpeg_color.cu launched
+// with the geometry of backends/launch_plan.h.
 #include "backends/backend_util.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_check.h"
@@ -12,31 +13,33 @@ class CudaJpegKernels : public JpegKernels {
   void run_ycc_to_rgb(Queue& queue, const DeviceBuffer& ycc, DeviceBuffer& rgb,
                       std::uint32_t pixels) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_ycc_to_rgb(q.stream(), ptr_of(ycc), ptr_of(rgb), pixels),
+    q.after_launch(launch_jpeg_ycc_to_rgb(q.stream(), plan_jpeg_pixels(pixels), ptr_of(ycc),
+                                          ptr_of(rgb), pixels),
                    "jpeg_ycc_to_rgb");
   }
 
   void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                        const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_idct(q.stream(), ptr_of(job) + info.job_offset,
-                                           ptr_of(planes), info.groups),
+    q.after_launch(launch_jpeg_decode_idct(q.stream(), plan_jpeg_decode_idct(info.groups),
+                                           ptr_of(job) + info.job_offset, ptr_of(planes)),
                    "jpeg_decode_idct");
   }
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
                          const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_tokens(q.stream(), ptr_of(job) + info.job_offset,
-                                             ptr_of(coefficients), info.groups),
+    q.after_launch(launch_jpeg_decode_tokens(q.stream(), plan_jpeg_decode_idct(info.groups),
+                                             ptr_of(job) + info.job_offset, ptr_of(coefficients)),
                    "jpeg_decode_tokens");
   }
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                 DeviceBuffer& planes, const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_idct(q.stream(), ptr_of(job) + info.job_offset, ptr_of(coefficients),
-                                    ptr_of(planes), info.groups),
+    q.after_launch(launch_jpeg_idct(q.stream(), plan_jpeg_idct(info.groups),
+                                    ptr_of(job) + info.job_offset, ptr_of(coefficients),
+                                    ptr_of(planes), info.groups * 64),
                    "jpeg_idct");
   }
 
@@ -44,17 +47,19 @@ class CudaJpegKernels : public JpegKernels {
                           DeviceBuffer& out, std::size_t out_offset,
                           const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(
-        launch_jpeg_upsample_color(q.stream(), ptr_of(job) + info.job_offset, ptr_of(planes),
-                                   ptr_of(out) + out_offset, info.width * info.height),
-        "jpeg_upsample_color");
+    const std::uint32_t pixels = info.width * info.height;
+    q.after_launch(launch_jpeg_upsample_color(q.stream(), plan_jpeg_pixels(pixels),
+                                              ptr_of(job) + info.job_offset, ptr_of(planes),
+                                              ptr_of(out) + out_offset, pixels),
+                   "jpeg_upsample_color");
   }
 
   void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
                              std::uint32_t groups, DeviceBuffer& planes) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_idct_chunk(q.stream(), ptr_of(jobs), table_offset,
-                                                 ptr_of(planes), groups),
+    q.after_launch(launch_jpeg_decode_idct_chunk(q.stream(), plan_jpeg_decode_idct(groups),
+                                                 ptr_of(jobs), std::uint32_t(table_offset / 4),
+                                                 ptr_of(planes)),
                    "jpeg_decode_idct_chunk");
   }
 
@@ -62,8 +67,9 @@ class CudaJpegKernels : public JpegKernels {
                                 std::uint32_t tiles, const DeviceBuffer& planes,
                                 DeviceBuffer& out) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_upsample_color_chunk(q.stream(), ptr_of(jobs), table_offset,
-                                                    ptr_of(planes), ptr_of(out), tiles),
+    q.after_launch(launch_jpeg_upsample_color_chunk(q.stream(), plan_jpeg_color_chunk(tiles),
+                                                    ptr_of(jobs), std::uint32_t(table_offset / 4),
+                                                    ptr_of(planes), ptr_of(out)),
                    "jpeg_upsample_color_chunk");
   }
 

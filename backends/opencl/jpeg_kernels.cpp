@@ -1,11 +1,11 @@
-// JPEG stages on OpenCL: host side of kernels_cl/jpeg_color.cl and kernels_cl/jpeg_decode.cl.
+// JPEG stages on OpenCL: the entry points of kernels_cl/jpeg_color.cl and jpeg_decode.cl enqueued
+// with the geometry of backends/launch_plan.h.
 #include <map>
 #include <mutex>
 #include <string>
 
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
-#include "core/portable/jpeg_job.h"
 
 namespace hetcodec::opencl {
 namespace {
@@ -22,7 +22,7 @@ class ClJpegKernels : public JpegKernels {
     HC_CL_CHECK(k.setArg(0, mem_of(ycc)));
     HC_CL_CHECK(k.setArg(1, mem_of(rgb)));
     HC_CL_CHECK(k.setArg(2, cl_uint(pixels)));
-    queue_cast(queue).launch(k, pixels, "jpeg_ycc_to_rgb");
+    queue_cast(queue).launch(k, plan_jpeg_pixels(pixels), "jpeg_ycc_to_rgb");
   }
 
   void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
@@ -31,7 +31,7 @@ class ClJpegKernels : public JpegKernels {
     cl::Kernel& k = kernel(decode_, "jpeg_decode_idct");
     set_job(k, job, info);
     HC_CL_CHECK(k.setArg(2, mem_of(planes)));
-    queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_idct");
+    queue_cast(queue).launch(k, plan_jpeg_decode_idct(info.groups), "jpeg_decode_idct");
   }
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
@@ -40,7 +40,7 @@ class ClJpegKernels : public JpegKernels {
     cl::Kernel& k = kernel(decode_, "jpeg_decode_tokens");
     set_job(k, job, info);
     HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
-    queue_cast(queue).launch(k, std::size_t(info.groups) * 64, 64, "jpeg_decode_tokens");
+    queue_cast(queue).launch(k, plan_jpeg_decode_idct(info.groups), "jpeg_decode_tokens");
   }
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
@@ -52,7 +52,7 @@ class ClJpegKernels : public JpegKernels {
     HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
     HC_CL_CHECK(k.setArg(3, mem_of(planes)));
     HC_CL_CHECK(k.setArg(4, blocks));
-    queue_cast(queue).launch(k, blocks, "jpeg_idct");
+    queue_cast(queue).launch(k, plan_jpeg_idct(info.groups), "jpeg_idct");
   }
 
   void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
@@ -68,9 +68,7 @@ class ClJpegKernels : public JpegKernels {
     HC_CL_CHECK(k.setArg(3, mem_of(out)));
     HC_CL_CHECK(k.setArg(4, cl_ulong(out_offset)));
     HC_CL_CHECK(k.setArg(5, pixels));
-    // Work-groups of 256, as the CUDA launch has, rather than the driver's choice.
-    queue_cast(queue).launch(k, (std::size_t(pixels) + 255) / 256 * 256, 256,
-                             "jpeg_upsample_color");
+    queue_cast(queue).launch(k, plan_jpeg_pixels(pixels), "jpeg_upsample_color");
   }
 
   void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
@@ -80,7 +78,7 @@ class ClJpegKernels : public JpegKernels {
     HC_CL_CHECK(k.setArg(0, mem_of(jobs)));
     HC_CL_CHECK(k.setArg(1, cl_uint(table_offset / 4)));
     HC_CL_CHECK(k.setArg(2, mem_of(planes)));
-    queue_cast(queue).launch(k, std::size_t(groups) * 64, 64, "jpeg_decode_idct_chunk");
+    queue_cast(queue).launch(k, plan_jpeg_decode_idct(groups), "jpeg_decode_idct_chunk");
   }
 
   void run_upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
@@ -92,8 +90,7 @@ class ClJpegKernels : public JpegKernels {
     HC_CL_CHECK(k.setArg(1, cl_uint(table_offset / 4)));
     HC_CL_CHECK(k.setArg(2, mem_of(planes)));
     HC_CL_CHECK(k.setArg(3, mem_of(out)));
-    queue_cast(queue).launch(k, std::size_t(tiles) * HC_CHUNK_TILE, HC_CHUNK_TILE,
-                             "jpeg_upsample_color_chunk");
+    queue_cast(queue).launch(k, plan_jpeg_color_chunk(tiles), "jpeg_upsample_color_chunk");
   }
 
  private:

@@ -223,15 +223,16 @@ void ClQueue::wait_for(Event& event) {
 void ClQueue::finish() { HC_CL_CHECK(queue_.finish()); }
 
 void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, const char* name) {
-  if (items == 0) return;
-  const std::size_t global = (items + 63) / 64 * 64;
-  enqueue_kernel(kernel, cl::NDRange(global), cl::NullRange, name);
+  launch(kernel, launch_items(items, 64), name);
 }
 
-void ClQueue::launch(const cl::Kernel& kernel, std::size_t items, std::size_t local,
-                     const char* name) {
-  if (items == 0) return;
-  enqueue_kernel(kernel, cl::NDRange(items), cl::NDRange(local), name);
+void ClQueue::launch(const cl::Kernel& kernel, const Launch& plan, const char* name) {
+  if (plan.groups_x == 0 || plan.groups_y == 0) return;
+  const std::size_t x = std::size_t(plan.groups_x) * plan.lanes;
+  if (plan.groups_y == 1)
+    enqueue_kernel(kernel, cl::NDRange(x), cl::NDRange(plan.lanes), name);
+  else
+    enqueue_kernel(kernel, cl::NDRange(x, plan.groups_y), cl::NDRange(plan.lanes, 1), name);
 }
 
 void ClQueue::enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global,

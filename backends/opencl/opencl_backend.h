@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/launch_plan.h"
 #include "backends/opencl/cl.h"
 
 namespace hetcodec::opencl {
@@ -47,11 +48,12 @@ class ClQueue : public Queue {
   std::unique_ptr<Event> record() override;
   void wait_for(Event& event) override;
   void finish() override;
-  // Enqueues a 1-D kernel over `items` work-items (rounded up to a multiple of 64; kernels
-  // check their bounds), honouring HETCODEC_SYNC=1.
+  // Enqueues a kernel with the geometry of a launch plan (backends/launch_plan.h): groups_x by
+  // groups_y work-groups of `lanes` work-items; nothing for no work-groups. Honours
+  // HETCODEC_SYNC=1.
+  void launch(const cl::Kernel& kernel, const Launch& plan, const char* name);
+  // A 1-D kernel over `items` work-items in work-groups of 64 (for tests and tools' kernels).
   void launch(const cl::Kernel& kernel, std::size_t items, const char* name);
-  // The same with work-groups of `local` work-items (`items` a multiple of it).
-  void launch(const cl::Kernel& kernel, std::size_t items, std::size_t local, const char* name);
 
  private:
   void enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,

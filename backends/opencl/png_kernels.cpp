@@ -1,4 +1,5 @@
-// PNG encode stages on OpenCL: host side of kernels_cl/png_encode.cl.
+// PNG stages on OpenCL: the entry points of kernels_cl/png_encode.cl and png_decode.cl enqueued
+// with the geometry of backends/launch_plan.h.
 #include <map>
 #include <mutex>
 #include <thread>
@@ -6,9 +7,7 @@
 
 #include "backends/backend_util.h"
 #include "backends/opencl/opencl_backend.h"
-#include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
-#include "core/portable/png_inflate.h"
 
 namespace hetcodec::opencl {
 namespace {
@@ -36,7 +35,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(filter_.setArg(3, cl_uint(info.bpp)));
     HC_CL_CHECK(filter_.setArg(4, cl_uint(info.mask)));
     HC_CL_CHECK(filter_.setArg(5, cl_uint(info.band_rows)));
-    queue_cast(queue).launch(filter_, std::size_t(info.height) * 256, 256, "png_filter_rows");
+    queue_cast(queue).launch(filter_, plan_png_filter_rows(info), "png_filter_rows");
   }
 
   void run_defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratch,
@@ -51,37 +50,30 @@ class ClPngKernels : public PngKernels {
       HC_CL_CHECK(k.setArg(3, cl_uint(info.row_bytes)));
       HC_CL_CHECK(k.setArg(4, cl_uint(info.bpp)));
     };
-    if (info.rows_independent) {
-      set_pass(rows_);
-      q.launch(rows_, (std::size_t(info.height) + 63) / 64 * 64, 64, "png_defilter_rows");
-      return;
-    }
-    if (info.bands) {
-      set_pass(bands_);
-      q.launch(bands_, (std::size_t(info.height) + HC_WF_ROWS - 1) / HC_WF_ROWS * HC_WF_ROWS,
-               HC_WF_ROWS, "png_defilter_bands");
-      return;
-    }
-    const std::uint32_t tiles_x = (info.row_bytes + HC_WF_BYTES - 1) / HC_WF_BYTES;
-    const std::uint32_t tiles_y = (info.height + HC_WF_ROWS - 1) / HC_WF_ROWS;
-    set_pass(tiles_);
-    HC_CL_CHECK(tiles_.setArg(5, cl_uint(tiles_x)));
-    HC_CL_CHECK(tiles_.setArg(6, cl_uint(tiles_y)));
-    HC_CL_CHECK(tiles_.setArg(8, mem_of(scratch)));
-    if (order == Wavefront::Tickets) {
-      const std::uint32_t words = 1u + tiles_x * tiles_y;
-      HC_CL_CHECK(clear_.setArg(0, mem_of(scratch)));
-      HC_CL_CHECK(clear_.setArg(1, cl_uint(words)));
-      q.launch(clear_, (std::size_t(words) + 255) / 256 * 256, 256, "png_clear");
-      HC_CL_CHECK(tiles_.setArg(7, cl_int(-1)));
-      q.launch(tiles_, std::size_t(tiles_x) * tiles_y * HC_WF_THREADS, HC_WF_THREADS, "png_defilter_tiles");
-      return;
-    }
-    for (std::uint32_t d = 0; d + 1 < tiles_x + tiles_y; ++d) {
-      const std::uint32_t lo = d >= tiles_x ? d - (tiles_x - 1) : 0;
-      const std::uint32_t hi = d < tiles_y ? d : tiles_y - 1;
-      HC_CL_CHECK(tiles_.setArg(7, cl_int(d)));
-      q.launch(tiles_, std::size_t(hi - lo + 1) * HC_WF_THREADS, HC_WF_THREADS, "png_defilter_tiles");
+    for (const DefilterPass& pass : plan_png_defilter(info, order)) {
+      switch (pass.kernel) {
+        case DefilterKernel::Clear:
+          HC_CL_CHECK(clear_.setArg(0, mem_of(scratch)));
+          HC_CL_CHECK(clear_.setArg(1, cl_uint(pass.clear_words)));
+          q.launch(clear_, pass.launch, "png_clear");
+          break;
+        case DefilterKernel::Rows:
+          set_pass(rows_);
+          q.launch(rows_, pass.launch, "png_defilter_rows");
+          break;
+        case DefilterKernel::Bands:
+          set_pass(bands_);
+          q.launch(bands_, pass.launch, "png_defilter_bands");
+          break;
+        case DefilterKernel::Tiles:
+          set_pass(tiles_);
+          HC_CL_CHECK(tiles_.setArg(5, cl_uint(pass.tiles_x)));
+          HC_CL_CHECK(tiles_.setArg(6, cl_uint(pass.tiles_y)));
+          HC_CL_CHECK(tiles_.setArg(7, cl_int(pass.diagonal)));
+          HC_CL_CHECK(tiles_.setArg(8, mem_of(scratch)));
+          q.launch(tiles_, pass.launch, "png_defilter_tiles");
+          break;
+      }
     }
   }
 
@@ -96,8 +88,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(unpack_.setArg(4, cl_uint(height)));
     HC_CL_CHECK(unpack_.setArg(5, cl_uint(pixel_bytes)));
     HC_CL_CHECK(unpack_.setArg(6, cl_ulong(out_offset)));
-    const std::size_t items = std::size_t(width) * height;
-    queue_cast(queue).launch(unpack_, (items + 255) / 256 * 256, 256, "png_unpack");
+    queue_cast(queue).launch(unpack_, plan_png_unpack(width, height), "png_unpack");
   }
 
   void run_inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,
@@ -108,7 +99,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(inflate_.setArg(2, mem_of(rows)));
     HC_CL_CHECK(inflate_.setArg(3, mem_of(results)));
     HC_CL_CHECK(inflate_.setArg(4, cl_uint(count)));
-    queue_cast(queue).launch(inflate_, (std::size_t(count) + 31) / 32 * 32, 32, "png_inflate");
+    queue_cast(queue).launch(inflate_, plan_png_inflate(count), "png_inflate");
   }
 
   void run_crc32_pieces(Queue& queue, const DeviceBuffer& data, std::uint32_t bytes,
@@ -122,7 +113,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(crc_.setArg(4, mem_of(crcs)));
     HC_CL_CHECK(crc_.setArg(5, cl_uint(crcs_offset / 4)));
     HC_CL_CHECK(crc_.setArg(6, cl_uint(count)));
-    queue_cast(queue).launch(crc_, (std::size_t(count) + 63) / 64 * 64, 64, "png_crc32_pieces");
+    queue_cast(queue).launch(crc_, plan_png_crc32_pieces(count), "png_crc32_pieces");
   }
 
   void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
@@ -135,19 +126,7 @@ class ClPngKernels : public PngKernels {
     HC_CL_CHECK(k.setArg(3, mem_of(syms)));
     HC_CL_CHECK(k.setArg(4, mem_of(out)));
     HC_CL_CHECK(k.setArg(5, cl_uint(items)));
-    if (stage == HC_DFL_HIST || stage == HC_DFL_BLOCK || stage == HC_DFL_PLACE) {
-      // an item to a work-group
-      const std::size_t lanes = stage == HC_DFL_HIST    ? HC_DFL_HIST_LANES
-                                : stage == HC_DFL_BLOCK ? HC_DFL_BLOCK_LANES
-                                                        : HC_DFL_PLACE_LANES;
-      queue_cast(queue).launch(k, std::size_t(items) * lanes, lanes, "png_deflate");
-      return;
-    }
-    // (one work-item to a work-group where each item follows its own data: see
-    // kernels_cu/png_encode.cu)
-    const std::size_t local = stage == HC_DFL_PACK_BLOCKS ? 1 : 64;
-    queue_cast(queue).launch(k, (std::size_t(items) + local - 1) / local * local, local,
-                             "png_deflate");
+    queue_cast(queue).launch(k, plan_png_deflate(stage, items), "png_deflate");
   }
 
  private:
@@ -161,12 +140,9 @@ class ClPngKernels : public PngKernels {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<cl::Kernel>& set = deflate_[std::this_thread::get_id()];
     if (set.empty()) {
-      static const char* const kNames[HC_DFL_STAGES] = {
-          "png_deflate_clear", "png_deflate_count",  "png_deflate_scan_chunks",
-          "png_deflate_scan",  "png_deflate_emit",   "png_deflate_hist",
-          "png_deflate_block", "png_deflate_layout", "png_deflate_offsets",
-          "png_deflate_bits",  "png_deflate_place",  "png_deflate_pack_blocks",
-          "png_deflate_pack"};
+#define HC_DFL_NAME(stage, name, kind) #name,
+      static const char* const kNames[HC_DFL_STAGES] = {HC_DFL_STAGE_LIST(HC_DFL_NAME)};
+#undef HC_DFL_NAME
       for (const char* name : kNames) set.push_back(make_kernel(encode_, name));
     }
     return set;

@@ -1,10 +1,12 @@
-/* The per-block and per-pixel steps of JPEG decoding that every backend runs on a job
- * (core/portable/jpeg_job.h): finding a group's component, dequantisation + IDCT of one block
- * into its component plane, and upsampling + colour conversion of one output pixel. */
+/* The JPEG decode stages' bodies, one for CUDA (kernels_cu/jpeg_decode.cu), OpenCL
+ * (kernels_cl/jpeg_decode.cl) and the CPU reference (backends/cpu/jpeg_kernels.cpp), as
+ * core/portable/kernel.h describes, on a job (core/portable/jpeg_job.h): the token scatter, the
+ * fused decode + dequantise + IDCT of a group of 64 blocks, the same as two stages, and
+ * upsampling + colour conversion of output pixels, for one job or the jobs of a chunk table. */
 #ifndef HETCODEC_PORTABLE_JPEG_DECODE_H
 #define HETCODEC_PORTABLE_JPEG_DECODE_H
 
-#include "core/portable/common.h"
+#include "core/portable/kernel.h"
 #include "core/portable/jpeg_color.h"
 #include "core/portable/jpeg_idct.h"
 #include "core/portable/jpeg_job.h"
@@ -13,6 +15,14 @@
 /* Shorts per block in a work-group's tile of 64 blocks: 33 words, so that 32 threads reading
  * the same coefficient of consecutive blocks hit 32 different local-memory banks. */
 #define HC_TILE_STRIDE 66
+#define HC_JPEG_GROUP_LANES 64 /* the decode stages' work-group: a lane per block of a group */
+#define HC_JPEG_IDCT_LANES 128 /* the separate IDCT's work-group: a block per lane */
+#define HC_JPEG_PIXEL_LANES 256 /* the colour stage's work-group (HC_CHUNK_TILE for a chunk) */
+
+/* The fused stage's local memory: a group's 64 blocks of coefficients. */
+typedef struct hc_jpeg_group_local {
+  hc_i16 tile[64 * HC_TILE_STRIDE];
+} hc_jpeg_group_local;
 
 /* Index of the component whose groups include global group g. */
 HC_FN int hc_job_component_of_group(HC_GLOBAL const hc_u32* job, hc_u32 g) {
@@ -114,6 +124,154 @@ HC_FN HC_GLOBAL const hc_u32* hc_chunk_entry(HC_GLOBAL const hc_u32* table, int 
 /* A 64-bit byte offset of a chunk entry (low word at `field`). */
 HC_FN hc_u64 hc_chunk_offset(HC_GLOBAL const hc_u32* entry, int field) {
   return (hc_u64)entry[field] | ((hc_u64)entry[field + 1] << 32);
+}
+
+/* Group g's tokens: their count, and the first at *tokens. */
+HC_FN hc_u32 hc_jpeg_group_tokens(HC_GLOBAL const hc_u32* job, hc_u32 g,
+                                  HC_GLOBAL const hc_u32** tokens) {
+  const hc_u32 dir = job[HC_JOB_W_DIRECTORY] + 2u * g;
+  *tokens = job + job[HC_JOB_W_TOKENS] + 3u * job[dir];
+  return job[dir + 1u];
+}
+
+/* Token t's four coefficients: their places in a tile of 64 blocks `stride` shorts apart, and
+ * their values. A token's four go to four positions of one block; a padding token repeats a
+ * position with the same value. The scatter writes them one token per lane at a time (a loop
+ * for a local tile and one for a global tile: OpenCL 1.2 has no pointer to either). */
+HC_FN void hc_jpeg_token(HC_GLOBAL const hc_u32* tok, hc_u32 t, hc_u32 stride, hc_u32* at,
+                         hc_i16* value) {
+  const hc_u32 c01 = tok[3u * t], c23 = tok[3u * t + 1u], w = tok[3u * t + 2u];
+  const hc_u32 b = ((w >> 24) & 63u) * stride;
+  at[0] = b + (w & 63u);
+  at[1] = b + ((w >> 6) & 63u);
+  at[2] = b + ((w >> 12) & 63u);
+  at[3] = b + ((w >> 18) & 63u);
+  value[0] = (hc_i16)(c01 & 0xFFFFu);
+  value[1] = (hc_i16)(c01 >> 16);
+  value[2] = (hc_i16)(c23 & 0xFFFFu);
+  value[3] = (hc_i16)(c23 >> 16);
+}
+
+/* Whether block `blk` lies in the component grid of record `rec` (a group's last blocks may
+ * not). */
+HC_FN int hc_jpeg_has_block(HC_GLOBAL const hc_u32* rec, hc_u32 blk) {
+  return blk < rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
+}
+
+/* Coefficients `in` (natural order) of block `blk` of record `rec` dequantised in place, then
+ * inverse-transformed into `planes`. */
+HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u32* rec,
+                                 hc_u32 blk, hc_i32* in, HC_GLOBAL hc_u8* planes) {
+  HC_GLOBAL const hc_i32* q = hc_job_quant(job, rec);
+  int k;
+  HC_UNROLL(64)
+  for (k = 0; k < 64; k++) in[k] *= q[k];
+  hc_jpeg_idct_store(in, rec, blk, planes);
+}
+
+/* The fused stage for group g of a job, by a work-group of HC_JPEG_GROUP_LANES: zero the tile,
+ * scatter the tokens, then lane b dequantises and inverse-transforms block b into `planes`. */
+HC_FN void hc_jpeg_decode_idct(HC_GLOBAL const hc_u32* job, hc_u32 g, HC_GLOBAL hc_u8* planes,
+                               hc_u32 lane, hc_u32 lanes, HC_LOCAL hc_jpeg_group_local* loc) {
+  HC_GLOBAL const hc_u32* rec;
+  hc_u32 i, first;
+  for (i = lane; i < 64u * HC_TILE_STRIDE; i += lanes) loc->tile[i] = 0;
+  HC_BARRIER();
+  {
+    HC_GLOBAL const hc_u32* tok;
+    const hc_u32 n = hc_jpeg_group_tokens(job, g, &tok);
+    hc_u32 t, at[4], k;
+    hc_i16 v[4];
+    for (t = lane; t < n; t += lanes) {
+      hc_jpeg_token(tok, t, HC_TILE_STRIDE, at, v);
+      for (k = 0; k < 4u; ++k) loc->tile[at[k]] = v[k];
+    }
+  }
+  HC_BARRIER();
+  rec = hc_job_component(job, hc_job_component_of_group(job, g));
+  first = (g - rec[HC_JOB_C_FIRST_GROUP]) * 64u;
+  for (i = lane; i < 64u; i += lanes) {
+    hc_i32 in[64];
+    int k;
+    if (!hc_jpeg_has_block(rec, first + i)) break;
+    HC_UNROLL(64)
+    for (k = 0; k < 64; k++) in[k] = loc->tile[i * HC_TILE_STRIDE + (hc_u32)k];
+    hc_jpeg_dequant_store(job, rec, first + i, in, planes);
+  }
+}
+
+/* The fused stage for work-group `wg` of a chunk table's launch (core/portable/jpeg_job.h) at
+ * `table` in the job buffer `jobs`: the group of the job whose groups include it. */
+HC_FN void hc_jpeg_decode_idct_chunk(HC_GLOBAL const hc_u32* jobs, hc_u32 table_word, hc_u32 wg,
+                                     HC_GLOBAL hc_u8* planes, hc_u32 lane, hc_u32 lanes,
+                                     HC_LOCAL hc_jpeg_group_local* loc) {
+  HC_GLOBAL const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_GROUP, wg);
+  hc_jpeg_decode_idct(jobs + e[HC_CHUNK_E_JOB], wg - e[HC_CHUNK_E_FIRST_GROUP],
+                      planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), lane, lanes, loc);
+}
+
+/* Separate stage 1: group g's tokens into its 64 dense blocks of `coefficients`. */
+HC_FN void hc_jpeg_decode_tokens(HC_GLOBAL const hc_u32* job, hc_u32 g,
+                                 HC_GLOBAL hc_i16* coefficients, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL hc_i16* tile = coefficients + (hc_u64)g * 4096u;
+  HC_GLOBAL const hc_u32* tok;
+  const hc_u32 n = hc_jpeg_group_tokens(job, g, &tok);
+  hc_u32 i, at[4], k;
+  hc_i16 v[4];
+  for (i = lane; i < 4096u; i += lanes) tile[i] = 0;
+  HC_BARRIER_GLOBAL();
+  for (i = lane; i < n; i += lanes) {
+    hc_jpeg_token(tok, i, 64u, at, v);
+    for (k = 0; k < 4u; ++k) tile[at[k]] = v[k];
+  }
+}
+
+/* Separate stage 2: block gb (of all the job's groups' blocks) dequantised and transformed. */
+HC_FN void hc_jpeg_idct(HC_GLOBAL const hc_u32* job, const HC_GLOBAL hc_i16* coefficients,
+                        HC_GLOBAL hc_u8* planes, hc_u32 total_blocks, hc_u32 gb) {
+  HC_GLOBAL const hc_u32* rec;
+  hc_i32 in[64];
+  hc_u32 blk;
+  int k;
+  if (gb >= total_blocks) return;
+  rec = hc_job_component(job, hc_job_component_of_group(job, gb >> 6));
+  blk = gb - rec[HC_JOB_C_FIRST_GROUP] * 64u;
+  if (!hc_jpeg_has_block(rec, blk)) return;
+  HC_UNROLL(64)
+  for (k = 0; k < 64; k++) in[k] = coefficients[(hc_u64)gb * 64u + (hc_u32)k];
+  hc_jpeg_dequant_store(job, rec, blk, in, planes);
+}
+
+/* Upsampling + colour conversion of output pixel i of a job of `pixels`. */
+HC_FN void hc_jpeg_upsample_color(HC_GLOBAL const hc_u32* job, const HC_GLOBAL hc_u8* planes,
+                                  HC_GLOBAL hc_u8* out, hc_u32 pixels, hc_u32 i) {
+  if (i < pixels) hc_jpeg_pixel(job, planes, i, out);
+}
+
+/* The colour stage for item `lane` of work-group `wg` (HC_CHUNK_TILE pixels) of a chunk table's
+ * launch: a pixel of the job whose tiles include the work-group. */
+HC_FN void hc_jpeg_upsample_color_chunk(HC_GLOBAL const hc_u32* jobs, hc_u32 table_word, hc_u32 wg,
+                                        const HC_GLOBAL hc_u8* planes, HC_GLOBAL hc_u8* out,
+                                        hc_u32 lane) {
+  HC_GLOBAL const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_TILE, wg);
+  HC_GLOBAL const hc_u32* job = jobs + e[HC_CHUNK_E_JOB];
+  const hc_u32 i = (wg - e[HC_CHUNK_E_FIRST_TILE]) * HC_CHUNK_TILE + lane;
+  if (i >= job[HC_JOB_W_WIDTH] * job[HC_JOB_W_HEIGHT]) return;
+  hc_jpeg_pixel(job, planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), i,
+                out + hc_chunk_offset(e, HC_CHUNK_E_OUT_LO));
+}
+
+/* Planar YCbCr (3 planes of `pixels`) to interleaved RGB, pixel i. */
+HC_FN void hc_jpeg_ycc_to_rgb(const HC_GLOBAL hc_u8* ycc, HC_GLOBAL hc_u8* rgb, hc_u32 pixels,
+                              hc_u32 i) {
+  hc_i32 y, cb, cr;
+  if (i >= pixels) return;
+  y = ycc[i];
+  cb = ycc[pixels + i];
+  cr = ycc[2u * pixels + i];
+  rgb[3u * i + 0u] = (hc_u8)hc_ycc_red(y, cr);
+  rgb[3u * i + 1u] = (hc_u8)hc_ycc_green(y, cb, cr);
+  rgb[3u * i + 2u] = (hc_u8)hc_ycc_blue(y, cb);
 }
 
 #endif /* HETCODEC_PORTABLE_JPEG_DECODE_H */

@@ -12,9 +12,10 @@
 #ifndef HETCODEC_PORTABLE_PNG_CRC_H
 #define HETCODEC_PORTABLE_PNG_CRC_H
 
-#include "core/portable/common.h"
+#include "core/portable/kernel.h"
 
 #define HC_CRC_TABLE_WORDS 1024u
+#define HC_CRC_LANES 64 /* pieces per work-group */
 
 /* Entry e of the tables: table e / 256 (0..3), byte e % 256 followed by that many zero bytes. */
 HC_FN hc_u32 hc_crc32_table_entry(hc_u32 e) {
@@ -37,6 +38,18 @@ HC_FN hc_u32 hc_crc32_piece(const HC_GLOBAL hc_u8* data, hc_u32 n, hc_u32 piece,
   }
   for (; i < end; ++i) c = t[(c ^ data[i]) & 0xFFu] ^ (c >> 8);
   return ~c;
+}
+
+/* Pieces group * HC_CRC_LANES ... of `count` into crcs[first + j], the tables made by the
+ * work-group in local memory first. */
+HC_FN void hc_crc32_pieces(const HC_GLOBAL hc_u8* data, hc_u32 bytes, hc_u32 piece, hc_u32 skew,
+                           HC_GLOBAL hc_u32* crcs, hc_u32 count, hc_u32 group, hc_u32 lane,
+                           hc_u32 lanes, HC_LOCAL hc_u32* table) {
+  hc_u32 e, j;
+  for (e = lane; e < HC_CRC_TABLE_WORDS; e += lanes) table[e] = hc_crc32_table_entry(e);
+  HC_BARRIER();
+  for (j = group * HC_CRC_LANES + lane; j < (group + 1u) * HC_CRC_LANES && j < count; j += lanes)
+    crcs[j] = hc_crc32_piece(data, bytes, piece, skew, j, table);
 }
 
 #endif /* HETCODEC_PORTABLE_PNG_CRC_H */

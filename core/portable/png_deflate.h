@@ -40,30 +40,12 @@
  * Every index range is fixed by the host from the sizes alone (a block index for every block
  * a segment could have); a stage's items beyond what the data needs do nothing.
  * HC_DFL_HIST, HC_DFL_BLOCK and HC_DFL_PLACE run an item on a work-group (hc_dfl_run's lane and
- * lanes, HC_DFL_BARRIER between their phases); the CPU reference runs them with one lane. */
+ * lanes, HC_BARRIER between their phases); the CPU reference runs them with one lane. */
 #ifndef HETCODEC_PORTABLE_PNG_DEFLATE_H
 #define HETCODEC_PORTABLE_PNG_DEFLATE_H
 
-#include "core/portable/common.h"
+#include "core/portable/kernel.h"
 
-#if defined(__OPENCL_VERSION__)
-#define HC_DFL_ATOMIC_OR(p, v) atomic_or((volatile __global uint*)(p), (v))
-#elif defined(__CUDA_ARCH__)
-#define HC_DFL_ATOMIC_OR(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
-#else
-#define HC_DFL_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
-#endif
-/* The work-group stages' barrier and local-memory adds (one lane on the CPU: no barrier). */
-#if defined(__OPENCL_VERSION__)
-#define HC_DFL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define HC_DFL_LOCAL_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
-#elif defined(__CUDA_ARCH__)
-#define HC_DFL_BARRIER() __syncthreads()
-#define HC_DFL_LOCAL_ADD(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
-#else
-#define HC_DFL_BARRIER() ((void)0)
-#define HC_DFL_LOCAL_ADD(p, v) (*(p) += (v))
-#endif
 #define HC_DFL_HIST_LANES 256u
 #define HC_DFL_BLOCK_LANES 32u
 #define HC_DFL_PLACE_LANES 256u
@@ -72,21 +54,42 @@
 #define HC_DFL_CHUNK 64u /* pieces */
 #define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
 
-/* The stages. */
-#define HC_DFL_CLEAR 0
-#define HC_DFL_COUNT 1
-#define HC_DFL_SCAN_CHUNKS 2
-#define HC_DFL_SCAN 3
-#define HC_DFL_EMIT 4
-#define HC_DFL_HIST 5
-#define HC_DFL_BLOCK 6
-#define HC_DFL_LAYOUT 7
-#define HC_DFL_OFFSETS 8
-#define HC_DFL_BITS 9
-#define HC_DFL_PLACE 10
-#define HC_DFL_PACK_BLOCKS 11
-#define HC_DFL_PACK 12
-#define HC_DFL_STAGES 13
+/* The stages, in the order they run: the one list the kernels, their launch plans and the
+ * host's loop over the stages are made from. X(stage, kernel name, kind): ITEM stages run an item
+ * per work-item, GROUP stages an item per work-group of hc_dfl_lanes(stage). */
+#define HC_DFL_STAGE_LIST(X)                             \
+  X(HC_DFL_CLEAR, png_deflate_clear, ITEM)               \
+  X(HC_DFL_COUNT, png_deflate_count, ITEM)               \
+  X(HC_DFL_SCAN_CHUNKS, png_deflate_scan_chunks, ITEM)   \
+  X(HC_DFL_SCAN, png_deflate_scan, ITEM)                 \
+  X(HC_DFL_EMIT, png_deflate_emit, ITEM)                 \
+  X(HC_DFL_HIST, png_deflate_hist, GROUP)                \
+  X(HC_DFL_BLOCK, png_deflate_block, GROUP)              \
+  X(HC_DFL_LAYOUT, png_deflate_layout, ITEM)             \
+  X(HC_DFL_OFFSETS, png_deflate_offsets, ITEM)           \
+  X(HC_DFL_BITS, png_deflate_bits, ITEM)                 \
+  X(HC_DFL_PLACE, png_deflate_place, GROUP)              \
+  X(HC_DFL_PACK_BLOCKS, png_deflate_pack_blocks, ITEM)   \
+  X(HC_DFL_PACK, png_deflate_pack, ITEM)
+#define HC_DFL_STAGE_ENUM(stage, name, kind) stage,
+enum { HC_DFL_STAGE_LIST(HC_DFL_STAGE_ENUM) HC_DFL_STAGES };
+#undef HC_DFL_STAGE_ENUM
+#define HC_DFL_ITEM_LANES 64 /* an item stage's work-group */
+
+/* The lanes of a stage's work-group: a GROUP stage's item runs on them together; an ITEM stage
+ * runs HC_DFL_ITEM_LANES items to a work-group, except HC_DFL_PACK_BLOCKS: a stored block's
+ * bytes follow its own data, so one item to a work-group (and to a warp), so that no warp runs
+ * 32 different paths one after the other. */
+HC_FN hc_u32 hc_dfl_lanes(int stage) {
+  return stage == HC_DFL_HIST    ? HC_DFL_HIST_LANES
+         : stage == HC_DFL_BLOCK ? HC_DFL_BLOCK_LANES
+         : stage == HC_DFL_PLACE ? HC_DFL_PLACE_LANES
+         : stage == HC_DFL_PACK_BLOCKS ? 1u
+                                 : HC_DFL_ITEM_LANES;
+}
+HC_FN int hc_dfl_is_group_stage(int stage) {
+  return stage == HC_DFL_HIST || stage == HC_DFL_BLOCK || stage == HC_DFL_PLACE;
+}
 
 /* The plan (host-written words): a header, then tables at the word offsets it gives. */
 #define HC_DFL_N 0             /* filtered bytes */
@@ -554,7 +557,7 @@ HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
     z->dep[0][n] = (hc_u8)(h == top ? 0 : 1);
   }
   for (h = (hc_i32)lane; h <= HC_DFL_MAX_BITS; h += (hc_i32)lanes) z->bl_count[h] = 0;
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   for (round = 0; round < 5; ++round) {
     const int from = round & 1, to = from ^ 1;
     for (h = top + (hc_i32)lane; h < HC_DFL_HEAP; h += (hc_i32)lanes) {
@@ -562,7 +565,7 @@ HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
       z->dep[to][n] = (hc_u8)(z->dep[from][n] + z->dep[from][a]);
       z->anc[to][n] = z->anc[from][a];
     }
-    HC_DFL_BARRIER();
+    HC_BARRIER();
   }
   for (h = top + (hc_i32)lane; h < HC_DFL_HEAP; h += (hc_i32)lanes) {
     const hc_i32 n = HC_DFL_NODE(z->heap[h]), depth = z->dep[1][n];
@@ -575,7 +578,7 @@ HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
     }
     t->len[n] = (hc_u16)bits;
     if (n > t->max_code) continue; /* not a leaf */
-    HC_DFL_LOCAL_ADD(&z->bl_count[bits], 1u);
+    HC_ATOMIC_ADD_LOCAL(&z->bl_count[bits], 1u);
     xbits = hc_dfl_extra(kind, n);
     f = t->freq[n];
     opt += f * (hc_u64)((hc_u32)bits + xbits);
@@ -584,7 +587,7 @@ HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
   z->part_a[lane] = opt;
   z->part_b[lane] = stat;
   z->part_c[lane] = (hc_u32)overflow;
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   if (lane == 0u) {
     hc_u32 i;
     for (i = 0; i < lanes; ++i) {
@@ -616,7 +619,7 @@ HC_FN void hc_dfl_gen_bitlen(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
       }
     }
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
 }
 
 /* zlib's gen_codes(): the codes of each length in symbol order, from the first code of that
@@ -632,7 +635,7 @@ HC_FN void hc_dfl_gen_codes(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
       z->next_code[bits] = code;
     }
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   if (lanes < HC_DFL_MAX_BITS) {
     if (lane == 0u) {
       for (n = 0; n <= t->max_code; ++n) {
@@ -647,7 +650,7 @@ HC_FN void hc_dfl_gen_codes(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
     for (n = 0; n <= t->max_code; ++n)
       if (t->len[n] == len) t->code[n] = (hc_u16)hc_dfl_reverse(next++, len);
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
 }
 
 /* zlib's build_tree(): lane 0 fills the heap and makes the merges, which follow one another;
@@ -679,7 +682,7 @@ HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
     t->max_code = max_code;
     z->heap_len = len;
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   /* zlib makes the heap with pqdownheap from heap_len / 2 down to 1. The subtrees of the
    * parents on one level are apart, and every deeper parent comes before them: a level at a
    * time, its parents on all lanes, gives the same heap. */
@@ -689,7 +692,7 @@ HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
   for (; level >= 1; level /= 2) {
     for (n = level + (hc_i32)lane; n < 2 * level && n <= len / 2; n += (hc_i32)lanes)
       hc_dfl_downheap(heap, len, n);
-    HC_DFL_BARRIER();
+    HC_BARRIER();
   }
   if (lane == 0u) {
     hc_i32 top = HC_DFL_HEAP;
@@ -714,7 +717,7 @@ HC_FN void hc_dfl_build_tree(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, 
     z->heap_len = len;
     z->heap_max = top;
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   hc_dfl_gen_bitlen(z, t, kind, max_length, lane, lanes);
   hc_dfl_gen_codes(z, t, lane, lanes);
 }
@@ -837,7 +840,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     hc_dfl_state_init(z);
     z->opt_len = z->static_len = 0;
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS, lane, lanes);
   hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS, lane, lanes);
   /* build_bl_tree() */
@@ -845,7 +848,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     hc_dfl_tree_runs(z, &z->l, 0);
     hc_dfl_tree_runs(z, &z->d, 0);
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7, lane, lanes);
   if (lane == 0u) {
     const hc_u32 bytes = z->bytes;
@@ -859,7 +862,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
     if ((hc_u64)bytes + 4u <= opt_lenb) {
       type = 0u;
-      if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_DFL_ATOMIC_OR(work, HC_DFL_UNSURE);
+      if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_ATOMIC_OR(work, HC_DFL_UNSURE);
     } else {
       type = static_lenb == opt_lenb ? 1u : 2u;
     }
@@ -872,7 +875,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     bi[HC_DFL_BI_HDR_BITS] = 0;
     bi[HC_DFL_BI_DATA_BITS] = 0;
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   type = z->type;
   if (type == 0u) return;
   if (type == 2u && lane == 0u) {
@@ -931,7 +934,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
       codes[1024] = type == 1u ? hc_dfl_fixed_code(256u) : z->l.code[256];
       codes[1025] = type == 1u ? hc_dfl_fixed_len(256u) : z->l.len[256];
     }
-    HC_DFL_BARRIER();
+    HC_BARRIER();
     if (lane == 0u) {
       bits = codes[1025] + (hc_u64)matches * dlen;
       for (i = 0; i < lanes; ++i) bits += z->part_a[i];
@@ -961,7 +964,7 @@ HC_FN void hc_dfl_bw_start(hc_dfl_bw* w, HC_GLOBAL hc_u32* out, hc_u64 bit) {
 }
 HC_FN void hc_dfl_bw_flush_word(hc_dfl_bw* w) {
   if (w->first) {
-    HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
+    HC_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
     w->first = 0;
   } else {
     w->out[w->word] = (hc_u32)w->acc;
@@ -977,7 +980,7 @@ HC_FN void hc_dfl_bw_put(hc_dfl_bw* w, hc_u32 value, hc_u32 len) {
 }
 HC_FN void hc_dfl_bw_align(hc_dfl_bw* w) { hc_dfl_bw_put(w, 0u, (8u - (w->n & 7u)) & 7u); }
 HC_FN void hc_dfl_bw_end(hc_dfl_bw* w) {
-  if (w->n) HC_DFL_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
+  if (w->n) HC_ATOMIC_OR(w->out + w->word, (hc_u32)w->acc);
 }
 
 /* Where block k starts in the stream, in bits, and where its first symbol's code goes. */
@@ -1021,16 +1024,16 @@ HC_FN hc_u32 hc_dfl_group_scan(HC_LOCAL hc_u32* scan, hc_u32 v, hc_u32* before, 
                                hc_u32 lanes) {
   hc_u32 d, total;
   scan[lane] = v;
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   for (d = 1u; d < lanes; d *= 2u) {
     const hc_u32 t = lane >= d ? scan[lane - d] : 0u;
-    HC_DFL_BARRIER();
+    HC_BARRIER();
     scan[lane] += t;
-    HC_DFL_BARRIER();
+    HC_BARRIER();
   }
   *before = scan[lane] - v;
   total = scan[lanes - 1u];
-  HC_DFL_BARRIER(); /* (before the scan is used again) */
+  HC_BARRIER(); /* (before the scan is used again) */
   return total;
 }
 
@@ -1184,12 +1187,12 @@ HC_FN void hc_dfl_hist(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
   HC_GLOBAL hc_u32* out = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
   hc_u32 i;
   for (i = lane; i < HC_DFL_HIST_WORDS; i += lanes) h[i] = 0;
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   for (i = lane; i < count; i += lanes) {
     const hc_u32 v = sp[i];
-    HC_DFL_LOCAL_ADD(h + (v < 256u ? v : 257u + hc_dfl_length_code(v - 256u)), 1u);
+    HC_ATOMIC_ADD_LOCAL(h + (v < 256u ? v : 257u + hc_dfl_length_code(v - 256u)), 1u);
   }
-  HC_DFL_BARRIER();
+  HC_BARRIER();
   for (i = lane; i < HC_DFL_HIST_WORDS; i += lanes) {
     hc_u32 v = h[i];
     if (i == HC_DFL_HIST_MATCHES) {

@@ -3,9 +3,10 @@
 #ifndef HETCODEC_PORTABLE_PNG_FILTER_H
 #define HETCODEC_PORTABLE_PNG_FILTER_H
 
-#include "core/portable/common.h"
+#include "core/portable/kernel.h"
 
 #define HC_PNG_FILTERS 5
+#define HC_PNG_FILTER_LANES 256 /* a row's work-group */
 
 /* Paeth predictor; ties go to a, then b, then c. The distances |b - c|, |a - c| and
  * |a + b - 2c| are compared through their squares, which order the same way: LLVM turns an
@@ -59,6 +60,47 @@ HC_FN hc_i32 hc_png_pick(hc_u64 s0, hc_u64 s1, hc_u64 s2, hc_u64 s3, hc_u64 s4, 
     }
   }
   return best < 0 ? 0 : best;
+}
+
+/* The filter row stage's local memory: each lane's five scores, then the choice. */
+typedef struct hc_png_filter_local {
+  hc_u64 part[HC_PNG_FILTERS * HC_PNG_FILTER_LANES];
+  hc_i32 choice;
+} hc_png_filter_local;
+
+/* Row y of `rows` (height rows of row_bytes bytes, `bpp` bytes per pixel) filtered as libpng
+ * filters it, into `out` (a filter-type byte, then the row): each lane scores its bytes under
+ * the five filters, the work-group adds the scores up (lanes a power of two), picks libpng's
+ * filter among those `mask` and band_rows allow, and writes the filtered row. */
+HC_FN void hc_png_filter_row(const HC_GLOBAL hc_u8* rows, HC_GLOBAL hc_u8* out, hc_u32 row_bytes,
+                             hc_u32 bpp, hc_u32 mask, hc_u32 band_rows, hc_u32 y, hc_u32 lane,
+                             hc_u32 lanes, HC_LOCAL hc_png_filter_local* loc) {
+  const HC_GLOBAL hc_u8* row = rows + (hc_u64)y * row_bytes;
+  const HC_GLOBAL hc_u8* prev = y ? row - row_bytes : row;
+  HC_GLOBAL hc_u8* o = out + (hc_u64)y * ((hc_u64)row_bytes + 1u);
+  hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
+  hc_u32 i, step;
+  hc_i32 t, best;
+  for (i = lane; i < row_bytes; i += lanes)
+    for (t = 0; t < HC_PNG_FILTERS; ++t)
+      s[t] += hc_png_score(hc_png_filter_byte(t, row, prev, y > 0, i, bpp));
+  for (t = 0; t < HC_PNG_FILTERS; ++t) loc->part[(hc_u32)t * HC_PNG_FILTER_LANES + lane] = s[t];
+  HC_BARRIER();
+  for (step = lanes / 2u; step > 0u; step >>= 1) {
+    if (lane < step)
+      for (t = 0; t < HC_PNG_FILTERS; ++t)
+        loc->part[(hc_u32)t * HC_PNG_FILTER_LANES + lane] +=
+            loc->part[(hc_u32)t * HC_PNG_FILTER_LANES + lane + step];
+    HC_BARRIER();
+  }
+  if (lane == 0)
+    loc->choice = hc_png_pick(loc->part[0], loc->part[HC_PNG_FILTER_LANES],
+                              loc->part[2 * HC_PNG_FILTER_LANES], loc->part[3 * HC_PNG_FILTER_LANES],
+                              loc->part[4 * HC_PNG_FILTER_LANES], hc_png_row_mask(mask, band_rows, y));
+  HC_BARRIER();
+  best = loc->choice;
+  if (lane == 0) o[0] = (hc_u8)best;
+  for (i = lane; i < row_bytes; i += lanes) o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
 }
 
 #endif /* HETCODEC_PORTABLE_PNG_FILTER_H */

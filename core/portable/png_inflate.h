@@ -363,4 +363,13 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
   }
 }
 
+/* Segment k of `count` inflated (the device inflate's entry points and the CPU's loop). */
+HC_FN void hc_inflate_item(const HC_GLOBAL hc_u8* compressed, const HC_GLOBAL hc_u32* segments,
+                           HC_GLOBAL hc_u8* rows, HC_GLOBAL hc_u32* results, hc_u32 count,
+                           hc_u32 k) {
+  if (k < count)
+    hc_inflate_segment(segments + (hc_u64)k * HC_INF_WORDS, compressed, rows,
+                       results + (hc_u64)k * HC_INF_RESULT_WORDS);
+}
+
 #endif /* HETCODEC_PORTABLE_PNG_INFLATE_H */

@@ -15,6 +15,7 @@
 #include "core/png/reader.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
+#include "core/portable/wavefront.h"
 #include "hetcodec/png.h"
 #include "host/src/parallel.h"
 #include "host/src/pinned_copy.h"

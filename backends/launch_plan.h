@@ -1,0 +1,60 @@
+// The geometry of every kernel launch, computed once for the CUDA launchers (kernels_cu/), the
+// OpenCL enqueue code (backends/opencl/) and the CPU backend (backends/cpu/): how many
+// work-groups, how many lanes each, and for the wavefront engine which passes. A body of
+// core/portable runs as a CUDA block or an OpenCL work-group of `lanes` (GROUP bodies, with
+// barriers), or as one work-item of such a group (ITEM bodies, indexed group * lanes + lane);
+// the CPU runs a GROUP body once per group with lane 0 of 1, and an ITEM body for every index.
+#ifndef HETCODEC_BACKENDS_LAUNCH_PLAN_H
+#define HETCODEC_BACKENDS_LAUNCH_PLAN_H
+
+#include <cstdint>
+#include <vector>
+
+namespace hetcodec {
+
+struct PngDefilterInfo;
+struct PngFilterInfo;
+struct JpegJobInfo;
+enum class Wavefront;
+
+struct Launch {
+  std::uint32_t groups_x = 0;  // work-groups (CUDA blocks) along x
+  std::uint32_t groups_y = 1;  // and along y (the unpack stage's row groups)
+  std::uint32_t lanes = 1;     // work-items (threads) per work-group
+  std::uint64_t items() const { return std::uint64_t(groups_x) * groups_y * lanes; }
+};
+
+// `items` ITEM-body indices in work-groups of `lanes` (the last one partly past the end: bodies
+// check their bound).
+Launch launch_items(std::uint64_t items, std::uint32_t lanes);
+// `groups` work-groups of `lanes`.
+Launch launch_groups(std::uint32_t groups, std::uint32_t lanes);
+
+// The wavefront engine's kernels (core/portable/wavefront_body.h, png_defilter.h).
+enum class DefilterKernel { Clear, Rows, Bands, Tiles };
+struct DefilterPass {
+  DefilterKernel kernel;
+  Launch launch;
+  std::int32_t diagonal = -1;    // Tiles: the anti-diagonal, or -1 for ticket order
+  std::uint32_t clear_words = 0;  // Clear: the words of scratch to zero
+  std::uint32_t tiles_x = 0, tiles_y = 0;  // Tiles
+};
+// The passes that de-filter one pass of a PNG image in the order `order` (Auto as Tickets).
+std::vector<DefilterPass> plan_png_defilter(const PngDefilterInfo& info, Wavefront order);
+// Bytes of scratch the ticket order needs: the counter and a flag per tile.
+std::size_t png_defilter_scratch_bytes(const PngDefilterInfo& info);
+
+Launch plan_png_filter_rows(const PngFilterInfo& info);
+Launch plan_png_unpack(std::uint32_t width, std::uint32_t height);
+Launch plan_png_inflate(std::uint32_t segments);
+Launch plan_png_crc32_pieces(std::uint32_t count);
+Launch plan_png_deflate(int stage, std::uint32_t items);
+
+Launch plan_jpeg_decode_idct(std::uint32_t groups);  // also decode_tokens and the chunk form
+Launch plan_jpeg_idct(std::uint32_t groups);
+Launch plan_jpeg_pixels(std::uint32_t pixels);  // upsample_color and ycc_to_rgb
+Launch plan_jpeg_color_chunk(std::uint32_t tiles);
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_BACKENDS_LAUNCH_PLAN_H
