@@ -2,6 +2,7 @@
 #include "backends/backend_util.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "core/portable/jpeg_job.h"
@@ -148,7 +149,7 @@ void JpegKernels::upsample_color(Queue& queue, const DeviceBuffer& job, const De
 }
 
 std::size_t jpeg_chunk_table_bytes(std::size_t images) {
-  return (HC_CHUNK_WORDS + images * HC_CHUNK_ENTRY_WORDS) * 4;
+  return sizeof(hc_jpeg_chunk) + images * sizeof(hc_jpeg_chunk_entry);
 }
 
 namespace {
@@ -157,26 +158,31 @@ std::uint64_t colour_tiles(const JpegJobInfo& info) {
 }
 }  // namespace
 
+static_assert(sizeof(hc_jpeg_chunk) == 16 && sizeof(hc_jpeg_chunk_entry) == 32,
+              "the chunk table's records: 32-bit words, no padding");
+
 void write_jpeg_chunk_table(const std::vector<JpegChunkImage>& images, std::uint32_t* words) {
   std::uint64_t groups = 0, tiles = 0;
   for (std::size_t i = 0; i < images.size(); ++i) {
     const JpegChunkImage& im = images[i];
-    std::uint32_t* e = words + HC_CHUNK_WORDS + i * HC_CHUNK_ENTRY_WORDS;
-    e[HC_CHUNK_E_JOB] = std::uint32_t(im.info.job_offset / 4);
-    e[HC_CHUNK_E_FIRST_GROUP] = std::uint32_t(groups);
-    e[HC_CHUNK_E_FIRST_TILE] = std::uint32_t(tiles);
-    e[HC_CHUNK_E_PLANES_LO] = std::uint32_t(im.plane_offset);
-    e[HC_CHUNK_E_PLANES_HI] = std::uint32_t(std::uint64_t(im.plane_offset) >> 32);
-    e[HC_CHUNK_E_OUT_LO] = std::uint32_t(im.out_offset);
-    e[HC_CHUNK_E_OUT_HI] = std::uint32_t(std::uint64_t(im.out_offset) >> 32);
-    e[7] = 0;
+    hc_jpeg_chunk_entry e{};
+    e.job = std::uint32_t(im.info.job_offset / 4);
+    e.first_group = std::uint32_t(groups);
+    e.first_tile = std::uint32_t(tiles);
+    e.planes_lo = std::uint32_t(im.plane_offset);
+    e.planes_hi = std::uint32_t(std::uint64_t(im.plane_offset) >> 32);
+    e.out_lo = std::uint32_t(im.out_offset);
+    e.out_hi = std::uint32_t(std::uint64_t(im.out_offset) >> 32);
+    std::memcpy(reinterpret_cast<std::uint8_t*>(words) + sizeof(hc_jpeg_chunk) + i * sizeof e, &e,
+                sizeof e);
     groups += im.info.groups;
     tiles += colour_tiles(im.info);
   }
-  words[HC_CHUNK_W_JOBS] = std::uint32_t(images.size());
-  words[HC_CHUNK_W_GROUPS] = std::uint32_t(groups);
-  words[HC_CHUNK_W_TILES] = std::uint32_t(tiles);
-  words[3] = 0;
+  hc_jpeg_chunk h{};
+  h.jobs = std::uint32_t(images.size());
+  h.groups = std::uint32_t(groups);
+  h.tiles = std::uint32_t(tiles);
+  std::memcpy(words, &h, sizeof h);
 }
 
 namespace {

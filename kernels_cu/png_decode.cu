@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(HC_WF_ROWS)
                         &loc);
 }
 
-__global__ void png_unpack(const hc_u8* rows, const hc_u32* job, hc_u8* out, hc_u32 width,
+__global__ void png_unpack(const hc_u8* rows, const hc_png_job* job, hc_u8* out, hc_u32 width,
                            hc_u32 height, hc_u32 pixel_bytes) {
   hc_png_unpack_column(rows, job, out, width, height, pixel_bytes,
                        blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y, gridDim.y);
@@ -71,7 +71,8 @@ cudaError_t launch_png_defilter(cudaStream_t stream, const DefilterPass& p, std:
 cudaError_t launch_png_unpack(cudaStream_t stream, const Launch& l, const std::uint8_t* rows,
                               const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
                               std::uint32_t height, std::uint32_t pixel_bytes) {
-  png_unpack<<<grid_of(l), l.lanes, 0, stream>>>(rows, job, out, width, height, pixel_bytes);
+  png_unpack<<<grid_of(l), l.lanes, 0, stream>>>(
+      rows, reinterpret_cast<const hc_png_job*>(job), out, width, height, pixel_bytes);
   return cudaGetLastError();
 }
 

@@ -74,7 +74,7 @@ class CpuPngKernels : public PngKernels {
                   std::uint32_t pixel_bytes) override {
     const Launch plan = plan_png_unpack(width, height);
     const hc_u8* in = bytes(rows);
-    const hc_u32* j = words(job);
+    const auto* j = reinterpret_cast<const hc_png_job*>(bytes(job));
     hc_u8* o = bytes(out) + out_offset;
     for (hc_u32 gy = 0; gy < plan.groups_y; ++gy)
       for (hc_u32 x = 0; x < width; ++x)

@@ -1,5 +1,7 @@
 #include "core/png/deflate_plan.h"
 
+#include <cstddef>
+#include <cstring>
 #include <limits>
 
 #include "core/portable/png_deflate.h"
@@ -10,8 +12,14 @@ std::uint32_t DeflatePlan::items(int stage) const {
   return stage >= 0 && stage < HC_DFL_STAGES ? hc_dfl_items(words.data(), stage) : 0;
 }
 
-std::size_t DeflatePlan::seg_off_word() const { return words[HC_DFL_W_SEG_OFF]; }
-std::size_t DeflatePlan::seg_adler_word() const { return words[HC_DFL_W_SEG_ADLER]; }
+// The header's layout is the same in C++, CUDA and OpenCL C only if no field is padded.
+static_assert(sizeof(hc_dfl_plan) == HC_DFL_PLAN_HEADER * 4, "hc_dfl_plan: the header's words");
+static_assert(offsetof(hc_dfl_plan, seg_start) == 6 * 4 && offsetof(hc_dfl_plan, w_seg_off) == 17 * 4 &&
+                  offsetof(hc_dfl_plan, w_chunk_off) == 29 * 4,
+              "hc_dfl_plan: 32-bit fields in order, no padding");
+
+std::size_t DeflatePlan::seg_off_word() const { return hc_dfl_header(words.data())->w_seg_off; }
+std::size_t DeflatePlan::seg_adler_word() const { return hc_dfl_header(words.data())->w_seg_adler; }
 
 bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
                        std::uint32_t stored_limit, DeflatePlan& plan) {
@@ -80,36 +88,38 @@ bool make_deflate_plan(std::size_t n, const std::vector<std::size_t>& starts,
   p[t_start + S] = std::uint32_t(n);
   p[t_piece + S] = seg_piece[S];
   p[t_block + S] = seg_block[S];
-  p[HC_DFL_N] = std::uint32_t(n);
-  p[HC_DFL_SEGMENTS] = std::uint32_t(S);
-  p[HC_DFL_PIECES] = std::uint32_t(pieces);
-  p[HC_DFL_BLOCKS] = std::uint32_t(blocks);
-  p[HC_DFL_STORED_LIMIT] = stored_limit;
-  p[HC_DFL_OUT_WORDS] = std::uint32_t(out_words);
-  p[HC_DFL_SEG_START] = std::uint32_t(t_start);
-  p[HC_DFL_SEG_PIECE] = std::uint32_t(t_piece);
-  p[HC_DFL_SEG_BLOCK] = std::uint32_t(t_block);
-  p[HC_DFL_PIECE_SEG] = std::uint32_t(t_piece_seg);
-  p[HC_DFL_BLOCK_SEG] = std::uint32_t(t_block_seg);
-  p[HC_DFL_W_PIECE_COUNT] = std::uint32_t(w_piece_count);
-  p[HC_DFL_W_PIECE_ADLER] = std::uint32_t(w_piece_adler);
-  p[HC_DFL_W_PIECE_OFF] = std::uint32_t(w_piece_off);
-  p[HC_DFL_W_SEG_TOTAL] = std::uint32_t(w_seg_total);
-  p[HC_DFL_W_SEG_ADLER] = std::uint32_t(w_seg_adler);
-  p[HC_DFL_W_SEG_BYTES] = std::uint32_t(w_seg_bytes);
-  p[HC_DFL_W_SEG_OFF] = std::uint32_t(w_seg_off);
-  p[HC_DFL_W_BLOCK] = std::uint32_t(w_block);
-  p[HC_DFL_W_CODES] = std::uint32_t(w_codes);
-  p[HC_DFL_W_HEADER] = std::uint32_t(w_header);
-  p[HC_DFL_W_HIST] = std::uint32_t(w_hist);
-  p[HC_DFL_W_PIECE_BITS] = std::uint32_t(w_piece_bits);
-  p[HC_DFL_W_PIECE_AT] = std::uint32_t(w_piece_at);
-  p[HC_DFL_CHUNKS] = std::uint32_t(chunks);
-  p[HC_DFL_SEG_CHUNK] = std::uint32_t(t_chunk);
-  p[HC_DFL_CHUNK_SEG] = std::uint32_t(t_chunk_seg);
-  p[HC_DFL_W_CHUNK_COUNT] = std::uint32_t(w_chunk_count);
-  p[HC_DFL_W_CHUNK_ADLER] = std::uint32_t(w_chunk_adler);
-  p[HC_DFL_W_CHUNK_OFF] = std::uint32_t(w_chunk_off);
+  hc_dfl_plan h{};
+  h.n = std::uint32_t(n);
+  h.segments = std::uint32_t(S);
+  h.pieces = std::uint32_t(pieces);
+  h.blocks = std::uint32_t(blocks);
+  h.stored_limit = stored_limit;
+  h.out_words = std::uint32_t(out_words);
+  h.seg_start = std::uint32_t(t_start);
+  h.seg_piece = std::uint32_t(t_piece);
+  h.seg_block = std::uint32_t(t_block);
+  h.piece_seg = std::uint32_t(t_piece_seg);
+  h.block_seg = std::uint32_t(t_block_seg);
+  h.w_piece_count = std::uint32_t(w_piece_count);
+  h.w_piece_adler = std::uint32_t(w_piece_adler);
+  h.w_piece_off = std::uint32_t(w_piece_off);
+  h.w_seg_total = std::uint32_t(w_seg_total);
+  h.w_seg_adler = std::uint32_t(w_seg_adler);
+  h.w_seg_bytes = std::uint32_t(w_seg_bytes);
+  h.w_seg_off = std::uint32_t(w_seg_off);
+  h.w_block = std::uint32_t(w_block);
+  h.w_codes = std::uint32_t(w_codes);
+  h.w_header = std::uint32_t(w_header);
+  h.w_hist = std::uint32_t(w_hist);
+  h.w_piece_bits = std::uint32_t(w_piece_bits);
+  h.w_piece_at = std::uint32_t(w_piece_at);
+  h.chunks = std::uint32_t(chunks);
+  h.seg_chunk = std::uint32_t(t_chunk);
+  h.chunk_seg = std::uint32_t(t_chunk_seg);
+  h.w_chunk_count = std::uint32_t(w_chunk_count);
+  h.w_chunk_adler = std::uint32_t(w_chunk_adler);
+  h.w_chunk_off = std::uint32_t(w_chunk_off);
+  std::memcpy(p.data(), &h, sizeof h);
   plan.segments = std::uint32_t(S);
   plan.work_words = w;
   plan.sym_words = n;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -591,34 +592,37 @@ void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes,
   }
 }
 
-std::vector<std::uint32_t> unpack_job(const Info& info) {
-  std::vector<std::uint32_t> job(HC_PNG_JOB_BYTES / 4, 0);
-  job[HC_PNG_W] = info.width;
-  job[HC_PNG_H] = info.height;
-  job[HC_PNG_COLOR] = std::uint32_t(info.color_type);
-  job[HC_PNG_DEPTH] = std::uint32_t(info.bit_depth);
-  job[HC_PNG_OUT_CH] = std::uint32_t(info.out_channels());
-  job[HC_PNG_INTERLACE] = std::uint32_t(info.interlace);
+// The record's layout is the same in C++, CUDA and OpenCL C only if no field is padded.
+static_assert(sizeof(hc_png_pass) == 7 * 4, "hc_png_pass: seven 32-bit words");
+static_assert(offsetof(hc_png_job, key) == 7 * 4 && offsetof(hc_png_job, pass) == 10 * 4 &&
+                  offsetof(hc_png_job, palette) == 60 * 4 && sizeof(hc_png_job) == HC_PNG_JOB_BYTES,
+              "hc_png_job: the layout the kernels read");
+
+hc_png_job unpack_job(const Info& info) {
+  hc_png_job job{};
+  job.width = info.width;
+  job.height = info.height;
+  job.color = std::uint32_t(info.color_type);
+  job.depth = std::uint32_t(info.bit_depth);
+  job.out_channels = std::uint32_t(info.out_channels());
+  job.interlace = std::uint32_t(info.interlace);
   const std::uint32_t mask = info.bit_depth == 16 ? 0xFFFFu : (1u << info.bit_depth) - 1u;
   if (!info.trns.empty() && info.color_type != kPalette) {
-    job[HC_PNG_TRNS] = 1;
+    job.trns = 1;
     // libpng compares the key masked to the depth (png_do_expand).
     for (int k = 0; k < info.samples_per_pixel(); ++k)
-      job[HC_PNG_KEY + k] = be32(std::vector<std::uint8_t>{0, 0, info.trns[2 * std::size_t(k)],
-                                                           info.trns[2 * std::size_t(k) + 1]}
-                                     .data()) & mask;
+      job.key[k] = ((std::uint32_t(info.trns[2 * std::size_t(k)]) << 8) |
+                    info.trns[2 * std::size_t(k) + 1]) & mask;
   }
   const auto ps = passes(info);
-  for (std::size_t p = 0; p < ps.size(); ++p) {
-    std::uint32_t* w = job.data() + HC_PNG_PASS + HC_PNG_PASS_WORDS * p;
-    w[0] = ps[p].x0, w[1] = ps[p].y0, w[2] = ps[p].dx, w[3] = ps[p].dy;
-    w[4] = ps[p].width, w[5] = ps[p].row_bytes, w[6] = std::uint32_t(ps[p].offset);
-  }
-  auto* pal = reinterpret_cast<std::uint8_t*>(job.data() + HC_PNG_PARAMS);
+  for (std::size_t p = 0; p < ps.size(); ++p)
+    job.pass[p] = {ps[p].x0,    ps[p].y0,        ps[p].dx,
+                   ps[p].dy,    ps[p].width,     ps[p].row_bytes,
+                   std::uint32_t(ps[p].offset)};
   for (std::size_t i = 0; i < 256; ++i) {
     if (i < info.palette.size())
-      for (int k = 0; k < 3; ++k) pal[4 * i + std::size_t(k)] = info.palette[i][std::size_t(k)];
-    pal[4 * i + 3] = info.color_type == kPalette && i < info.trns.size() ? info.trns[i] : 255;
+      for (int k = 0; k < 3; ++k) job.palette[4 * i + std::size_t(k)] = info.palette[i][std::size_t(k)];
+    job.palette[4 * i + 3] = info.color_type == kPalette && i < info.trns.size() ? info.trns[i] : 255;
   }
   return job;
 }
@@ -630,11 +634,11 @@ Raster unpack(const Info& info, const std::vector<std::uint8_t>& defiltered) {
   im.channels = info.out_channels();
   im.bit_depth = info.out_depth();
   im.samples.resize(im.row_bytes() * std::size_t(im.height));
-  const auto job = unpack_job(info);
+  const hc_png_job job = unpack_job(info);
   const std::size_t px_bytes = std::size_t(im.channels) * std::size_t(im.bit_depth / 8);
   for (std::uint32_t y = 0; y < info.height; ++y)
     for (std::uint32_t x = 0; x < info.width; ++x)
-      hc_png_unpack_pixel(defiltered.data(), job.data(), x, y,
+      hc_png_unpack_pixel(defiltered.data(), &job, x, y,
                           im.samples.data() + (std::size_t(y) * info.width + x) * px_bytes);
   return im;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/png/split_inflate.h"
+#include "core/portable/png_decode.h"
 #include "core/png/writer.h"
 
 namespace hetcodec::png {
@@ -154,8 +155,8 @@ void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes,
 // The samples of the de-filtered passes, expanded as libpng expands them.
 Raster unpack(const Info& info, const std::vector<std::uint8_t>& defiltered);
 
-// The unpack job of core/portable/png_decode.h (HC_PNG_JOB_BYTES bytes as 32-bit words).
-std::vector<std::uint32_t> unpack_job(const Info& info);
+// The unpack job of core/portable/png_decode.h.
+hc_png_job unpack_job(const Info& info);
 
 // parse + inflate + defilter + unpack on the calling thread.
 Raster decode(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits,

@@ -24,30 +24,31 @@ typedef struct hc_jpeg_group_local {
   hc_i16 tile[64 * HC_TILE_STRIDE];
 } hc_jpeg_group_local;
 
-/* Index of the component whose groups include global group g. */
-HC_FN int hc_job_component_of_group(HC_GLOBAL const hc_u32* job, hc_u32 g) {
-  int nc = (int)job[HC_JOB_W_COMPONENTS];
-  int c = 0, i;
-  for (i = 1; i < nc; i++)
-    if (g >= job[HC_JOB_W_COMP0 + i * HC_JOB_COMP_WORDS + HC_JOB_C_FIRST_GROUP]) c = i;
-  return c;
+/* The header of the job whose words start at `job`. */
+HC_FN HC_GLOBAL const hc_jpeg_job* hc_jpeg_header(HC_GLOBAL const hc_u32* job) {
+  return (HC_GLOBAL const hc_jpeg_job*)job;
 }
 
-/* The component record of component c. */
-HC_FN HC_GLOBAL const hc_u32* hc_job_component(HC_GLOBAL const hc_u32* job, int c) {
-  return job + HC_JOB_W_COMP0 + c * HC_JOB_COMP_WORDS;
+/* The record of the component whose groups include global group g. */
+HC_FN HC_GLOBAL const hc_jpeg_component* hc_job_component_of_group(HC_GLOBAL const hc_u32* job,
+                                                                   hc_u32 g) {
+  HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
+  hc_u32 c = 0, i;
+  for (i = 1; i < h->components; i++)
+    if (g >= h->component[i].first_group) c = i;
+  return &h->component[c];
 }
 
 /* Dequantised coefficients `in` (private, natural order; used as workspace) -> IDCT -> the 8x8
  * samples of block `blk` (raster index in the component's grid) of component record `rec`. */
-HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_u32* rec, hc_u32 blk,
+HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
                               HC_GLOBAL hc_u8* planes) {
   hc_u8 px[64];
-  hc_u32 grid_w = rec[HC_JOB_C_GRID_W], stride = rec[HC_JOB_C_STRIDE];
+  hc_u32 grid_w = rec->grid_w, stride = rec->stride;
   /* by, bx without a / and % pair: compilers fuse such a pair with an LLVM `freeze`, which
    * Oclgrind's uninitialised-value checker cannot interpret. */
   hc_u32 by = blk / grid_w, bx = blk - by * grid_w;
-  HC_GLOBAL hc_u8* dst = planes + rec[HC_JOB_C_PLANE_OFFSET] + by * 8u * stride + bx * 8u;
+  HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * 8u * stride + bx * 8u;
   int r, k;
   hc_jpeg_idct_islow(in, px);
   for (r = 0; r < 8; r++)
@@ -56,28 +57,28 @@ HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_u32* rec, hc_u32 bl
 
 /* The quantisation table of component record `rec` (64 int32, natural order). */
 HC_FN HC_GLOBAL const hc_i32* hc_job_quant(HC_GLOBAL const hc_u32* job,
-                                           HC_GLOBAL const hc_u32* rec) {
-  return (HC_GLOBAL const hc_i32*)(job + HC_JOB_WORDS + 64u * rec[HC_JOB_C_QUANT]);
+                                           HC_GLOBAL const hc_jpeg_component* rec) {
+  return (HC_GLOBAL const hc_i32*)(job + HC_JOB_WORDS + 64u * rec->quant);
 }
 
 /* Output pixel i (row-major) of the job: each component upsampled at (x, y), then the job's
  * colour transform, written to out[i * channels ...]. */
 HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
                          HC_GLOBAL hc_u8* out) {
-  hc_u32 width = job[HC_JOB_W_WIDTH];
+  HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
+  hc_u32 width = h->width;
   hc_u32 row = i / width;
   hc_i32 x = (hc_i32)(i - row * width), y = (hc_i32)row; /* no / and % pair: see above */
-  int nc = (int)job[HC_JOB_W_COMPONENTS];
+  int nc = (int)h->components;
   hc_i32 s[4] = {0, 0, 0, 0};
   int c;
   for (c = 0; c < nc; c++) {
-    HC_GLOBAL const hc_u32* r = hc_job_component(job, c);
-    s[c] = hc_upsample_at(planes + r[HC_JOB_C_PLANE_OFFSET], r[HC_JOB_C_STRIDE],
-                          (hc_i32)r[HC_JOB_C_WIDTH], (hc_i32)r[HC_JOB_C_HEIGHT],
-                          (hc_i32)r[HC_JOB_C_HR], (hc_i32)r[HC_JOB_C_VR], (int)r[HC_JOB_C_METHOD],
+    HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
+    s[c] = hc_upsample_at(planes + r->plane_offset, r->stride, (hc_i32)r->width,
+                          (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method,
                           x, y);
   }
-  switch (job[HC_JOB_W_COLOR]) {
+  switch (h->color) {
     case HC_COLOR_GRAY:
       out[i] = (hc_u8)s[0];
       break;
@@ -107,30 +108,31 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
 }
 
 /* The entry of the chunk table's job whose work-groups of one launch include work-group `wg`:
- * `field` is HC_CHUNK_E_FIRST_GROUP or HC_CHUNK_E_FIRST_TILE (a binary search; the first
- * work-groups rise with the entries). */
-HC_FN HC_GLOBAL const hc_u32* hc_chunk_entry(HC_GLOBAL const hc_u32* table, int field, hc_u32 wg) {
-  hc_u32 lo = 0, hi = table[HC_CHUNK_W_JOBS];
+ * of the decode launch (by first_group), or with `tiles` of the colour launch (by first_tile); a
+ * binary search, the first work-groups rise with the entries. */
+HC_FN HC_GLOBAL const hc_jpeg_chunk_entry* hc_chunk_entry(HC_GLOBAL const hc_u32* table, int tiles,
+                                                         hc_u32 wg) {
+  HC_GLOBAL const hc_jpeg_chunk_entry* e =
+      (HC_GLOBAL const hc_jpeg_chunk_entry*)(table + sizeof(hc_jpeg_chunk) / 4u);
+  hc_u32 lo = 0, hi = ((HC_GLOBAL const hc_jpeg_chunk*)table)->jobs;
   while (hi - lo > 1u) {
     hc_u32 mid = lo + (hi - lo) / 2u;
-    if (table[HC_CHUNK_WORDS + mid * HC_CHUNK_ENTRY_WORDS + (hc_u32)field] <= wg)
+    if ((tiles ? e[mid].first_tile : e[mid].first_group) <= wg)
       lo = mid;
     else
       hi = mid;
   }
-  return table + HC_CHUNK_WORDS + lo * HC_CHUNK_ENTRY_WORDS;
+  return e + lo;
 }
 
-/* A 64-bit byte offset of a chunk entry (low word at `field`). */
-HC_FN hc_u64 hc_chunk_offset(HC_GLOBAL const hc_u32* entry, int field) {
-  return (hc_u64)entry[field] | ((hc_u64)entry[field + 1] << 32);
-}
+/* A 64-bit byte offset from its low and high words. */
+HC_FN hc_u64 hc_chunk_offset(hc_u32 lo, hc_u32 hi) { return (hc_u64)lo | ((hc_u64)hi << 32); }
 
 /* Group g's tokens: their count, and the first at *tokens. */
 HC_FN hc_u32 hc_jpeg_group_tokens(HC_GLOBAL const hc_u32* job, hc_u32 g,
                                   HC_GLOBAL const hc_u32** tokens) {
-  const hc_u32 dir = job[HC_JOB_W_DIRECTORY] + 2u * g;
-  *tokens = job + job[HC_JOB_W_TOKENS] + 3u * job[dir];
+  const hc_u32 dir = hc_jpeg_header(job)->directory + 2u * g;
+  *tokens = job + hc_jpeg_header(job)->tokens + 3u * job[dir];
   return job[dir + 1u];
 }
 
@@ -154,13 +156,13 @@ HC_FN void hc_jpeg_token(HC_GLOBAL const hc_u32* tok, hc_u32 t, hc_u32 stride, h
 
 /* Whether block `blk` lies in the component grid of record `rec` (a group's last blocks may
  * not). */
-HC_FN int hc_jpeg_has_block(HC_GLOBAL const hc_u32* rec, hc_u32 blk) {
-  return blk < rec[HC_JOB_C_GRID_W] * rec[HC_JOB_C_GRID_H];
+HC_FN int hc_jpeg_has_block(HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk) {
+  return blk < rec->grid_w * rec->grid_h;
 }
 
 /* Coefficients `in` (natural order) of block `blk` of record `rec` dequantised in place, then
  * inverse-transformed into `planes`. */
-HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u32* rec,
+HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_jpeg_component* rec,
                                  hc_u32 blk, hc_i32* in, HC_GLOBAL hc_u8* planes) {
   HC_GLOBAL const hc_i32* q = hc_job_quant(job, rec);
   int k;
@@ -173,7 +175,7 @@ HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc
  * scatter the tokens, then lane b dequantises and inverse-transforms block b into `planes`. */
 HC_FN void hc_jpeg_decode_idct(HC_GLOBAL const hc_u32* job, hc_u32 g, HC_GLOBAL hc_u8* planes,
                                hc_u32 lane, hc_u32 lanes, HC_LOCAL hc_jpeg_group_local* loc) {
-  HC_GLOBAL const hc_u32* rec;
+  HC_GLOBAL const hc_jpeg_component* rec;
   hc_u32 i, first;
   for (i = lane; i < 64u * HC_TILE_STRIDE; i += lanes) loc->tile[i] = 0;
   HC_BARRIER();
@@ -188,8 +190,8 @@ HC_FN void hc_jpeg_decode_idct(HC_GLOBAL const hc_u32* job, hc_u32 g, HC_GLOBAL 
     }
   }
   HC_BARRIER();
-  rec = hc_job_component(job, hc_job_component_of_group(job, g));
-  first = (g - rec[HC_JOB_C_FIRST_GROUP]) * 64u;
+  rec = hc_job_component_of_group(job, g);
+  first = (g - rec->first_group) * 64u;
   for (i = lane; i < 64u; i += lanes) {
     hc_i32 in[64];
     int k;
@@ -205,9 +207,9 @@ HC_FN void hc_jpeg_decode_idct(HC_GLOBAL const hc_u32* job, hc_u32 g, HC_GLOBAL 
 HC_FN void hc_jpeg_decode_idct_chunk(HC_GLOBAL const hc_u32* jobs, hc_u32 table_word, hc_u32 wg,
                                      HC_GLOBAL hc_u8* planes, hc_u32 lane, hc_u32 lanes,
                                      HC_LOCAL hc_jpeg_group_local* loc) {
-  HC_GLOBAL const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_GROUP, wg);
-  hc_jpeg_decode_idct(jobs + e[HC_CHUNK_E_JOB], wg - e[HC_CHUNK_E_FIRST_GROUP],
-                      planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), lane, lanes, loc);
+  HC_GLOBAL const hc_jpeg_chunk_entry* e = hc_chunk_entry(jobs + table_word, 0, wg);
+  hc_jpeg_decode_idct(jobs + e->job, wg - e->first_group,
+                      planes + hc_chunk_offset(e->planes_lo, e->planes_hi), lane, lanes, loc);
 }
 
 /* Separate stage 1: group g's tokens into its 64 dense blocks of `coefficients`. */
@@ -229,13 +231,13 @@ HC_FN void hc_jpeg_decode_tokens(HC_GLOBAL const hc_u32* job, hc_u32 g,
 /* Separate stage 2: block gb (of all the job's groups' blocks) dequantised and transformed. */
 HC_FN void hc_jpeg_idct(HC_GLOBAL const hc_u32* job, const HC_GLOBAL hc_i16* coefficients,
                         HC_GLOBAL hc_u8* planes, hc_u32 total_blocks, hc_u32 gb) {
-  HC_GLOBAL const hc_u32* rec;
+  HC_GLOBAL const hc_jpeg_component* rec;
   hc_i32 in[64];
   hc_u32 blk;
   int k;
   if (gb >= total_blocks) return;
-  rec = hc_job_component(job, hc_job_component_of_group(job, gb >> 6));
-  blk = gb - rec[HC_JOB_C_FIRST_GROUP] * 64u;
+  rec = hc_job_component_of_group(job, gb >> 6);
+  blk = gb - rec->first_group * 64u;
   if (!hc_jpeg_has_block(rec, blk)) return;
   HC_UNROLL(64)
   for (k = 0; k < 64; k++) in[k] = coefficients[(hc_u64)gb * 64u + (hc_u32)k];
@@ -253,12 +255,12 @@ HC_FN void hc_jpeg_upsample_color(HC_GLOBAL const hc_u32* job, const HC_GLOBAL h
 HC_FN void hc_jpeg_upsample_color_chunk(HC_GLOBAL const hc_u32* jobs, hc_u32 table_word, hc_u32 wg,
                                         const HC_GLOBAL hc_u8* planes, HC_GLOBAL hc_u8* out,
                                         hc_u32 lane) {
-  HC_GLOBAL const hc_u32* e = hc_chunk_entry(jobs + table_word, HC_CHUNK_E_FIRST_TILE, wg);
-  HC_GLOBAL const hc_u32* job = jobs + e[HC_CHUNK_E_JOB];
-  const hc_u32 i = (wg - e[HC_CHUNK_E_FIRST_TILE]) * HC_CHUNK_TILE + lane;
-  if (i >= job[HC_JOB_W_WIDTH] * job[HC_JOB_W_HEIGHT]) return;
-  hc_jpeg_pixel(job, planes + hc_chunk_offset(e, HC_CHUNK_E_PLANES_LO), i,
-                out + hc_chunk_offset(e, HC_CHUNK_E_OUT_LO));
+  HC_GLOBAL const hc_jpeg_chunk_entry* e = hc_chunk_entry(jobs + table_word, 1, wg);
+  HC_GLOBAL const hc_u32* job = jobs + e->job;
+  const hc_u32 i = (wg - e->first_tile) * HC_CHUNK_TILE + lane;
+  if (i >= hc_jpeg_header(job)->width * hc_jpeg_header(job)->height) return;
+  hc_jpeg_pixel(job, planes + hc_chunk_offset(e->planes_lo, e->planes_hi), i,
+                out + hc_chunk_offset(e->out_lo, e->out_hi));
 }
 
 /* Planar YCbCr (3 planes of `pixels`) to interleaved RGB, pixel i. */

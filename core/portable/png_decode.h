@@ -22,20 +22,30 @@ HC_FN hc_u32 hc_png_predict(hc_i32 type, hc_i32 a, hc_i32 b, hc_i32 c) {
   return (hc_u32)(type == 4 ? paeth : type == 3 ? average : type == 2 ? b : type == 1 ? a : 0);
 }
 
-/* The unpack job: HC_PNG_PARAMS 32-bit words, then the palette as 256 RGBA entries (alpha from
- * tRNS, 255 past it; entries past the palette are 0, 0, 0, 255 as libpng leaves them). */
-#define HC_PNG_W 0
-#define HC_PNG_H 1
-#define HC_PNG_COLOR 2      /* colour type */
-#define HC_PNG_DEPTH 3      /* bit depth in the file */
-#define HC_PNG_OUT_CH 4     /* output channels */
-#define HC_PNG_INTERLACE 5
-#define HC_PNG_TRNS 6       /* 1: a tRNS colour key applies (gray or RGB) */
-#define HC_PNG_KEY 7        /* 3 words: gray, or red, green, blue, masked to the depth */
-#define HC_PNG_PASS 10      /* 7 passes of HC_PNG_PASS_WORDS: x0, y0, dx, dy, width, row bytes, offset */
-#define HC_PNG_PASS_WORDS 7
-#define HC_PNG_PARAMS 60
-#define HC_PNG_JOB_BYTES (HC_PNG_PARAMS * 4 + 1024)
+/* The unpack job, written by the host (core/png) and read by the unpack stage of every backend:
+ * the image, the seven Adam7 passes (pass 0 alone without interlacing) and the palette as 256
+ * RGBA entries (alpha from tRNS, 255 past it; entries past the palette are 0, 0, 0, 255 as
+ * libpng leaves them). Fixed-width fields only: its layout is the same in C++, CUDA and OpenCL C
+ * (core/png checks it with static_assert). */
+typedef struct hc_png_pass {
+  hc_u32 x0, y0, dx, dy; /* the pass's first pixel and its steps in the image */
+  hc_u32 width, row_bytes;
+  hc_u32 offset; /* of the pass's first filter byte in the de-filtered rows */
+} hc_png_pass;
+
+typedef struct hc_png_job {
+  hc_u32 width, height;
+  hc_u32 color;        /* colour type */
+  hc_u32 depth;        /* bit depth in the file */
+  hc_u32 out_channels;
+  hc_u32 interlace;
+  hc_u32 trns;         /* 1: a tRNS colour key applies (gray or RGB) */
+  hc_u32 key[3];       /* gray, or red, green, blue, masked to the depth */
+  hc_png_pass pass[7];
+  hc_u32 reserved;
+  hc_u8 palette[256 * 4];
+} hc_png_job;
+#define HC_PNG_JOB_BYTES 1264
 
 /* The Adam7 pass (0-6) of pixel (x, y). */
 HC_FN hc_u32 hc_png_adam7_pass(hc_u32 x, hc_u32 y) {
@@ -63,14 +73,13 @@ HC_FN hc_u32 hc_png_sample(const HC_GLOBAL hc_u8* row, hc_u32 depth, hc_u32 spp,
 }
 
 /* Writes output pixel (x, y) (out_channels samples of 8 or 16 bits) at `out`. */
-HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* job,
+HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_png_job* job,
                                hc_u32 x, hc_u32 y, HC_GLOBAL hc_u8* out) {
-  const HC_GLOBAL hc_u8* palette = (const HC_GLOBAL hc_u8*)(job + HC_PNG_PARAMS);
-  hc_u32 color = job[HC_PNG_COLOR], depth = job[HC_PNG_DEPTH], nout = job[HC_PNG_OUT_CH];
-  hc_u32 p = job[HC_PNG_INTERLACE] ? hc_png_adam7_pass(x, y) : 0;
-  const HC_GLOBAL hc_u32* ps = job + HC_PNG_PASS + HC_PNG_PASS_WORDS * p;
-  hc_u32 px = (x - ps[0]) / ps[2], py = (y - ps[1]) / ps[3];
-  const HC_GLOBAL hc_u8* row = data + ps[6] + (hc_u64)py * (ps[5] + 1u) + 1u;
+  const HC_GLOBAL hc_u8* palette = job->palette;
+  hc_u32 color = job->color, depth = job->depth, nout = job->out_channels;
+  const HC_GLOBAL hc_png_pass* ps = &job->pass[job->interlace ? hc_png_adam7_pass(x, y) : 0u];
+  hc_u32 px = (x - ps->x0) / ps->dx, py = (y - ps->y0) / ps->dy;
+  const HC_GLOBAL hc_u8* row = data + ps->offset + (hc_u64)py * (ps->row_bytes + 1u) + 1u;
   hc_u32 spp = color == 2 ? 3u : color == 4 ? 2u : color == 6 ? 4u : 1u;
   hc_u32 i;
   if (color == 3) {
@@ -82,11 +91,11 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
     hc_u32 key = 1u; /* the pixel equals the tRNS key: transparent */
     for (i = 0; i < spp; ++i) {
       hc_u32 v = hc_png_sample(row, 16u, spp, px, i);
-      if (v != job[HC_PNG_KEY + i]) key = 0u;
+      if (i < 3u && v != job->key[i]) key = 0u;
       out[2u * i] = (hc_u8)(v >> 8);
       out[2u * i + 1u] = (hc_u8)(v & 0xFFu);
     }
-    if (job[HC_PNG_TRNS]) {
+    if (job->trns) {
       out[2u * spp] = key ? 0u : 0xFFu;
       out[2u * spp + 1u] = key ? 0u : 0xFFu;
     }
@@ -97,10 +106,10 @@ HC_FN void hc_png_unpack_pixel(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u
     hc_u32 scale = depth == 1 ? 255u : depth == 2 ? 85u : depth == 4 ? 17u : 1u;
     for (i = 0; i < spp; ++i) {
       hc_u32 v = hc_png_sample(row, depth, spp, px, i);
-      if (v != job[HC_PNG_KEY + i]) key = 0u;
+      if (i < 3u && v != job->key[i]) key = 0u;
       out[i] = (hc_u8)(v * scale);
     }
-    if (job[HC_PNG_TRNS]) out[spp] = key ? 0u : 255u;
+    if (job->trns) out[spp] = key ? 0u : 255u;
   }
 }
 

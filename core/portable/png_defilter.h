@@ -90,7 +90,7 @@ HC_FN void hc_png_defilter_rows(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32 hei
 }
 
 /* Output pixels (x, y) for y = y_first, y_first + y_step, ... of an image `width` wide. */
-HC_FN void hc_png_unpack_column(const HC_GLOBAL hc_u8* rows, const HC_GLOBAL hc_u32* job,
+HC_FN void hc_png_unpack_column(const HC_GLOBAL hc_u8* rows, const HC_GLOBAL hc_png_job* job,
                                 HC_GLOBAL hc_u8* out, hc_u32 width, hc_u32 height,
                                 hc_u32 pixel_bytes, hc_u32 x, hc_u32 y_first, hc_u32 y_step) {
   hc_u32 y;

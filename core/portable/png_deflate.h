@@ -91,42 +91,51 @@ HC_FN int hc_dfl_is_group_stage(int stage) {
   return stage == HC_DFL_HIST || stage == HC_DFL_BLOCK || stage == HC_DFL_PLACE;
 }
 
-/* The plan (host-written words): a header, then tables at the word offsets it gives. */
-#define HC_DFL_N 0             /* filtered bytes */
-#define HC_DFL_SEGMENTS 1      /* S */
-#define HC_DFL_PIECES 2        /* pieces, over all segments */
-#define HC_DFL_BLOCKS 3        /* block indices, over all segments */
-#define HC_DFL_STORED_LIMIT 4  /* a stored block longer than this sets HC_DFL_UNSURE */
-#define HC_DFL_OUT_WORDS 5     /* the output's capacity in 32-bit words */
-#define HC_DFL_SEG_START 6     /* table: S + 1 byte offsets (the last is N) */
-#define HC_DFL_SEG_PIECE 7     /* table: S + 1 first pieces */
-#define HC_DFL_SEG_BLOCK 8     /* table: S + 1 first block indices */
-#define HC_DFL_PIECE_SEG 9     /* table: the segment of each piece */
-#define HC_DFL_BLOCK_SEG 10    /* table: the segment of each block index */
-/* Word offsets of the results in the work buffer (device-written), also set by the host. */
-#define HC_DFL_W_PIECE_COUNT 11 /* per piece */
-#define HC_DFL_W_PIECE_ADLER 12 /* per piece */
-#define HC_DFL_W_PIECE_OFF 13   /* per piece: its first symbol in its chunk, then (from
-                                 * HC_DFL_EMIT on) in its segment */
-#define HC_DFL_W_SEG_TOTAL 14   /* per segment: symbols */
-#define HC_DFL_W_SEG_ADLER 15   /* per segment: Adler-32 of its bytes */
-#define HC_DFL_W_SEG_BYTES 16   /* per segment: deflate bytes */
-#define HC_DFL_W_SEG_OFF 17     /* S + 1: where each segment starts in the deflate data */
-#define HC_DFL_W_BLOCK 18       /* per block index: HC_DFL_BI_WORDS words */
-#define HC_DFL_W_CODES 19       /* per block index: HC_DFL_CODE_WORDS words */
-#define HC_DFL_W_HEADER 20      /* per block index: HC_DFL_HDR_WORDS words */
-#define HC_DFL_W_HIST 21        /* per block index: HC_DFL_HIST_WORDS words */
-#define HC_DFL_W_PIECE_BITS 22  /* per piece: bits of its symbols in its first block */
-#define HC_DFL_W_PIECE_AT 23    /* per piece: 2 words, the stream bit of its first symbol */
-#define HC_DFL_HIST_WORDS 288   /* literal/length counts (286), then the matches */
+/* The plan: host-written words, this header and then tables at the word offsets it gives. The
+ * w_* fields are word offsets in the work buffer of what the stages write there (also set by
+ * the host). Fixed-width fields only: the layout is the same in C++, CUDA and OpenCL C
+ * (core/png/deflate_plan.cpp checks it with static_assert). */
+typedef struct hc_dfl_plan {
+  hc_u32 n; /* filtered bytes */
+  hc_u32 segments; /* S */
+  hc_u32 pieces; /* pieces, over all segments */
+  hc_u32 blocks; /* block indices, over all segments */
+  hc_u32 stored_limit; /* a stored block longer than this sets HC_DFL_UNSURE */
+  hc_u32 out_words; /* the output's capacity in 32-bit words */
+  hc_u32 seg_start; /* table: S + 1 byte offsets (the last is N) */
+  hc_u32 seg_piece; /* table: S + 1 first pieces */
+  hc_u32 seg_block; /* table: S + 1 first block indices */
+  hc_u32 piece_seg; /* table: the segment of each piece */
+  hc_u32 block_seg; /* table: the segment of each block index */
+  hc_u32 w_piece_count; /* per piece */
+  hc_u32 w_piece_adler; /* per piece */
+  hc_u32 w_piece_off; /* per piece: its first symbol in its chunk, then (from HC_DFL_EMIT on) in its segment */
+  hc_u32 w_seg_total; /* per segment: symbols */
+  hc_u32 w_seg_adler; /* per segment: Adler-32 of its bytes */
+  hc_u32 w_seg_bytes; /* per segment: deflate bytes */
+  hc_u32 w_seg_off; /* S + 1: where each segment starts in the deflate data */
+  hc_u32 w_block; /* per block index: HC_DFL_BI_WORDS words */
+  hc_u32 w_codes; /* per block index: HC_DFL_CODE_WORDS words */
+  hc_u32 w_header; /* per block index: HC_DFL_HDR_WORDS words */
+  hc_u32 w_hist; /* per block index: HC_DFL_HIST_WORDS words */
+  hc_u32 w_piece_bits; /* per piece: bits of its symbols in its first block */
+  hc_u32 w_piece_at; /* per piece: 2 words, the stream bit of its first symbol */
+  hc_u32 chunks; /* chunks, over all segments */
+  hc_u32 seg_chunk; /* table: S + 1 first chunks */
+  hc_u32 chunk_seg; /* table: the segment of each chunk */
+  hc_u32 w_chunk_count; /* per chunk: symbols */
+  hc_u32 w_chunk_adler; /* per chunk */
+  hc_u32 w_chunk_off; /* per chunk: its first symbol in the segment */
+  hc_u32 reserved[2];
+} hc_dfl_plan;
+#define HC_DFL_PLAN_HEADER 32 /* words */
+#define HC_DFL_HIST_WORDS 288 /* literal/length counts (286), then the matches */
 #define HC_DFL_HIST_MATCHES 286
-#define HC_DFL_CHUNKS 24        /* chunks, over all segments */
-#define HC_DFL_SEG_CHUNK 25     /* table: S + 1 first chunks */
-#define HC_DFL_CHUNK_SEG 26     /* table: the segment of each chunk */
-#define HC_DFL_W_CHUNK_COUNT 27 /* per chunk: symbols */
-#define HC_DFL_W_CHUNK_ADLER 28 /* per chunk */
-#define HC_DFL_W_CHUNK_OFF 29   /* per chunk: its first symbol in the segment */
-#define HC_DFL_PLAN_HEADER 32
+
+/* The header of a plan buffer. */
+HC_FN const HC_GLOBAL hc_dfl_plan* hc_dfl_header(const HC_GLOBAL hc_u32* plan) {
+  return (const HC_GLOBAL hc_dfl_plan*)plan;
+}
 /* Work word 0 is the status: 0, or the bits below. */
 #define HC_DFL_UNSURE 1u   /* a block would be stored past the limit: the host decides */
 #define HC_DFL_OVERFLOW 2u /* the output would not fit (cannot happen with the host's sizes) */
@@ -223,11 +232,11 @@ HC_FN hc_u32 hc_dfl_adler_combine(hc_u32 a1, hc_u32 a2, hc_u32 len2) {
 /* A piece's bytes [*a, *b) and its segment's [*sa, *sb). */
 HC_FN void hc_dfl_piece(const HC_GLOBAL hc_u32* plan, hc_u32 p, hc_u32* s, hc_u32* a, hc_u32* b,
                         hc_u32* sa, hc_u32* sb) {
-  const HC_GLOBAL hc_u32* seg_start = plan + plan[HC_DFL_SEG_START];
-  *s = plan[plan[HC_DFL_PIECE_SEG] + p];
+  const HC_GLOBAL hc_u32* seg_start = plan + hc_dfl_header(plan)->seg_start;
+  *s = plan[hc_dfl_header(plan)->piece_seg + p];
   *sa = seg_start[*s];
   *sb = seg_start[*s + 1u];
-  *a = *sa + (p - plan[plan[HC_DFL_SEG_PIECE] + *s]) * HC_DFL_PIECE;
+  *a = *sa + (p - plan[hc_dfl_header(plan)->seg_piece + *s]) * HC_DFL_PIECE;
   *b = *sb - *a < HC_DFL_PIECE ? *sb : *a + HC_DFL_PIECE;
 }
 
@@ -301,8 +310,8 @@ HC_FN void hc_dfl_count(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* pla
     if (i - start != inside) count += hc_dfl_run_symbols(i - start) - hc_dfl_run_symbols(inside);
   }
   if (p == 0u) work[0] = 0; /* the status, before any later stage sets it */
-  work[plan[HC_DFL_W_PIECE_COUNT] + p] = count;
-  work[plan[HC_DFL_W_PIECE_ADLER] + p] = (s1 % 65521u) | ((s2 % 65521u) << 16);
+  work[hc_dfl_header(plan)->w_piece_count + p] = count;
+  work[hc_dfl_header(plan)->w_piece_adler + p] = (s1 % 65521u) | ((s2 % 65521u) << 16);
 }
 
 /* The symbol emitter of a piece: where the next symbol goes, its block, its byte. */
@@ -333,15 +342,15 @@ HC_FN void hc_dfl_emit(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan
   hc_dfl_piece(plan, p, &s, &a, &b, &sa, &sb);
   e.pos = a;
   /* The piece's first symbol: in its chunk, plus where the chunk starts; kept for later. */
-  first = work[plan[HC_DFL_W_PIECE_OFF] + p] +
-          work[plan[HC_DFL_W_CHUNK_OFF] + plan[plan[HC_DFL_SEG_CHUNK] + s] +
-               (p - plan[plan[HC_DFL_SEG_PIECE] + s]) / HC_DFL_CHUNK];
-  work[plan[HC_DFL_W_PIECE_OFF] + p] = first;
+  first = work[hc_dfl_header(plan)->w_piece_off + p] +
+          work[hc_dfl_header(plan)->w_chunk_off + plan[hc_dfl_header(plan)->seg_chunk + s] +
+               (p - plan[hc_dfl_header(plan)->seg_piece + s]) / HC_DFL_CHUNK];
+  work[hc_dfl_header(plan)->w_piece_off + p] = first;
   e.out = syms + sa + first;
   e.rem = first / HC_DFL_SYM_LIMIT; /* (see hc_dfl_run_symbols for why not %) */
-  e.block = plan[plan[HC_DFL_SEG_BLOCK] + s] + e.rem;
+  e.block = plan[hc_dfl_header(plan)->seg_block + s] + e.rem;
   e.rem = first - e.rem * HC_DFL_SYM_LIMIT;
-  e.block_info = work + plan[HC_DFL_W_BLOCK];
+  e.block_info = work + hc_dfl_header(plan)->w_block;
   prev = a > sa ? hc_dfl_byte(&d, a - 1u) : 0u;
   for (i = a;; ++i) {
     hc_u32 x = 0;
@@ -396,37 +405,37 @@ HC_FN hc_u32 hc_dfl_prefix(HC_GLOBAL hc_u32* off, const HC_GLOBAL hc_u32* count,
 }
 
 HC_FN void hc_dfl_scan_chunk(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 c) {
-  const hc_u32 s = plan[plan[HC_DFL_CHUNK_SEG] + c];
-  const hc_u32 q0 = plan[plan[HC_DFL_SEG_PIECE] + s], q1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u];
-  const hc_u32 p0 = q0 + (c - plan[plan[HC_DFL_SEG_CHUNK] + s]) * HC_DFL_CHUNK;
+  const hc_u32 s = plan[hc_dfl_header(plan)->chunk_seg + c];
+  const hc_u32 q0 = plan[hc_dfl_header(plan)->seg_piece + s], q1 = plan[hc_dfl_header(plan)->seg_piece + s + 1u];
+  const hc_u32 p0 = q0 + (c - plan[hc_dfl_header(plan)->seg_chunk + s]) * HC_DFL_CHUNK;
   const hc_u32 p1 = q1 - p0 < HC_DFL_CHUNK ? q1 : p0 + HC_DFL_CHUNK;
   hc_u32 adler;
-  work[plan[HC_DFL_W_CHUNK_COUNT] + c] = hc_dfl_prefix(
-      work + plan[HC_DFL_W_PIECE_OFF], work + plan[HC_DFL_W_PIECE_COUNT],
-      work + plan[HC_DFL_W_PIECE_ADLER], p0, p1,
-      plan[plan[HC_DFL_SEG_START] + s] + (p0 - q0) * HC_DFL_PIECE,
-      plan[plan[HC_DFL_SEG_START] + s + 1u], HC_DFL_PIECE, &adler);
-  work[plan[HC_DFL_W_CHUNK_ADLER] + c] = adler;
+  work[hc_dfl_header(plan)->w_chunk_count + c] = hc_dfl_prefix(
+      work + hc_dfl_header(plan)->w_piece_off, work + hc_dfl_header(plan)->w_piece_count,
+      work + hc_dfl_header(plan)->w_piece_adler, p0, p1,
+      plan[hc_dfl_header(plan)->seg_start + s] + (p0 - q0) * HC_DFL_PIECE,
+      plan[hc_dfl_header(plan)->seg_start + s + 1u], HC_DFL_PIECE, &adler);
+  work[hc_dfl_header(plan)->w_chunk_adler + c] = adler;
 }
 
 HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
   hc_u32 adler;
-  work[plan[HC_DFL_W_SEG_TOTAL] + s] = hc_dfl_prefix(
-      work + plan[HC_DFL_W_CHUNK_OFF], work + plan[HC_DFL_W_CHUNK_COUNT],
-      work + plan[HC_DFL_W_CHUNK_ADLER], plan[plan[HC_DFL_SEG_CHUNK] + s],
-      plan[plan[HC_DFL_SEG_CHUNK] + s + 1u], plan[plan[HC_DFL_SEG_START] + s],
-      plan[plan[HC_DFL_SEG_START] + s + 1u], HC_DFL_CHUNK * HC_DFL_PIECE, &adler);
-  work[plan[HC_DFL_W_SEG_ADLER] + s] = adler;
+  work[hc_dfl_header(plan)->w_seg_total + s] = hc_dfl_prefix(
+      work + hc_dfl_header(plan)->w_chunk_off, work + hc_dfl_header(plan)->w_chunk_count,
+      work + hc_dfl_header(plan)->w_chunk_adler, plan[hc_dfl_header(plan)->seg_chunk + s],
+      plan[hc_dfl_header(plan)->seg_chunk + s + 1u], plan[hc_dfl_header(plan)->seg_start + s],
+      plan[hc_dfl_header(plan)->seg_start + s + 1u], HC_DFL_CHUNK * HC_DFL_PIECE, &adler);
+  work[hc_dfl_header(plan)->w_seg_adler + s] = adler;
 }
 
 HC_FN void hc_dfl_layout(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
-  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
-  const hc_u32 nb = hc_dfl_segment_blocks(work[plan[HC_DFL_W_SEG_TOTAL] + s], s + 1u == segments);
-  const hc_u32 first = plan[plan[HC_DFL_SEG_BLOCK] + s];
+  const hc_u32 segments = hc_dfl_header(plan)->segments;
+  const hc_u32 nb = hc_dfl_segment_blocks(work[hc_dfl_header(plan)->w_seg_total + s], s + 1u == segments);
+  const hc_u32 first = plan[hc_dfl_header(plan)->seg_block + s];
   hc_u64 bit = 0;
   hc_u32 j;
   for (j = 0; j < nb; ++j) {
-    HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + (first + j) * HC_DFL_BI_WORDS;
+    HC_GLOBAL hc_u32* bi = work + hc_dfl_header(plan)->w_block + (first + j) * HC_DFL_BI_WORDS;
     bi[HC_DFL_BI_BIT_LO] = (hc_u32)bit;
     bi[HC_DFL_BI_BIT_HI] = (hc_u32)(bit >> 32);
     if (bi[HC_DFL_BI_TYPE] == 0u) {
@@ -437,22 +446,22 @@ HC_FN void hc_dfl_layout(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, h
   }
   if (s + 1u < segments) bit = ((bit + 3u + 7u) & ~(hc_u64)7u) + 32u; /* the sync flush */
   bit = (bit + 7u) & ~(hc_u64)7u;
-  work[plan[HC_DFL_W_SEG_BYTES] + s] = (hc_u32)(bit >> 3);
+  work[hc_dfl_header(plan)->w_seg_bytes + s] = (hc_u32)(bit >> 3);
 }
 
 HC_FN void hc_dfl_offsets(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work) {
-  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
+  const hc_u32 segments = hc_dfl_header(plan)->segments;
   hc_u64 off = 0;
   hc_u32 s;
   for (s = 0; s < segments; ++s) {
-    work[plan[HC_DFL_W_SEG_OFF] + s] = (hc_u32)off;
-    off += work[plan[HC_DFL_W_SEG_BYTES] + s];
+    work[hc_dfl_header(plan)->w_seg_off + s] = (hc_u32)off;
+    off += work[hc_dfl_header(plan)->w_seg_bytes + s];
   }
-  if (off > 4u * (hc_u64)plan[HC_DFL_OUT_WORDS]) {
+  if (off > 4u * (hc_u64)hc_dfl_header(plan)->out_words) {
     work[0] |= HC_DFL_OVERFLOW;
     off = 0;
   }
-  work[plan[HC_DFL_W_SEG_OFF] + segments] = (hc_u32)off;
+  work[hc_dfl_header(plan)->w_seg_off + segments] = (hc_u32)off;
 }
 
 /* ---- zlib's trees -------------------------------------------------------------------------- */
@@ -812,16 +821,16 @@ HC_FN void hc_dfl_tree_runs(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
 
 HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
                         HC_LOCAL hc_dfl_state* z, hc_u32 lane, hc_u32 lanes) {
-  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
-  const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
-  const hc_u32 segments = plan[HC_DFL_SEGMENTS];
+  const hc_u32 s = plan[hc_dfl_header(plan)->block_seg + k];
+  const hc_u32 j = k - plan[hc_dfl_header(plan)->seg_block + s];
+  const hc_u32 segments = hc_dfl_header(plan)->segments;
   const int last_seg = s + 1u == segments;
-  const hc_u32 total = work[plan[HC_DFL_W_SEG_TOTAL] + s];
+  const hc_u32 total = work[hc_dfl_header(plan)->w_seg_total + s];
   const hc_u32 nb = hc_dfl_segment_blocks(total, last_seg);
-  const hc_u32 seg_end = plan[plan[HC_DFL_SEG_START] + s + 1u];
-  HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
-  HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-  const HC_GLOBAL hc_u32* hist = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
+  const hc_u32 seg_end = plan[hc_dfl_header(plan)->seg_start + s + 1u];
+  HC_GLOBAL hc_u32* bi = work + hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS;
+  HC_GLOBAL hc_u32* codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
+  const HC_GLOBAL hc_u32* hist = work + hc_dfl_header(plan)->w_hist + k * HC_DFL_HIST_WORDS;
   const hc_u32 matches = hist[HC_DFL_HIST_MATCHES];
   hc_u32 i, type;
   if (lane == 0u) bi[HC_DFL_BI_EXISTS] = j < nb ? 1u : 0u;
@@ -862,7 +871,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
     if ((hc_u64)bytes + 4u <= opt_lenb) {
       type = 0u;
-      if (bytes > plan[HC_DFL_STORED_LIMIT]) HC_ATOMIC_OR(work, HC_DFL_UNSURE);
+      if (bytes > hc_dfl_header(plan)->stored_limit) HC_ATOMIC_OR(work, HC_DFL_UNSURE);
     } else {
       type = static_lenb == opt_lenb ? 1u : 2u;
     }
@@ -883,7 +892,7 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     hc_dfl_hw w;
     const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
     const hc_u32 blcodes = z->max_blindex + 1u;
-    w.out = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
+    w.out = work + hc_dfl_header(plan)->w_header + k * HC_DFL_HDR_WORDS;
     w.acc = 0;
     w.n = 0;
     w.words = 0;
@@ -986,36 +995,36 @@ HC_FN void hc_dfl_bw_end(hc_dfl_bw* w) {
 /* Where block k starts in the stream, in bits, and where its first symbol's code goes. */
 HC_FN hc_u64 hc_dfl_block_bit(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work,
                               hc_u32 k) {
-  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
-  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
-  return 8u * (hc_u64)work[plan[HC_DFL_W_SEG_OFF] + s] +
+  const HC_GLOBAL hc_u32* bi = work + hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS;
+  const hc_u32 s = plan[hc_dfl_header(plan)->block_seg + k];
+  return 8u * (hc_u64)work[hc_dfl_header(plan)->w_seg_off + s] +
          (((hc_u64)bi[HC_DFL_BI_BIT_HI] << 32) | bi[HC_DFL_BI_BIT_LO]);
 }
 HC_FN hc_u64 hc_dfl_data_bit(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work, hc_u32 k) {
   return hc_dfl_block_bit(plan, work, k) + 3u +
-         work[plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS + HC_DFL_BI_HDR_BITS];
+         work[hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS + HC_DFL_BI_HDR_BITS];
 }
 
 /* A piece's symbols: [*first, *end) in its segment, the block of the first. */
 HC_FN void hc_dfl_piece_symbols(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* work,
                                 hc_u32 p, hc_u32* first, hc_u32* end, hc_u32* block) {
-  const hc_u32 s = plan[plan[HC_DFL_PIECE_SEG] + p];
-  *first = work[plan[HC_DFL_W_PIECE_OFF] + p];
-  *end = *first + work[plan[HC_DFL_W_PIECE_COUNT] + p];
-  *block = plan[plan[HC_DFL_SEG_BLOCK] + s] + *first / HC_DFL_SYM_LIMIT;
+  const hc_u32 s = plan[hc_dfl_header(plan)->piece_seg + p];
+  *first = work[hc_dfl_header(plan)->w_piece_off + p];
+  *end = *first + work[hc_dfl_header(plan)->w_piece_count + p];
+  *block = plan[hc_dfl_header(plan)->seg_block + s] + *first / HC_DFL_SYM_LIMIT;
 }
 
 HC_FN void hc_dfl_bits(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
                        const HC_GLOBAL hc_u16* syms, hc_u32 p) {
   hc_u32 first, end, k, i, bits = 0;
   hc_dfl_piece_symbols(plan, work, p, &first, &end, &k);
-  if (first < end && work[plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS + HC_DFL_BI_TYPE] != 0u) {
-    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-    const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + plan[plan[HC_DFL_PIECE_SEG] + p]];
+  if (first < end && work[hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS + HC_DFL_BI_TYPE] != 0u) {
+    const HC_GLOBAL hc_u32* codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u16* sp = syms + plan[hc_dfl_header(plan)->seg_start + plan[hc_dfl_header(plan)->piece_seg + p]];
     const hc_u32 stop = (first / HC_DFL_SYM_LIMIT + 1u) * HC_DFL_SYM_LIMIT;
     for (i = first; i < end && i < stop; ++i) bits += codes[2u * sp[i] + 1u];
   }
-  work[plan[HC_DFL_W_PIECE_BITS] + p] = bits;
+  work[hc_dfl_header(plan)->w_piece_bits + p] = bits;
 }
 
 /* The sum of the work-group's values v, and into *before the sum of those of the lanes below
@@ -1042,13 +1051,13 @@ HC_FN hc_u32 hc_dfl_group_scan(HC_LOCAL hc_u32* scan, hc_u32 v, hc_u32* before, 
 HC_FN void hc_dfl_place(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
                         const HC_GLOBAL hc_u16* syms, hc_u32 k, HC_LOCAL hc_u32* scan, hc_u32 lane,
                         hc_u32 lanes) {
-  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
-  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
-  const hc_u32 j = k - plan[plan[HC_DFL_SEG_BLOCK] + s];
+  const HC_GLOBAL hc_u32* bi = work + hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS;
+  const hc_u32 s = plan[hc_dfl_header(plan)->block_seg + k];
+  const hc_u32 j = k - plan[hc_dfl_header(plan)->seg_block + s];
   const hc_u32 lo = j * HC_DFL_SYM_LIMIT, hi = lo + HC_DFL_SYM_LIMIT;
-  const HC_GLOBAL hc_u32* off = work + plan[HC_DFL_W_PIECE_OFF];
-  const hc_u32 seg_p0 = plan[plan[HC_DFL_SEG_PIECE] + s];
-  hc_u32 p0 = seg_p0, p1 = plan[plan[HC_DFL_SEG_PIECE] + s + 1u], end, lead = 0, before, q;
+  const HC_GLOBAL hc_u32* off = work + hc_dfl_header(plan)->w_piece_off;
+  const hc_u32 seg_p0 = plan[hc_dfl_header(plan)->seg_piece + s];
+  hc_u32 p0 = seg_p0, p1 = plan[hc_dfl_header(plan)->seg_piece + s + 1u], end, lead = 0, before, q;
   hc_u64 at;
   if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u || bi[HC_DFL_BI_TYPE] == 0u) return;
   /* The first piece whose first symbol is in this block or later, and the first past it. */
@@ -1070,20 +1079,20 @@ HC_FN void hc_dfl_place(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
   /* The block's first symbols may end a run of a piece that started before it: theirs come
    * first (that piece's writer goes on into this block). */
   if (p0 > seg_p0) {
-    const hc_u32 prev_end = off[p0 - 1u] + work[plan[HC_DFL_W_PIECE_COUNT] + p0 - 1u];
-    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-    const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + s];
+    const hc_u32 prev_end = off[p0 - 1u] + work[hc_dfl_header(plan)->w_piece_count + p0 - 1u];
+    const HC_GLOBAL hc_u32* codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u16* sp = syms + plan[hc_dfl_header(plan)->seg_start + s];
     hc_u32 i;
     for (i = lo + lane; i < prev_end && i < hi; i += lanes) lead += codes[2u * sp[i] + 1u];
   }
   at += hc_dfl_group_scan(scan, lead, &before, lane, lanes);
   for (q = p0; q < end; q += lanes) {
     const hc_u32 p = q + lane;
-    const hc_u32 bits = p < end ? work[plan[HC_DFL_W_PIECE_BITS] + p] : 0u;
+    const hc_u32 bits = p < end ? work[hc_dfl_header(plan)->w_piece_bits + p] : 0u;
     const hc_u32 total = hc_dfl_group_scan(scan, bits, &before, lane, lanes);
     if (p < end) {
-      work[plan[HC_DFL_W_PIECE_AT] + 2u * p] = (hc_u32)(at + before);
-      work[plan[HC_DFL_W_PIECE_AT] + 2u * p + 1u] = (hc_u32)((at + before) >> 32);
+      work[hc_dfl_header(plan)->w_piece_at + 2u * p] = (hc_u32)(at + before);
+      work[hc_dfl_header(plan)->w_piece_at + 2u * p + 1u] = (hc_u32)((at + before) >> 32);
     }
     at += total;
   }
@@ -1100,15 +1109,15 @@ HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* wor
   if (work[0] != 0u) return;
   hc_dfl_piece_symbols(plan, work, p, &first, &end, &k);
   if (first == end) return;
-  sp = syms + plan[plan[HC_DFL_SEG_START] + plan[plan[HC_DFL_PIECE_SEG] + p]];
-  bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
-  codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
+  sp = syms + plan[hc_dfl_header(plan)->seg_start + plan[hc_dfl_header(plan)->piece_seg + p]];
+  bi = work + hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS;
+  codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
   coded = bi[HC_DFL_BI_TYPE] != 0u;
   rem = first - first / HC_DFL_SYM_LIMIT * HC_DFL_SYM_LIMIT; /* (not %: hc_dfl_run_symbols) */
   /* (HC_DFL_PLACE placed the piece only when its first block is coded) */
   hc_dfl_bw_start(&w, out,
-                  coded ? ((hc_u64)work[plan[HC_DFL_W_PIECE_AT] + 2u * p + 1u] << 32) |
-                              work[plan[HC_DFL_W_PIECE_AT] + 2u * p]
+                  coded ? ((hc_u64)work[hc_dfl_header(plan)->w_piece_at + 2u * p + 1u] << 32) |
+                              work[hc_dfl_header(plan)->w_piece_at + 2u * p]
                         : 0u);
   for (i = first; i < end; ++i) {
     if (rem == HC_DFL_SYM_LIMIT) {
@@ -1132,7 +1141,7 @@ HC_FN void hc_dfl_pack(const HC_GLOBAL hc_u32* plan, const HC_GLOBAL hc_u32* wor
 
 HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32* plan,
                              const HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* out, hc_u32 k) {
-  const HC_GLOBAL hc_u32* bi = work + plan[HC_DFL_W_BLOCK] + k * HC_DFL_BI_WORDS;
+  const HC_GLOBAL hc_u32* bi = work + hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS;
   hc_dfl_bw w;
   hc_u32 i, type;
   if (work[0] != 0u || bi[HC_DFL_BI_EXISTS] == 0u) return;
@@ -1146,8 +1155,8 @@ HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32
     hc_dfl_bw_put(&w, len | ((~len & 0xFFFFu) << 16), 32u);
     for (i = 0; i < len; ++i) hc_dfl_bw_put(&w, src[i], 8u);
   } else {
-    const HC_GLOBAL hc_u32* codes = work + plan[HC_DFL_W_CODES] + k * HC_DFL_CODE_WORDS;
-    const HC_GLOBAL hc_u32* hdr = work + plan[HC_DFL_W_HEADER] + k * HC_DFL_HDR_WORDS;
+    const HC_GLOBAL hc_u32* codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
+    const HC_GLOBAL hc_u32* hdr = work + hc_dfl_header(plan)->w_header + k * HC_DFL_HDR_WORDS;
     const hc_u32 hbits = bi[HC_DFL_BI_HDR_BITS];
     for (i = 0; i + 32u <= hbits; i += 32u) hc_dfl_bw_put(&w, hdr[i / 32u], 32u);
     if (hbits & 31u) hc_dfl_bw_put(&w, hdr[i / 32u] & ((1u << (hbits & 31u)) - 1u), hbits & 31u);
@@ -1166,7 +1175,7 @@ HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32
 
 HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* out, hc_u32 i) {
   /* Item i zeroes words i, i + items, i + 2 items... (neighbouring items, neighbouring words). */
-  const hc_u32 words = plan[HC_DFL_OUT_WORDS], items = (words + 63u) / 64u;
+  const hc_u32 words = hc_dfl_header(plan)->out_words, items = (words + 63u) / 64u;
   hc_u32 w;
   for (w = i; w < words; w += items) out[w] = 0;
 }
@@ -1177,14 +1186,14 @@ HC_FN void hc_dfl_clear(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* out, hc_
 HC_FN void hc_dfl_hist(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
                        const HC_GLOBAL hc_u16* syms, hc_u32 k, HC_LOCAL hc_u32* h, hc_u32 lane,
                        hc_u32 lanes) {
-  const hc_u32 s = plan[plan[HC_DFL_BLOCK_SEG] + k];
-  const hc_u32 first = (k - plan[plan[HC_DFL_SEG_BLOCK] + s]) * HC_DFL_SYM_LIMIT;
-  const hc_u32 total = work[plan[HC_DFL_W_SEG_TOTAL] + s];
+  const hc_u32 s = plan[hc_dfl_header(plan)->block_seg + k];
+  const hc_u32 first = (k - plan[hc_dfl_header(plan)->seg_block + s]) * HC_DFL_SYM_LIMIT;
+  const hc_u32 total = work[hc_dfl_header(plan)->w_seg_total + s];
   const hc_u32 count = total <= first                     ? 0u
                        : total - first < HC_DFL_SYM_LIMIT ? total - first
                                                           : HC_DFL_SYM_LIMIT;
-  const HC_GLOBAL hc_u16* sp = syms + plan[plan[HC_DFL_SEG_START] + s] + first;
-  HC_GLOBAL hc_u32* out = work + plan[HC_DFL_W_HIST] + k * HC_DFL_HIST_WORDS;
+  const HC_GLOBAL hc_u16* sp = syms + plan[hc_dfl_header(plan)->seg_start + s] + first;
+  HC_GLOBAL hc_u32* out = work + hc_dfl_header(plan)->w_hist + k * HC_DFL_HIST_WORDS;
   hc_u32 i;
   for (i = lane; i < HC_DFL_HIST_WORDS; i += lanes) h[i] = 0;
   HC_BARRIER();
@@ -1209,21 +1218,21 @@ HC_FN void hc_dfl_hist(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
 HC_FN hc_u32 hc_dfl_items(const HC_GLOBAL hc_u32* plan, int stage) {
   switch (stage) {
     case HC_DFL_CLEAR:
-      return (plan[HC_DFL_OUT_WORDS] + 63u) / 64u;
+      return (hc_dfl_header(plan)->out_words + 63u) / 64u;
     case HC_DFL_COUNT:
     case HC_DFL_EMIT:
     case HC_DFL_BITS:
     case HC_DFL_PACK:
-      return plan[HC_DFL_PIECES];
+      return hc_dfl_header(plan)->pieces;
     case HC_DFL_SCAN_CHUNKS:
-      return plan[HC_DFL_CHUNKS];
+      return hc_dfl_header(plan)->chunks;
     case HC_DFL_SCAN:
     case HC_DFL_LAYOUT:
-      return plan[HC_DFL_SEGMENTS];
+      return hc_dfl_header(plan)->segments;
     case HC_DFL_OFFSETS:
       return 1u;
     default:
-      return plan[HC_DFL_BLOCKS];
+      return hc_dfl_header(plan)->blocks;
   }
 }
 

@@ -208,8 +208,8 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   ensure(scratch, scratch_bytes, [&](std::size_t n) { return device->alloc(n); });
   if (!job) job = device->alloc(HC_PNG_JOB_BYTES);
   if (!times.inflated_on_device) queue->write(*rows, 0, *staging, 0, total);
-  const auto words = png::unpack_job(info);
-  queue->write(*job, 0, words.data(), HC_PNG_JOB_BYTES);
+  const hc_png_job job_record = png::unpack_job(info);
+  queue->write(*job, 0, &job_record, sizeof job_record);
   queue->finish();
   times.upload += since(t1);
   t1 = Clock::now();
@@ -263,7 +263,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     ensure(download, img.bytes(), [&](std::size_t b) { return device->alloc_pinned(b); });
     arrivals->clear();
   }
-  const auto job_words = png::unpack_job(info);
+  const hc_png_job whole_job = png::unpack_job(info);
   const Wavefront order = wavefront();
 
   // Rows [r0, r1) to the device, de-filtered, unpacked and (with arrivals) read back, on the
@@ -275,10 +275,10 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
     const std::size_t at = std::size_t(r0) * stride;
     kq.write(*rows, at, *staging, at, std::size_t(r1 - r0) * stride);
     const std::size_t slot = std::size_t(pieces) * HC_PNG_JOB_BYTES;
-    std::uint32_t* w = reinterpret_cast<std::uint32_t*>(piece_jobs->data() + slot);
-    std::memcpy(w, job_words.data(), HC_PNG_JOB_BYTES);
-    w[HC_PNG_H] = r1 - r0;
-    w[HC_PNG_PASS + 6] = std::uint32_t(at);  // the pass starts at the piece's first row
+    hc_png_job piece = whole_job;
+    piece.height = r1 - r0;
+    piece.pass[0].offset = std::uint32_t(at);  // the pass starts at the piece's first row
+    std::memcpy(piece_jobs->data() + slot, &piece, sizeof piece);
     if (piece_job.size() <= pieces) piece_job.push_back(device->alloc(HC_PNG_JOB_BYTES));
     kq.write(*piece_job[pieces], 0, *piece_jobs, slot, HC_PNG_JOB_BYTES);
     PngDefilterInfo d = whole;
