@@ -26,6 +26,145 @@ bool valid_depth(int color_type, int depth) {
   }
 }
 
+// What the parser has seen so far.
+struct Reading {
+  bool seen_ihdr = false, seen_plte = false, seen_iend = false, idat_done = false;
+  bool in_idat = false;
+};
+
+void check_signature(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) invalid(0, "empty input");
+  if (size < 8 || std::memcmp(data, kSignature, 8) != 0) {
+    // The signature's CR LF, LF and 0x1A catch text-mode transfers (PNG spec 5.2).
+    if (size >= 4 && data[0] == 0x89 && data[1] == 'P' && data[2] == 'N' && data[3] == 'G')
+      invalid(0, "corrupted PNG signature (altered by a text-mode transfer or truncated)");
+    invalid(0, "not a PNG file (bad signature)");
+  }
+}
+
+// The chunk at `at`: its header and length checked against the file, and its CRC (a mismatch is
+// an error, or a warning in `info` with limits.ignore_crc); returns its type.
+std::string check_chunk(const std::uint8_t* data, std::size_t size, std::size_t at,
+                        const DecodeLimits& limits, Info& info) {
+  if (size - at < 12) invalid(at, "truncated chunk header (" + std::to_string(size - at) + " bytes left)");
+  const std::uint32_t len = be32(data + at);
+  const std::uint8_t* type = data + at + 4;
+  const std::string name(reinterpret_cast<const char*>(type), 4);
+  if (!is_letter(type[0]) || !is_letter(type[1]) || !is_letter(type[2]) || !is_letter(type[3]))
+    invalid(at, "invalid chunk type (bytes " + std::to_string(type[0]) + " " +
+                    std::to_string(type[1]) + " " + std::to_string(type[2]) + " " +
+                    std::to_string(type[3]) + ")");
+  if (len > 0x7FFFFFFFu) invalid(at, name + " chunk length " + std::to_string(len) + " exceeds 2^31 - 1");
+  if (std::uint64_t(len) + 12 > size - at)
+    invalid(at, name + " chunk of " + std::to_string(len) + " bytes runs past the end of the file");
+  const std::uint8_t* body = data + at + 8;
+  const std::uint32_t crc = crc32(crc32(0, type, 4), body, len);
+  if (crc != be32(body + len)) {
+    if (!limits.ignore_crc) invalid(at, name + " chunk CRC mismatch (the chunk is damaged)");
+    info.warnings.push_back("png: byte " + std::to_string(at) + ": " + name +
+                            " chunk CRC mismatch, ignored");
+  }
+  return name;
+}
+
+void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len,
+               std::size_t at, const DecodeLimits& limits) {
+  if (r.seen_ihdr) invalid(at, "a second IHDR chunk");
+  if (len != 13) invalid(at, "IHDR length " + std::to_string(len) + " (must be 13)");
+  r.seen_ihdr = true;
+  info.width = be32(body);
+  info.height = be32(body + 4);
+  info.bit_depth = body[8];
+  info.color_type = body[9];
+  info.interlace = body[12];
+  if (info.width == 0 || info.height == 0 || info.width > 0x7FFFFFFFu || info.height > 0x7FFFFFFFu)
+    invalid(at, "image size " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                    " (each side must be 1 to 2^31 - 1)");
+  if (info.color_type != kGray && info.color_type != kRgb && info.color_type != kPalette &&
+      info.color_type != kGrayAlpha && info.color_type != kRgba)
+    invalid(at, "invalid colour type " + std::to_string(info.color_type));
+  if (!valid_depth(info.color_type, info.bit_depth))
+    invalid(at, "invalid bit depth " + std::to_string(info.bit_depth) + " for colour type " +
+                    std::to_string(info.color_type));
+  if (body[10] != 0) invalid(at, "unknown compression method " + std::to_string(body[10]));
+  if (body[11] != 0) invalid(at, "unknown filter method " + std::to_string(body[11]));
+  if (info.interlace > 1) invalid(at, "unknown interlace method " + std::to_string(info.interlace));
+  const std::uint64_t pixels = std::uint64_t(info.width) * info.height;
+  if (pixels > limits.max_pixels)
+    throw Error(ErrorCode::LimitExceeded,
+                "png: " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                    " is " + std::to_string(pixels) + " pixels, over the limit of " +
+                    std::to_string(limits.max_pixels));
+  if (inflated_bytes(info) > limits.max_inflated_bytes)
+    throw Error(ErrorCode::LimitExceeded,
+                "png: the image data inflates to " + std::to_string(inflated_bytes(info)) +
+                    " bytes, over the limit of " + std::to_string(limits.max_inflated_bytes));
+}
+
+void read_plte(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len, std::size_t at) {
+  if (r.seen_plte) invalid(at, "a second PLTE chunk");
+  if (r.idat_done || r.in_idat) invalid(at, "PLTE after the image data");
+  if (info.color_type == kGray || info.color_type == kGrayAlpha)
+    invalid(at, "PLTE in a grayscale image");
+  if (len % 3 != 0 || len == 0 || len > 768)
+    invalid(at, "PLTE length " + std::to_string(len) + " (must be 3 to 768, a multiple of 3)");
+  r.seen_plte = true;
+  if (info.color_type == kPalette) {
+    const std::uint32_t n = len / 3;
+    if (n > (1u << info.bit_depth))
+      invalid(at, "a palette of " + std::to_string(n) + " entries for a " +
+                      std::to_string(info.bit_depth) + "-bit image");
+    info.palette.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) info.palette[i][std::size_t(k)] = body[3 * i + std::uint32_t(k)];
+  }
+}
+
+// A tRNS that does not apply is left out with a warning, as libpng does.
+void read_trns(Info& info, const Reading& r, const std::uint8_t* body, std::uint32_t len) {
+  if (r.in_idat || r.idat_done) {
+    info.warnings.push_back("png: tRNS after the image data ignored");
+  } else if (info.color_type == kGrayAlpha || info.color_type == kRgba) {
+    info.warnings.push_back("png: tRNS in an image with an alpha channel ignored");
+  } else if (info.color_type == kPalette && !r.seen_plte) {
+    info.warnings.push_back("png: tRNS before PLTE ignored");
+  } else if ((info.color_type == kGray && len != 2) || (info.color_type == kRgb && len != 6) ||
+             (info.color_type == kPalette && (len == 0 || len > info.palette.size()))) {
+    info.warnings.push_back("png: tRNS of invalid length " + std::to_string(len) + " ignored");
+  } else {
+    info.trns.assign(body, body + len);
+  }
+}
+
+// One chunk's contents, by its type (the chunk itself checked by check_chunk).
+void read_chunk(Info& info, Reading& r, const std::string& name, const std::uint8_t* body,
+                std::uint32_t len, std::size_t at, const DecodeLimits& limits) {
+  const bool critical = !(name[0] & 0x20);
+  if (name == "IHDR") {
+    read_ihdr(info, r, body, len, at, limits);
+  } else if (name == "PLTE") {
+    read_plte(info, r, body, len, at);
+  } else if (name == "IDAT") {
+    if (r.idat_done) invalid(at, "IDAT chunks that are not consecutive");
+    if (info.color_type == kPalette && !r.seen_plte) invalid(at, "a palette image without PLTE before its data");
+    r.in_idat = true;
+    info.idat.emplace_back(at + 8, len);
+    info.idat_bytes += len;
+  } else if (name == "IEND") {
+    r.seen_iend = true;
+  } else if (critical) {
+    invalid(at, "unknown critical chunk " + name);
+  } else if (name == "tRNS") {
+    read_trns(info, r, body, len);
+  } else if (len > limits.max_chunk_bytes) {
+    info.warnings.push_back("png: byte " + std::to_string(at) + ": " + name + " chunk of " +
+                            std::to_string(len) + " bytes over the limit of " +
+                            std::to_string(limits.max_chunk_bytes) + ", skipped");
+  } else {
+    info.ancillary.push_back({name, at, std::vector<std::uint8_t>(body, body + len)});
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void invalid(std::size_t at, const std::string& what) {
@@ -58,128 +197,27 @@ int Info::out_channels() const {
 
 Info parse(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   Info info;
-  if (size == 0) invalid(0, "empty input");
-  if (size < 8 || std::memcmp(data, kSignature, 8) != 0) {
-    // The signature's CR LF, LF and 0x1A catch text-mode transfers (PNG spec 5.2).
-    if (size >= 4 && data[0] == 0x89 && data[1] == 'P' && data[2] == 'N' && data[3] == 'G')
-      invalid(0, "corrupted PNG signature (altered by a text-mode transfer or truncated)");
-    invalid(0, "not a PNG file (bad signature)");
-  }
+  check_signature(data, size);
+  Reading r;
   std::size_t at = 8;
-  bool seen_ihdr = false, seen_plte = false, seen_iend = false, idat_done = false;
-  bool in_idat = false;
   while (at < size) {
-    if (size - at < 12) invalid(at, "truncated chunk header (" + std::to_string(size - at) + " bytes left)");
+    const std::string name = check_chunk(data, size, at, limits, info);
     const std::uint32_t len = be32(data + at);
-    const std::uint8_t* type = data + at + 4;
-    const std::string name(reinterpret_cast<const char*>(type), 4);
-    if (!is_letter(type[0]) || !is_letter(type[1]) || !is_letter(type[2]) || !is_letter(type[3]))
-      invalid(at, "invalid chunk type (bytes " + std::to_string(type[0]) + " " +
-                      std::to_string(type[1]) + " " + std::to_string(type[2]) + " " +
-                      std::to_string(type[3]) + ")");
-    if (len > 0x7FFFFFFFu) invalid(at, name + " chunk length " + std::to_string(len) + " exceeds 2^31 - 1");
-    if (std::uint64_t(len) + 12 > size - at)
-      invalid(at, name + " chunk of " + std::to_string(len) + " bytes runs past the end of the file");
-    const std::uint8_t* body = data + at + 8;
-    const std::uint32_t crc = crc32(crc32(0, type, 4), body, len);
-    if (crc != be32(body + len)) {
-      if (!limits.ignore_crc) invalid(at, name + " chunk CRC mismatch (the chunk is damaged)");
-      info.warnings.push_back("png: byte " + std::to_string(at) + ": " + name +
-                              " chunk CRC mismatch, ignored");
-    }
-    const bool critical = !(type[0] & 0x20);
-    if (!seen_ihdr && name != "IHDR") invalid(at, "the first chunk is " + name + ", not IHDR");
-    if (seen_iend) {
+    if (!r.seen_ihdr && name != "IHDR") invalid(at, "the first chunk is " + name + ", not IHDR");
+    if (r.seen_iend) {
       info.warnings.push_back("png: byte " + std::to_string(at) + ": data after IEND ignored");
       break;
     }
-    if (in_idat && name != "IDAT") {
-      in_idat = false;
-      idat_done = true;
+    if (r.in_idat && name != "IDAT") {
+      r.in_idat = false;
+      r.idat_done = true;
     }
-    if (name == "IHDR") {
-      if (seen_ihdr) invalid(at, "a second IHDR chunk");
-      if (len != 13) invalid(at, "IHDR length " + std::to_string(len) + " (must be 13)");
-      seen_ihdr = true;
-      info.width = be32(body);
-      info.height = be32(body + 4);
-      info.bit_depth = body[8];
-      info.color_type = body[9];
-      info.interlace = body[12];
-      if (info.width == 0 || info.height == 0 || info.width > 0x7FFFFFFFu || info.height > 0x7FFFFFFFu)
-        invalid(at, "image size " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                        " (each side must be 1 to 2^31 - 1)");
-      if (info.color_type != kGray && info.color_type != kRgb && info.color_type != kPalette &&
-          info.color_type != kGrayAlpha && info.color_type != kRgba)
-        invalid(at, "invalid colour type " + std::to_string(info.color_type));
-      if (!valid_depth(info.color_type, info.bit_depth))
-        invalid(at, "invalid bit depth " + std::to_string(info.bit_depth) + " for colour type " +
-                        std::to_string(info.color_type));
-      if (body[10] != 0) invalid(at, "unknown compression method " + std::to_string(body[10]));
-      if (body[11] != 0) invalid(at, "unknown filter method " + std::to_string(body[11]));
-      if (info.interlace > 1) invalid(at, "unknown interlace method " + std::to_string(info.interlace));
-      const std::uint64_t pixels = std::uint64_t(info.width) * info.height;
-      if (pixels > limits.max_pixels)
-        throw Error(ErrorCode::LimitExceeded,
-                    "png: " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                        " is " + std::to_string(pixels) + " pixels, over the limit of " +
-                        std::to_string(limits.max_pixels));
-      if (inflated_bytes(info) > limits.max_inflated_bytes)
-        throw Error(ErrorCode::LimitExceeded,
-                    "png: the image data inflates to " + std::to_string(inflated_bytes(info)) +
-                        " bytes, over the limit of " + std::to_string(limits.max_inflated_bytes));
-    } else if (name == "PLTE") {
-      if (seen_plte) invalid(at, "a second PLTE chunk");
-      if (idat_done || in_idat) invalid(at, "PLTE after the image data");
-      if (info.color_type == kGray || info.color_type == kGrayAlpha)
-        invalid(at, "PLTE in a grayscale image");
-      if (len % 3 != 0 || len == 0 || len > 768)
-        invalid(at, "PLTE length " + std::to_string(len) + " (must be 3 to 768, a multiple of 3)");
-      seen_plte = true;
-      if (info.color_type == kPalette) {
-        const std::uint32_t n = len / 3;
-        if (n > (1u << info.bit_depth))
-          invalid(at, "a palette of " + std::to_string(n) + " entries for a " +
-                          std::to_string(info.bit_depth) + "-bit image");
-        info.palette.resize(n);
-        for (std::uint32_t i = 0; i < n; ++i)
-          for (int k = 0; k < 3; ++k) info.palette[i][std::size_t(k)] = body[3 * i + std::uint32_t(k)];
-      }
-    } else if (name == "IDAT") {
-      if (idat_done) invalid(at, "IDAT chunks that are not consecutive");
-      if (info.color_type == kPalette && !seen_plte) invalid(at, "a palette image without PLTE before its data");
-      in_idat = true;
-      info.idat.emplace_back(at + 8, len);
-      info.idat_bytes += len;
-    } else if (name == "IEND") {
-      seen_iend = true;
-    } else if (critical) {
-      invalid(at, "unknown critical chunk " + name);
-    } else if (name == "tRNS") {
-      if (in_idat || idat_done) {
-        info.warnings.push_back("png: tRNS after the image data ignored");
-      } else if (info.color_type == kGrayAlpha || info.color_type == kRgba) {
-        info.warnings.push_back("png: tRNS in an image with an alpha channel ignored");
-      } else if (info.color_type == kPalette && !seen_plte) {
-        info.warnings.push_back("png: tRNS before PLTE ignored");
-      } else if ((info.color_type == kGray && len != 2) || (info.color_type == kRgb && len != 6) ||
-                 (info.color_type == kPalette && (len == 0 || len > info.palette.size()))) {
-        info.warnings.push_back("png: tRNS of invalid length " + std::to_string(len) + " ignored");
-      } else {
-        info.trns.assign(body, body + len);
-      }
-    } else if (len > limits.max_chunk_bytes) {
-      info.warnings.push_back("png: byte " + std::to_string(at) + ": " + name + " chunk of " +
-                              std::to_string(len) + " bytes over the limit of " +
-                              std::to_string(limits.max_chunk_bytes) + ", skipped");
-    } else {
-      info.ancillary.push_back({name, at, std::vector<std::uint8_t>(body, body + len)});
-    }
+    read_chunk(info, r, name, data + at + 8, len, at, limits);
     at += 12 + std::size_t(len);
   }
-  if (!seen_ihdr) invalid(8, "no IHDR chunk");
+  if (!r.seen_ihdr) invalid(8, "no IHDR chunk");
   if (info.idat.empty()) invalid(at, "no image data (IDAT chunk)");
-  if (!seen_iend) info.warnings.push_back("png: no IEND chunk (the file may be truncated)");
+  if (!r.seen_iend) info.warnings.push_back("png: no IEND chunk (the file may be truncated)");
   return info;
 }
 
