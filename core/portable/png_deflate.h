@@ -805,6 +805,80 @@ HC_FN void hc_dfl_tree_runs(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
   }
 }
 
+/* zlib's build_tree() for the literal/length and distance trees, then its build_bl_tree(): the
+ * code-length code's frequencies from their lengths, its tree, the last of its lengths to send
+ * (z->max_blindex) and the tree description's bits added to z->opt_len. The trees' frequencies
+ * are set and z->opt_len and z->static_len are 0 before. */
+HC_FN void hc_dfl_build_trees(HC_LOCAL hc_dfl_state* z, hc_u32 lane, hc_u32 lanes) {
+  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS, lane, lanes);
+  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS, lane, lanes);
+  if (lane == 0u) {
+    hc_dfl_tree_runs(z, &z->l, 0);
+    hc_dfl_tree_runs(z, &z->d, 0);
+  }
+  HC_DFL_BARRIER();
+  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7, lane, lanes);
+  if (lane == 0u) {
+    hc_u32 max_blindex;
+    for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
+      if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
+    z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
+    z->max_blindex = max_blindex;
+  }
+}
+
+/* zlib's _tr_flush_block() choice once the trees are built: whether a stored block of `bytes`
+ * takes no more room than the codes would (zlib stores it only while those bytes are still in
+ * its window, which the caller knows), and otherwise 1, the fixed codes, or 2, the trees. */
+HC_FN int hc_dfl_stored_fits(const HC_LOCAL hc_dfl_state* z, hc_u64 bytes) {
+  const hc_u64 opt_lenb = (z->opt_len + 3u + 7u) >> 3, static_lenb = (z->static_len + 3u + 7u) >> 3;
+  return bytes + 4u <= (static_lenb <= opt_lenb ? static_lenb : opt_lenb);
+}
+HC_FN hc_u32 hc_dfl_coded_type(const HC_LOCAL hc_dfl_state* z) {
+  return (z->static_len + 3u + 7u) >> 3 <= (z->opt_len + 3u + 7u) >> 3 ? 1u : 2u;
+}
+
+/* zlib's send_all_trees(): a dynamic block's tree description, after its three header bits. */
+HC_FN void hc_dfl_tree_header(HC_LOCAL hc_dfl_state* z, hc_dfl_hw* w) {
+  const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
+  const hc_u32 blcodes = z->max_blindex + 1u;
+  hc_u32 i;
+  hc_dfl_hw_put(w, (hc_u32)(lcodes - 257), 5u);
+  hc_dfl_hw_put(w, (hc_u32)(dcodes - 1), 5u);
+  hc_dfl_hw_put(w, blcodes - 4u, 4u);
+  for (i = 0; i < blcodes; ++i) hc_dfl_hw_put(w, z->bl.len[hc_dfl_bl_order(i)], 3u);
+  hc_dfl_tree_runs(z, &z->l, w);
+  hc_dfl_tree_runs(z, &z->d, w);
+}
+
+/* The code of symbol value v (a literal byte, or 256 + length - 3 for a match at distance 1:
+ * its length code, extra bits and distance code together, at most 25 bits) in a block of type
+ * 1 (fixed) or 2 (dynamic), as sent, into *code; returns its bits, 0 for a length code the
+ * block does not use (past max_code its length is scan_tree's guard). */
+HC_FN hc_u32 hc_dfl_symbol_code(const HC_LOCAL hc_dfl_state* z, hc_u32 type, hc_u32 v,
+                                hc_u32* code) {
+  const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
+  const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
+  hc_u32 m, c, sym, extra, clen;
+  if (v < 256u) {
+    const hc_u32 len = type == 1u ? hc_dfl_fixed_len(v) : z->l.len[v];
+    *code = type == 1u ? hc_dfl_fixed_code(v) : len ? z->l.code[v] : 0u;
+    return len;
+  }
+  m = v - 256u;
+  c = hc_dfl_length_code(m);
+  sym = 257u + c;
+  extra = hc_dfl_length_extra(c);
+  clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
+  if (clen == 0u || clen > HC_DFL_MAX_BITS) {
+    *code = 0u;
+    return 0u;
+  }
+  *code = (type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym]) |
+          ((m - hc_dfl_length_base(c)) << clen) | (dcode << (clen + extra));
+  return clen + extra + dlen;
+}
+
 /* ---- the block stage ------------------------------------------------------------------------ */
 
 HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
