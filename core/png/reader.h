@@ -5,6 +5,10 @@
 // Output samples follow libpng 1.6 read with png_set_expand() and no other transformation:
 // palette images become RGB (RGBA with tRNS), gray below 8 bits is scaled to 8 bits, a tRNS
 // colour key becomes an alpha channel, 16-bit samples stay 16-bit (big-endian, as stored).
+//
+// Made in parts: chunk_parser.cpp (parse, Info, text_chunks), restart_index.cpp (the hcRS and
+// iDOT indexes, inflate_table), inflate.cpp (SegmentInflater, inflate_image), unpack_job.cpp
+// (passes, unpack_job: the device job) and reference_decode.cpp (defilter, unpack, decode).
 #ifndef HETCODEC_CORE_PNG_READER_H
 #define HETCODEC_CORE_PNG_READER_H
 

@@ -249,6 +249,123 @@ struct Scratch {
   }
 };
 
+// 1. Block starts: the first after each of `ranges` evenly spaced points, searched up to the
+// next point, all at once (blocks of photos run to tens of KiB, so a search can take a good
+// part of a millisecond). The cuts ({0, then bit positions}) are the finds nearest each
+// k/want of the data.
+std::vector<std::uint64_t> choose_cuts(const std::uint8_t* d, std::size_t n, int want, int threads,
+                                       const ParallelRun& run) {
+  const std::uint64_t bits = std::uint64_t(n) * 8;
+  const int ranges = std::max(want, std::min(threads, 2 * want));
+  std::vector<std::int64_t> finds(std::size_t(ranges), -1);
+  run_tasks(ranges - 1, threads, run, [&](int i) {
+    const std::uint64_t r = std::uint64_t(i) + 1;
+    finds[r] = find_dynamic_block(d, n, bits * r / std::uint64_t(ranges),
+                                  bits * (r + 1) / std::uint64_t(ranges));
+  });
+  std::vector<std::uint64_t> cut{0};
+  for (int k = 1; k < want; ++k) {
+    const std::uint64_t ideal = bits * std::uint64_t(k) / std::uint64_t(want);
+    const std::uint64_t next = bits * std::uint64_t(k + 1) / std::uint64_t(want);
+    auto off = [&](std::int64_t f) {
+      return std::uint64_t(f) > ideal ? std::uint64_t(f) - ideal : ideal - std::uint64_t(f);
+    };
+    std::int64_t best = -1;
+    for (const std::int64_t f : finds)
+      if (f > std::int64_t(cut.back()) && (best < 0 || off(f) < off(best))) best = f;
+    // (one nearer the next point is left to it)
+    if (best >= 0 &&
+        (k + 1 == want || (std::uint64_t(best) < next && off(best) < next - std::uint64_t(best))))
+      cut.push_back(std::uint64_t(best));
+  }
+  return cut;
+}
+
+// 2. Piece 0 straight into `out`; every later piece twice, against windows A and B. Returns
+// where each piece's bytes go (pieces + 1 offsets), or nothing when a piece does not end
+// exactly where the next begins or the sizes do not add up to `total`.
+std::vector<std::size_t> inflate_pieces(const std::uint8_t* d, std::size_t n,
+                                        const std::vector<std::uint64_t>& cut, std::uint8_t* out,
+                                        std::size_t total, int threads, const ParallelRun& run,
+                                        Scratch& scratch) {
+  const std::size_t pieces = cut.size() - 1;
+  const std::size_t tasks = 2 * pieces - 1;
+  scratch.reserve(tasks);
+  std::vector<std::size_t> made(tasks, 0);
+  std::vector<char> good(tasks, 0);
+  run_tasks(int(tasks), threads, run, [&](int t) {
+    const std::size_t k = (std::size_t(t) + 1) / 2;
+    const bool last = k + 1 == pieces;
+    auto& in = scratch.in[std::size_t(t)];
+    in.clear();
+    if (t > 0) append_window(in, t % 2 == 0);
+    append_bits(in, d, n, cut[k], cut[k + 1], !last);
+    std::uint8_t* dst = t == 0 ? out : scratch.buffer(std::size_t(t), kWindow + total);
+    const std::size_t cap = t == 0 ? total : kWindow + total;
+    std::size_t used = 0;
+    const bool ended = raw_inflate(in.data(), in.size(), dst, cap, &made[std::size_t(t)], &used);
+    // A piece must end exactly where the next begins (the appended block is its last bits); the
+    // last one may leave the final byte's padding.
+    good[std::size_t(t)] = ended && (last ? used + 1 >= in.size() : used == in.size());
+  });
+  std::vector<std::size_t> start(pieces + 1, 0);
+  bool ok = good[0] != 0;
+  start[1] = made[0];
+  for (std::size_t k = 1; ok && k < pieces; ++k) {
+    const std::size_t a = 2 * k - 1, b = 2 * k;
+    ok = good[a] && good[b] && made[a] == made[b] && made[a] >= kWindow && start[k] >= kWindow &&
+         made[a] - kWindow <= total - start[k];
+    if (ok) start[k + 1] = start[k] + (made[a] - kWindow);
+  }
+  if (!ok || start[pieces] != total) return {};
+  return start;
+}
+
+// 3. and 4.: the later pieces' bytes resolved into `out` (the last 32 KiB of each piece in
+// order first: the next piece's window, then the rest at once in spans of about an equal share
+// per thread); returns the Adler-32 of `out`, from every span's joined in order.
+std::uint32_t join_pieces(const std::vector<std::size_t>& start, std::uint8_t* out,
+                          std::size_t total, int threads, const ParallelRun& run,
+                          Scratch& scratch) {
+  const std::size_t pieces = start.size() - 1;
+  auto span = [&](std::size_t k, std::size_t from, std::size_t to) {
+    const std::uint8_t* a = scratch.out[2 * k - 1].get() + kWindow + (from - start[k]);
+    const std::uint8_t* b = scratch.out[2 * k].get() + kWindow + (from - start[k]);
+    resolve(a, b, to - from, out + from, out + start[k] - kWindow);
+  };
+  std::vector<std::size_t> head_end(pieces, 0);
+  for (std::size_t k = 1; k < pieces; ++k) {
+    head_end[k] = std::max(start[k], start[k + 1] - std::min(start[k + 1], kWindow));
+    span(k, head_end[k], start[k + 1]);
+  }
+  struct Span {
+    std::size_t piece, from, to;
+    bool resolve;
+  };
+  std::vector<Span> spans;
+  const std::size_t share = std::max<std::size_t>(64u << 10, total / std::size_t(2 * threads) + 1);
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t cuts[3] = {start[k], k ? head_end[k] : start[k + 1], start[k + 1]};
+    for (int h = 0; h < 2; ++h)
+      for (std::size_t f = cuts[h]; f < cuts[h + 1]; f += share)
+        spans.push_back({k, f, std::min(cuts[h + 1], f + share), k > 0 && h == 0});
+  }
+  std::vector<std::uint32_t> adler(spans.size(), 1);
+  run_tasks(int(spans.size()), threads, run, [&](int i) {
+    const Span& sp = spans[std::size_t(i)];
+    if (sp.resolve) span(sp.piece, sp.from, sp.to);
+    adler[std::size_t(i)] = adler32(1, out + sp.from, sp.to - sp.from);
+  });
+  std::uint32_t sum = 1;
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    sum = adler32_combine(sum, adler[i], spans[i].to - spans[i].from);
+  return sum;
+}
+
+std::uint32_t be32_at(const std::uint8_t* t) {
+  return std::uint32_t(t[0]) << 24 | std::uint32_t(t[1]) << 16 | std::uint32_t(t[2]) << 8 | t[3];
+}
+
 }  // namespace
 
 void run_tasks(int tasks, int threads, const ParallelRun& run,
@@ -324,114 +441,20 @@ int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t
     return 0;
   const std::uint8_t* d = zlib + 2;
   const std::size_t n = zlib_bytes - 6;  // the raw deflate data, less the Adler-32
-  const std::uint64_t bits = std::uint64_t(n) * 8;
-
-  // 1. Block starts: the first after each of `ranges` evenly spaced points, searched up to the
-  // next point, all at once (blocks of photos run to tens of KiB, so a search can take a good
-  // part of a millisecond). The cuts are then the finds nearest each k/want of the data.
-  const int ranges = std::max(want, std::min(threads, 2 * want));
-  std::vector<std::int64_t> finds(std::size_t(ranges), -1);
-  run_tasks(ranges - 1, threads, run, [&](int i) {
-    const std::uint64_t r = std::uint64_t(i) + 1;
-    finds[r] = find_dynamic_block(d, n, bits * r / std::uint64_t(ranges),
-                                  bits * (r + 1) / std::uint64_t(ranges));
-  });
-  std::vector<std::uint64_t> cut{0};
-  for (int k = 1; k < want; ++k) {
-    const std::uint64_t ideal = bits * std::uint64_t(k) / std::uint64_t(want);
-    const std::uint64_t next = bits * std::uint64_t(k + 1) / std::uint64_t(want);
-    auto off = [&](std::int64_t f) {
-      return std::uint64_t(f) > ideal ? std::uint64_t(f) - ideal : ideal - std::uint64_t(f);
-    };
-    std::int64_t best = -1;
-    for (const std::int64_t f : finds)
-      if (f > std::int64_t(cut.back()) && (best < 0 || off(f) < off(best))) best = f;
-    // (one nearer the next point is left to it)
-    if (best >= 0 &&
-        (k + 1 == want || (std::uint64_t(best) < next && off(best) < next - std::uint64_t(best))))
-      cut.push_back(std::uint64_t(best));
-  }
+  std::vector<std::uint64_t> cut = choose_cuts(d, n, want, threads, run);
   const std::size_t pieces = cut.size();
   if (pieces < 2) return 0;
-  cut.push_back(bits);
-
-  // 2. Piece 0 straight into `out`; every later piece twice, against windows A and B.
+  cut.push_back(std::uint64_t(n) * 8);
   thread_local Scratch kept;
-  Scratch& scratch = kept;  // the caller's: the lambdas below run on other threads too
-  const std::size_t tasks = 2 * pieces - 1;
-  scratch.reserve(tasks);
-  std::vector<std::size_t> made(tasks, 0);
-  std::vector<char> good(tasks, 0);
-  run_tasks(int(tasks), threads, run, [&](int t) {
-    const std::size_t k = (std::size_t(t) + 1) / 2;
-    const bool last = k + 1 == pieces;
-    auto& in = scratch.in[std::size_t(t)];
-    in.clear();
-    if (t > 0) append_window(in, t % 2 == 0);
-    append_bits(in, d, n, cut[k], cut[k + 1], !last);
-    std::uint8_t* dst = t == 0 ? out : scratch.buffer(std::size_t(t), kWindow + total);
-    const std::size_t cap = t == 0 ? total : kWindow + total;
-    std::size_t used = 0;
-    const bool ended = raw_inflate(in.data(), in.size(), dst, cap, &made[std::size_t(t)], &used);
-    // A piece must end exactly where the next begins (the appended block is its last bits); the
-    // last one may leave the final byte's padding.
-    good[std::size_t(t)] = ended && (last ? used + 1 >= in.size() : used == in.size());
-  });
-
-  // Where each piece's bytes go.
-  std::vector<std::size_t> start(pieces + 1, 0);
-  bool ok = good[0] != 0;
-  start[1] = made[0];
-  for (std::size_t k = 1; ok && k < pieces; ++k) {
-    const std::size_t a = 2 * k - 1, b = 2 * k;
-    ok = good[a] && good[b] && made[a] == made[b] && made[a] >= kWindow && start[k] >= kWindow &&
-         made[a] - kWindow <= total - start[k];
-    if (ok) start[k + 1] = start[k] + (made[a] - kWindow);
-  }
-  if (!ok || start[pieces] != total) {
+  Scratch& scratch = kept;  // the caller's: the helpers' lambdas run on other threads too
+  const std::vector<std::size_t> start = inflate_pieces(d, n, cut, out, total, threads, run, scratch);
+  if (start.empty()) {
     scratch.trim();
     return 0;
   }
-
-  // 3. The last 32 KiB of each piece in order: the next piece's window.
-  auto span = [&](std::size_t k, std::size_t from, std::size_t to) {
-    const std::uint8_t* a = scratch.out[2 * k - 1].get() + kWindow + (from - start[k]);
-    const std::uint8_t* b = scratch.out[2 * k].get() + kWindow + (from - start[k]);
-    resolve(a, b, to - from, out + from, out + start[k] - kWindow);
-  };
-  std::vector<std::size_t> head_end(pieces, 0);
-  for (std::size_t k = 1; k < pieces; ++k) {
-    head_end[k] = std::max(start[k], start[k + 1] - std::min(start[k + 1], kWindow));
-    span(k, head_end[k], start[k + 1]);
-  }
-  // 4. The rest at once in spans of about an equal share per thread, and the Adler-32 of every
-  // span (joined in order).
-  struct Span {
-    std::size_t piece, from, to;
-    bool resolve;
-  };
-  std::vector<Span> spans;
-  const std::size_t share = std::max<std::size_t>(64u << 10, total / std::size_t(2 * threads) + 1);
-  for (std::size_t k = 0; k < pieces; ++k) {
-    const std::size_t cuts[3] = {start[k], k ? head_end[k] : start[k + 1], start[k + 1]};
-    for (int h = 0; h < 2; ++h)
-      for (std::size_t f = cuts[h]; f < cuts[h + 1]; f += share)
-        spans.push_back({k, f, std::min(cuts[h + 1], f + share), k > 0 && h == 0});
-  }
-  std::vector<std::uint32_t> adler(spans.size(), 1);
-  run_tasks(int(spans.size()), threads, run, [&](int i) {
-    const Span& sp = spans[std::size_t(i)];
-    if (sp.resolve) span(sp.piece, sp.from, sp.to);
-    adler[std::size_t(i)] = adler32(1, out + sp.from, sp.to - sp.from);
-  });
+  const std::uint32_t sum = join_pieces(start, out, total, threads, run, scratch);
   scratch.trim();
-  std::uint32_t sum = 1;
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    sum = adler32_combine(sum, adler[i], spans[i].to - spans[i].from);
-  const std::uint8_t* t = zlib + zlib_bytes - 4;
-  const std::uint32_t want_sum =
-      std::uint32_t(t[0]) << 24 | std::uint32_t(t[1]) << 16 | std::uint32_t(t[2]) << 8 | t[3];
-  return sum == want_sum ? int(pieces) : 0;
+  return sum == be32_at(zlib + zlib_bytes - 4) ? int(pieces) : 0;
 }
 
 }  // namespace hetcodec::png

@@ -817,6 +817,80 @@ HC_FN void hc_dfl_tree_runs(HC_LOCAL hc_dfl_state* z, HC_LOCAL hc_dfl_tree* t, h
   }
 }
 
+/* zlib's build_tree() for the literal/length and distance trees, then its build_bl_tree(): the
+ * code-length code's frequencies from their lengths, its tree, the last of its lengths to send
+ * (z->max_blindex) and the tree description's bits added to z->opt_len. The trees' frequencies
+ * are set and z->opt_len and z->static_len are 0 before. */
+HC_FN void hc_dfl_build_trees(HC_LOCAL hc_dfl_state* z, hc_u32 lane, hc_u32 lanes) {
+  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS, lane, lanes);
+  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS, lane, lanes);
+  if (lane == 0u) {
+    hc_dfl_tree_runs(z, &z->l, 0);
+    hc_dfl_tree_runs(z, &z->d, 0);
+  }
+  HC_BARRIER();
+  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7, lane, lanes);
+  if (lane == 0u) {
+    hc_u32 max_blindex;
+    for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
+      if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
+    z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
+    z->max_blindex = max_blindex;
+  }
+}
+
+/* zlib's _tr_flush_block() choice once the trees are built: whether a stored block of `bytes`
+ * takes no more room than the codes would (zlib stores it only while those bytes are still in
+ * its window, which the caller knows), and otherwise 1, the fixed codes, or 2, the trees. */
+HC_FN int hc_dfl_stored_fits(const HC_LOCAL hc_dfl_state* z, hc_u64 bytes) {
+  const hc_u64 opt_lenb = (z->opt_len + 3u + 7u) >> 3, static_lenb = (z->static_len + 3u + 7u) >> 3;
+  return bytes + 4u <= (static_lenb <= opt_lenb ? static_lenb : opt_lenb);
+}
+HC_FN hc_u32 hc_dfl_coded_type(const HC_LOCAL hc_dfl_state* z) {
+  return (z->static_len + 3u + 7u) >> 3 <= (z->opt_len + 3u + 7u) >> 3 ? 1u : 2u;
+}
+
+/* zlib's send_all_trees(): a dynamic block's tree description, after its three header bits. */
+HC_FN void hc_dfl_tree_header(HC_LOCAL hc_dfl_state* z, hc_dfl_hw* w) {
+  const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
+  const hc_u32 blcodes = z->max_blindex + 1u;
+  hc_u32 i;
+  hc_dfl_hw_put(w, (hc_u32)(lcodes - 257), 5u);
+  hc_dfl_hw_put(w, (hc_u32)(dcodes - 1), 5u);
+  hc_dfl_hw_put(w, blcodes - 4u, 4u);
+  for (i = 0; i < blcodes; ++i) hc_dfl_hw_put(w, z->bl.len[hc_dfl_bl_order(i)], 3u);
+  hc_dfl_tree_runs(z, &z->l, w);
+  hc_dfl_tree_runs(z, &z->d, w);
+}
+
+/* The code of symbol value v (a literal byte, or 256 + length - 3 for a match at distance 1:
+ * its length code, extra bits and distance code together, at most 25 bits) in a block of type
+ * 1 (fixed) or 2 (dynamic), as sent, into *code; returns its bits, 0 for a length code the
+ * block does not use (past max_code its length is scan_tree's guard). */
+HC_FN hc_u32 hc_dfl_symbol_code(const HC_LOCAL hc_dfl_state* z, hc_u32 type, hc_u32 v,
+                                hc_u32* code) {
+  const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
+  const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
+  hc_u32 m, c, sym, extra, clen;
+  if (v < 256u) {
+    const hc_u32 len = type == 1u ? hc_dfl_fixed_len(v) : z->l.len[v];
+    *code = type == 1u ? hc_dfl_fixed_code(v) : len ? z->l.code[v] : 0u;
+    return len;
+  }
+  m = v - 256u;
+  c = hc_dfl_length_code(m);
+  sym = 257u + c;
+  extra = hc_dfl_length_extra(c);
+  clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
+  if (clen == 0u || clen > HC_DFL_MAX_BITS) {
+    *code = 0u;
+    return 0u;
+  }
+  *code = (type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym]) |
+          ((m - hc_dfl_length_base(c)) << clen) | (dcode << (clen + extra));
+  return clen + extra + dlen;
+}
+
 /* ---- the block stage ------------------------------------------------------------------------ */
 
 HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k,
@@ -850,33 +924,16 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
     z->opt_len = z->static_len = 0;
   }
   HC_BARRIER();
-  hc_dfl_build_tree(z, &z->l, HC_DFL_L_CODES, 0, HC_DFL_MAX_BITS, lane, lanes);
-  hc_dfl_build_tree(z, &z->d, HC_DFL_D_CODES, 1, HC_DFL_MAX_BITS, lane, lanes);
-  /* build_bl_tree() */
-  if (lane == 0u) {
-    hc_dfl_tree_runs(z, &z->l, 0);
-    hc_dfl_tree_runs(z, &z->d, 0);
-  }
-  HC_BARRIER();
-  hc_dfl_build_tree(z, &z->bl, HC_DFL_BL_CODES, 2, 7, lane, lanes);
+  hc_dfl_build_trees(z, lane, lanes);
   if (lane == 0u) {
     const hc_u32 bytes = z->bytes;
-    hc_u32 max_blindex;
-    hc_u64 opt_lenb, static_lenb;
-    for (max_blindex = HC_DFL_BL_CODES - 1; max_blindex >= 3u; --max_blindex)
-      if (z->bl.len[hc_dfl_bl_order(max_blindex)] != 0u) break;
-    z->opt_len += 3u * ((hc_u64)max_blindex + 1u) + 5u + 5u + 4u;
-    opt_lenb = (z->opt_len + 3u + 7u) >> 3;
-    static_lenb = (z->static_len + 3u + 7u) >> 3;
-    if (static_lenb <= opt_lenb) opt_lenb = static_lenb;
-    if ((hc_u64)bytes + 4u <= opt_lenb) {
+    if (hc_dfl_stored_fits(z, bytes)) {
       type = 0u;
       if (bytes > hc_dfl_header(plan)->stored_limit) HC_ATOMIC_OR(work, HC_DFL_UNSURE);
     } else {
-      type = static_lenb == opt_lenb ? 1u : 2u;
+      type = hc_dfl_coded_type(z);
     }
     z->type = type;
-    z->max_blindex = max_blindex;
     bi[HC_DFL_BI_TYPE] = type;
     bi[HC_DFL_BI_BYTES] = bytes;
     bi[HC_DFL_BI_FINAL] = last_seg && j + 1u == nb ? 1u : 0u;
@@ -890,49 +947,31 @@ HC_FN void hc_dfl_block(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc
   if (type == 2u && lane == 0u) {
     /* The tree description, on lane 0 while the others fill the code table. */
     hc_dfl_hw w;
-    const hc_i32 lcodes = z->l.max_code + 1, dcodes = z->d.max_code + 1;
-    const hc_u32 blcodes = z->max_blindex + 1u;
     w.out = work + hc_dfl_header(plan)->w_header + k * HC_DFL_HDR_WORDS;
     w.acc = 0;
     w.n = 0;
     w.words = 0;
-    hc_dfl_hw_put(&w, (hc_u32)(lcodes - 257), 5u);
-    hc_dfl_hw_put(&w, (hc_u32)(dcodes - 1), 5u);
-    hc_dfl_hw_put(&w, blcodes - 4u, 4u);
-    for (i = 0; i < blcodes; ++i) hc_dfl_hw_put(&w, z->bl.len[hc_dfl_bl_order(i)], 3u);
-    hc_dfl_tree_runs(z, &z->l, &w);
-    hc_dfl_tree_runs(z, &z->d, &w);
+    hc_dfl_tree_header(z, &w);
     bi[HC_DFL_BI_HDR_BITS] = 32u * w.words + w.n;
     if (w.n && w.words < HC_DFL_HDR_WORDS) w.out[w.words] = (hc_u32)w.acc;
   }
   {
-    /* The code of every symbol value (a literal, or a match: its length code, extra bits and
-     * distance code together), and the symbols' bits from the histogram (the tree build may
-     * have given an unused code a count of 1; hist holds the true counts). */
-    const hc_u32 dcode = type == 1u ? hc_dfl_reverse(0u, 5u) : z->d.code[0];
+    /* The code of every symbol value (hc_dfl_symbol_code), and the symbols' bits from the
+     * histogram (the tree build may have given an unused code a count of 1; hist holds the
+     * true counts). */
     const hc_u32 dlen = type == 1u ? 5u : z->d.len[0];
     const hc_u32 first = type == 2u && lanes > 1u ? 1u : 0u, step = lanes - first;
     hc_u64 bits = 0;
     if (lane >= first) {
       for (i = lane - first; i < 512u; i += step) {
-        hc_u32 code, len;
+        hc_u32 code;
+        const hc_u32 len = hc_dfl_symbol_code(z, type, i, &code);
         if (i < 256u) {
-          len = type == 1u ? hc_dfl_fixed_len(i) : z->l.len[i];
-          code = type == 1u ? hc_dfl_fixed_code(i) : len ? z->l.code[i] : 0u;
           bits += (hc_u64)hist[i] * len;
         } else {
           const hc_u32 m = i - 256u, c = hc_dfl_length_code(m), sym = 257u + c;
-          const hc_u32 extra = hc_dfl_length_extra(c);
-          const hc_u32 clen = type == 1u ? hc_dfl_fixed_len(sym) : z->l.len[sym];
-          /* (an unused length code has no code; past max_code its length is scan_tree's
-           * guard) */
-          const int unused = clen == 0u || clen > HC_DFL_MAX_BITS;
-          code = unused ? 0u
-                        : (type == 1u ? hc_dfl_fixed_code(sym) : z->l.code[sym]) |
-                              ((m - hc_dfl_length_base(c)) << clen) | (dcode << (clen + extra));
-          len = unused ? 0u : clen + extra + dlen;
-          /* the length code's bits, once for the code (at its base) */
-          if (m == hc_dfl_length_base(c) && hist[sym]) bits += (hc_u64)hist[sym] * (clen + extra);
+          /* the length code's bits, once for the code (at its base; a used code has them) */
+          if (m == hc_dfl_length_base(c) && hist[sym]) bits += (hc_u64)hist[sym] * (len - dlen);
         }
         codes[2u * i] = code;
         codes[2u * i + 1u] = len;
