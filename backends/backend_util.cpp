@@ -1,4 +1,7 @@
-// Helpers shared by the backends.
+// What every backend shares behind the interface of backends/backend.h: the checks of each
+// JpegKernels and PngKernels stage's arguments, made once before the backend's run_* (so a bad
+// size is the same InvalidArgument on every device), the JPEG chunk table's writer, and the
+// cache directory and HETCODEC_SYNC helpers.
 #include "backends/backend_util.h"
 
 #include <cstdlib>

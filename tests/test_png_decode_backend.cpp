@@ -1,5 +1,7 @@
-// PNG decode on every device: PngSuite equal to libpng, the wavefront engine in both orders
-// on images whose rows use every filter and span many tiles, and the device-image path.
+// PNG decode on every device: PngSuite, libpng's and ImageMagick's files equal to libpng; the
+// wavefront engine (tiles in both orders, bands, independent rows) on images whose rows use
+// every filter and span many tiles; pieces, the device inflate, iDOT, bad filter types, the CLI,
+// batches and the device-image path.
 #include <doctest/doctest.h>
 
 #include <unistd.h>

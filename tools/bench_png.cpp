@@ -1,6 +1,7 @@
-// `hetcodec bench png-encode`: PNG encoding from host samples to PNG bytes on the host, per
-// selected device, with libpng (default settings, and the Z_RLE strategy) measured in the same
-// run on the same images; output sizes against both.
+// `hetcodec bench png-encode` and `bench png-decode`. Encode: host samples to PNG bytes on the
+// host, per selected device, with libpng (default settings, and the Z_RLE strategy) measured in
+// the same run on the same images; output sizes against both. Decode: PNG bytes to host samples,
+// one image at a time and several decoders at once, against libpng and zlib's inflate alone.
 #include <png.h>
 #include <zlib.h>
 

@@ -161,9 +161,8 @@ ClQueue::ClQueue(const cl::Context& context, const cl::Device& device) : pocl_(i
 }
 
 // The copies from and to host memory are synchronous, as the interface says, but made as a
-// non-blocking copy and a wait on its event: with blocking copies, four PNG encoders on four
-// threads ran at 0.50-0.68 of CUDA's rate on NVIDIA's OpenCL, with this at 0.80-1.00 (H100,
-// docs/benchmarks.md run V), as if a blocking copy held up the other threads' calls.
+// non-blocking copy and a wait on its event: on NVIDIA's OpenCL a blocking copy holds up the
+// calls of other threads, and encoders on several threads ran well below CUDA's rate with it.
 void ClQueue::write(DeviceBuffer& dst, std::size_t off, const void* src, std::size_t n) {
   check_range("opencl: write", off, n, dst.size());
   if (!n) return;

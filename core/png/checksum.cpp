@@ -77,7 +77,7 @@ constexpr std::uint32_t kBase = 65521u;
 
 std::uint32_t crc32(std::uint32_t crc, const std::uint8_t* data, std::size_t n) {
   // Long runs go to an optimised implementation (libdeflate: carry-less multiplication;
-  // zlib: its braided tables): a whole PNG file is checked at several GB/s.
+  // zlib: its braided tables).
   if (n >= 64) {
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
     return libdeflate_crc32(crc, data, n);

@@ -1,5 +1,6 @@
-// PNG files from raw scanlines: the CPU reference of the encoder's compatible mode, whose bytes
-// equal libpng 1.6's with png_set_compression_strategy(Z_RLE) and otherwise default settings.
+// PNG files from raw scanlines on the host: the CPU reference of the encoder in both modes — the
+// compatible mode, whose bytes equal libpng 1.6's with png_set_compression_strategy(Z_RLE) and
+// otherwise default settings, and the parallel mode's segments and bands (docs/png-parallel.md).
 #ifndef HETCODEC_CORE_PNG_WRITER_H
 #define HETCODEC_CORE_PNG_WRITER_H
 

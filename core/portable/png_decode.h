@@ -1,5 +1,6 @@
-/* PNG decode arithmetic shared by core/png (the CPU reference), backends/cpu, kernels_cu and
- * kernels_cl: reconstruction of a filtered byte, and the unpacking of one output pixel from
+/* PNG decode arithmetic shared by core/png (the plain reference decode) and the stage bodies of
+ * core/portable/png_defilter.h: the prediction and reconstruction of a filtered byte (PNG
+ * specification 9.2), the unpack job (hc_png_job), and the unpacking of one output pixel from
  * the de-filtered passes as libpng 1.6 expands it (png_set_expand). */
 #ifndef HETCODEC_PORTABLE_PNG_DECODE_H
 #define HETCODEC_PORTABLE_PNG_DECODE_H

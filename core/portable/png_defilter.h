@@ -37,7 +37,7 @@ HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* 
   }
   /* Every predictor is computed and the row's one selected, without a branch: the rows of a
    * tile are solved by one warp, whose lanes would otherwise take the four filters' paths one
-   * after another (1.7 times the solve time, measured on CUDA). */
+   * after another. */
   for (j = 0; j < HC_WF_CHUNK; ++j)
     w[8u + j] = (raw[j] + hc_png_predict(type, (hc_i32)w[8u + j - bpp], (hc_i32)u[8u + j],
                                          (hc_i32)u[8u + j - bpp])) & 0xFFu;
