@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "host/src/jpeg_info.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {

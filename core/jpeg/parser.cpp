@@ -253,7 +253,11 @@ const char* to_string(Process p) {
   return "?";
 }
 
-Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+namespace {
+
+// Both parse() and parse_headers(): the whole file, or (headers_only) up to the first SOS.
+Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limits,
+                     bool headers_only) {
   if (size == 0) invalid(0, "empty input");
   if (size < 2 || d[0] != 0xFF || d[1] != 0xD8) invalid(0, "not a JPEG file (no SOI marker)");
   Header h;
@@ -262,6 +266,7 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
   bool eoi = false;
   while (!eoi) {
     if (pos >= size) {
+      if (headers_only && h.sof_marker) break;
       if (h.scans.empty()) invalid(size, "file ends before any scan");
       h.warnings.push_back("premature end of JPEG file (no EOI marker)");
       break;
@@ -300,6 +305,10 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
     } else if (m == 0xDD) {
       t.restart_interval = q.u16();
     } else if (m == 0xDA) {
+      if (headers_only) {
+        if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
+        return h;
+      }
       parse_sos(q, at, d, size, t, h);
       next = h.scans.back().data_end;
     } else if (sof) {
@@ -310,8 +319,18 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
     pos = next;
   }
   if (!h.sof_marker) invalid(0, "no frame header (SOFn)");
-  if (h.scans.empty()) invalid(0, "no scan (SOS)");
+  if (h.scans.empty() && !headers_only) invalid(0, "no scan (SOS)");
   return h;
+}
+
+}  // namespace
+
+Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, false);
+}
+
+Header parse_headers(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, true);
 }
 
 }  // namespace hetcodec::jpeg

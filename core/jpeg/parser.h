@@ -73,6 +73,11 @@ struct Header {
 // past `limits`. Coding processes this build does not decode are still parsed; the decoder
 // refuses them with Unsupported, naming the feature.
 Header parse(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
+// The markers before the first scan only (frame header, tables, APPn/COM), with the same checks:
+// what a query of the decoded size and format needs, without reading the entropy-coded data.
+// The result has no scans. Error(InvalidData) when the file has no frame header before its
+// first scan.
+Header parse_headers(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
 
 const char* to_string(Process process);
 

@@ -16,6 +16,7 @@
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
 #include "hetcodec/png.h"
+#include "host/src/batch_engine.h"
 #include "host/src/parallel.h"
 #include "host/src/pinned_copy.h"
 
@@ -58,6 +59,8 @@ struct PngDecoder::Impl {
   PngStageTimes times;
   // Threads for the segment inflate and the copies out of pinned memory, kept between images.
   detail::WorkerPool pool;
+  // decode_batch's streams (this decoder and `workers`) run on the batch engine's threads.
+  detail::BatchEngine engine;
 
   template <typename B, typename F>
   static void ensure(std::unique_ptr<B>& b, std::size_t bytes, F&& alloc) {
@@ -524,29 +527,31 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
   std::vector<std::string> errs(inputs.size());
   std::vector<ErrorCode> codes(inputs.size(), ErrorCode::InvalidData);
   std::vector<std::vector<std::string>> warns(inputs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&](Impl& d) {
-    for (std::size_t i; (i = next++) < inputs.size();) {
-      try {
-        d.to_host(inputs[i].data, inputs[i].size, out[i], &warns[i]);
-      } catch (const Error& e) {
-        codes[i] = e.code();
-        errs[i] = std::string(to_string(e.code())) + ": " + e.what();
-        out[i] = RawImage{};
-      } catch (const std::bad_alloc&) {
-        codes[i] = ErrorCode::OutOfMemory;
-        errs[i] = std::string(to_string(codes[i])) + ": png: out of host memory";
-        out[i] = RawImage{};
-      }
+  // On the batch engine, one image per chunk: each worker is a stream with its own queue and
+  // buffers (worker 0 this decoder, on the calling thread), and an image's host and device
+  // stages run in turn on its stream, overlapping the other streams' images. Nothing is left
+  // for the feed.
+  detail::BatchPlan plan;
+  plan.items = inputs.size();
+  plan.workers = streams;
+  auto prepare = [&](std::size_t i, int worker) {
+    Impl& d = worker ? *m.workers[std::size_t(worker - 1)] : m;
+    try {
+      d.to_host(inputs[i].data, inputs[i].size, out[i], &warns[i]);
+    } catch (const Error& e) {
+      codes[i] = e.code();
+      errs[i] = std::string(to_string(e.code())) + ": " + e.what();
+      out[i] = RawImage{};
+    } catch (const std::bad_alloc&) {
+      codes[i] = ErrorCode::OutOfMemory;
+      errs[i] = std::string(to_string(codes[i])) + ": png: out of host memory";
+      out[i] = RawImage{};
     }
   };
   const PngDecodeOptions saved = m.options;
   m.options.threads = o.threads;
   m.options.overlap_bytes = o.overlap_bytes;
-  std::vector<std::thread> pool;
-  for (int k = 0; k + 1 < streams; ++k) pool.emplace_back(work, std::ref(*m.workers[std::size_t(k)]));
-  work(m);
-  for (auto& t : pool) t.join();
+  m.engine.run(plan, prepare, {});
   m.options = saved;
   for (const auto& w : m.workers) {  // the other streams' time counts as this decoder's
     m.times.inflate += w->times.inflate;
