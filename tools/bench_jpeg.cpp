@@ -354,7 +354,7 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
       o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
   std::fprintf(stderr, "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s), %d threads\n",
                batch.size(), mp, double(bytes_in) / (1 << 20), source.c_str(), threads);
-  std::vector<JpegInput> inputs;
+  std::vector<Input> inputs;
   for (const auto& b : batch) inputs.push_back({b.data(), b.size()});
 
   nlohmann::json results = nlohmann::json::array();
@@ -399,8 +399,8 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
         }
         decoder.reset_stage_times();
         decoder.decode_batch_to_device(inputs, nullptr, &output);
-        const JpegStageTimes pipe = decoder.stage_times();
-        const JpegStageTimes st = decoder.profile_stages(inputs);
+        const JpegDecoder::StageTimes pipe = decoder.stage_times();
+        const JpegDecoder::StageTimes st = decoder.profile_stages(inputs);
         const double per = 1e3 / double(batch.size());
         add("hetcodec " + info.spec + " " + info.name + label, "hetcodec", double(images) / t,
             {{"device", to_json(info)},

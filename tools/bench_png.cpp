@@ -37,11 +37,11 @@ struct BenchPngOptions {
 };
 
 // A photo-like synthetic RGB image: smooth gradients, edges and mild noise.
-RawImage synthetic(int w, int h, unsigned seed) {
-  RawImage im;
+Image synthetic(int w, int h, unsigned seed) {
+  Image im;
   im.width = w;
   im.height = h;
-  im.samples.resize(std::size_t(w) * std::size_t(h) * 3);
+  im.pixels.resize(std::size_t(w) * std::size_t(h) * 3);
   unsigned x = seed * 2654435761u + 1;
   for (int y = 0; y < h; ++y)
     for (int i = 0; i < w; ++i) {
@@ -50,7 +50,7 @@ RawImage synthetic(int w, int h, unsigned seed) {
       x ^= x << 5;
       const int n = int(x % 7) - 3;
       const int edge = ((i / 97 + y / 61) & 1) * 40;
-      std::uint8_t* p = &im.samples[(std::size_t(y) * std::size_t(w) + std::size_t(i)) * 3];
+      std::uint8_t* p = &im.pixels[(std::size_t(y) * std::size_t(w) + std::size_t(i)) * 3];
       p[0] = std::uint8_t(std::clamp(i * 255 / w + edge + n, 0, 255));
       p[1] = std::uint8_t(std::clamp(y * 255 / h + n, 0, 255));
       p[2] = std::uint8_t(std::clamp((i + y) * 127 / (w + h) + 64 - edge / 2 + n, 0, 255));
@@ -58,30 +58,30 @@ RawImage synthetic(int w, int h, unsigned seed) {
   return im;
 }
 
-RawImage center_crop(const RawImage& im, int w, int h) {
+Image center_crop(const Image& im, int w, int h) {
   if (im.width <= w && im.height <= h) return im;
   w = std::min(w, im.width);
   h = std::min(h, im.height);
-  const std::size_t px = std::size_t(im.channels) * std::size_t(im.bit_depth / 8);
-  RawImage out = im;
+  const std::size_t px = std::size_t(im.channels()) * std::size_t(im.bit_depth / 8);
+  Image out = im;
   out.width = w;
   out.height = h;
-  out.samples.resize(std::size_t(w) * std::size_t(h) * px);
+  out.pixels.resize(std::size_t(w) * std::size_t(h) * px);
   const int x0 = (im.width - w) / 2, y0 = (im.height - h) / 2;
   for (int y = 0; y < h; ++y)
-    std::copy_n(&im.samples[(std::size_t(y0 + y) * std::size_t(im.width) + std::size_t(x0)) * px],
-                std::size_t(w) * px, &out.samples[std::size_t(y) * std::size_t(w) * px]);
+    std::copy_n(&im.pixels[(std::size_t(y0 + y) * std::size_t(im.width) + std::size_t(x0)) * px],
+                std::size_t(w) * px, &out.pixels[std::size_t(y) * std::size_t(w) * px]);
   return out;
 }
 
 // The images both PNG benchmarks measure: the files given (directories read in name order),
 // centre-cropped to `crop` (WxH), or four synthetic photo-like images of that size; `source`
 // describes them.
-std::vector<RawImage> bench_images(const std::vector<std::string>& paths, const std::string& crop,
+std::vector<Image> bench_images(const std::vector<std::string>& paths, const std::string& crop,
                                    int& cw, int& ch, std::string& source) {
   if (std::sscanf(crop.c_str(), "%dx%d", &cw, &ch) != 2 || cw < 1 || ch < 1)
     throw Error(ErrorCode::InvalidArgument, "--crop WxH, e.g. 2040x1356 (got " + crop + ")");
-  std::vector<RawImage> ims;
+  std::vector<Image> ims;
   auto cpu = open_device("cpu");
   for (const auto& p : paths) {
     std::vector<fs::path> files;
@@ -103,8 +103,8 @@ std::vector<RawImage> bench_images(const std::vector<std::string>& paths, const 
   return ims;
 }
 
-std::vector<std::uint8_t> libpng_write(const RawImage& im, int strategy) {
-  return tools::libpng_write(im.width, im.height, im.channels, im.bit_depth, im.samples.data(),
+std::vector<std::uint8_t> libpng_write(const Image& im, int strategy) {
+  return tools::libpng_write(im.width, im.height, im.channels(), im.bit_depth, im.pixels.data(),
                              strategy);
 }
 
@@ -119,14 +119,14 @@ struct Result {
 
 // Encodes the images round-robin for at least `min_time` seconds after one warm-up pass.
 template <typename Encode>
-Result measure(const std::string& name, const std::string& kind, const std::vector<RawImage>& ims,
+Result measure(const std::string& name, const std::string& kind, const std::vector<Image>& ims,
                double min_time, Encode&& encode) {
   Result r{name, kind};
   for (const auto& im : ims) r.bytes += encode(im).size();
   double mp = 0, t = 0;
   const auto t0 = Clock::now();
   for (std::size_t i = 0; t < min_time; ++i) {
-    const RawImage& im = ims[i % ims.size()];
+    const Image& im = ims[i % ims.size()];
     encode(im);
     mp += double(im.width) * double(im.height) / 1e6;
     t = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -182,7 +182,7 @@ double measure_streams(std::size_t count, MpOf&& mp_of, double min_time, int str
 void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   int cw = 0, ch = 0;
   std::string source;
-  const std::vector<RawImage> ims = bench_images(o.paths, o.crop, cw, ch, source);
+  const std::vector<Image> ims = bench_images(o.paths, o.crop, cw, ch, source);
   double total_mp = 0;
   for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
   std::fprintf(stdout, "bench png-encode: %s, %.1f MP\n", source.c_str(), total_mp);
@@ -208,7 +208,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
         const char* at = d == PngDeflate::Device ? "device deflate" : "host deflate";
         bool device_all = true;
         results.push_back(measure("hetcodec " + info.spec + " " + m + ", " + at, "hetcodec", ims,
-                                  o.min_time, [&](const RawImage& im) {
+                                  o.min_time, [&](const Image& im) {
                                     auto f = encoder.encode(im);
                                     device_all = device_all && encoder.last_deflated_on_device();
                                     return f;
@@ -223,9 +223,9 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
           opts.profile = true;
           PngEncoder timed(device, opts);
           for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
-          timed.reset_times();
+          timed.reset_stage_times();
           for (const auto& im : ims) timed.encode(im);
-          const PngEncodeStageTimes& st = timed.times();
+          const PngEncoder::StageTimes& st = timed.stage_times();
           const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
           std::fprintf(stdout,
                        "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
@@ -268,10 +268,10 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   }
   if (o.peers) {
     results.push_back(measure("libpng default", "libpng", ims, o.min_time,
-                              [](const RawImage& im) { return libpng_write(im, -1); }));
+                              [](const Image& im) { return libpng_write(im, -1); }));
     print(results.back());
     results.push_back(measure("libpng Z_RLE", "libpng", ims, o.min_time,
-                              [](const RawImage& im) { return libpng_write(im, Z_RLE); }));
+                              [](const Image& im) { return libpng_write(im, Z_RLE); }));
     print(results.back());
     std::fprintf(stdout, "ratios (MP/s over MP/s; bytes over bytes):\n");
     for (auto& r : results) {
@@ -369,7 +369,7 @@ double measure_decode(const DecodeSet& set, double min_time, int streams, Make&&
 void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptions& o) {
   int cw = 0, ch = 0;
   std::string source;
-  const std::vector<RawImage> ims = bench_images(o.paths, o.crop, cw, ch, source);
+  const std::vector<Image> ims = bench_images(o.paths, o.crop, cw, ch, source);
   auto cpu = open_device("cpu");
   // The same images as libpng writes them by default, and as our parallel mode writes them.
   DecodeSet libpng_files{"libpng default files"}, parallel_files{"hetcodec parallel-mode files"};
@@ -430,9 +430,9 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
                            : o.wavefront == "diagonals" ? Wavefront::Diagonals
                                                         : Wavefront::Auto;
             auto dec = std::make_shared<PngDecoder>(device, po);
-            auto out = std::make_shared<RawImage>();
+            auto out = std::make_shared<Image>();
             for (const auto& f : set->files) dec->decode(f.data(), f.size(), *out);  // warm-up
-            dec->reset_times();
+            dec->reset_stage_times();
             {
               std::lock_guard<std::mutex> lock(m);
               decoders.push_back(dec);
@@ -444,11 +444,11 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
           double inflate = 0, up = 0, kern = 0, down = 0;
           std::uint64_t images = 0;
           for (const auto& d : decoders) {
-            images += d->times().images;
-            inflate += d->times().inflate;
-            up += d->times().upload;
-            kern += d->times().kernels;
-            down += d->times().download;
+            images += d->stage_times().images;
+            inflate += d->stage_times().inflate;
+            up += d->stage_times().upload;
+            kern += d->stage_times().kernels;
+            down += d->stage_times().download;
           }
           rows.push_back({"hetcodec " + info.spec, "hetcodec", set->name,
                           streams == 1 ? "single" : "batch", v, to_json(info)});

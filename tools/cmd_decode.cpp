@@ -89,9 +89,9 @@ void write_image(const Image& img, const std::string& format, const std::string&
   }
 }
 
-// Writes a RawImage (a decoded PNG) as `format`: pam keeps its channels and depth; pnm, pgm
+// Writes a decoded PNG as `format`: pam keeps its channels and depth; pnm, pgm
 // and ppm take gray and RGB (maxval 65535 for 16 bits); png goes through our encoder.
-void write_raw(const RawImage& img, const std::string& format, const std::string& path,
+void write_raw(const Image& img, const std::string& format, const std::string& path,
                const std::shared_ptr<Device>& device) {
   const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
   const std::string maxval = img.bit_depth == 16 ? "65535" : "255";
@@ -99,15 +99,15 @@ void write_raw(const RawImage& img, const std::string& format, const std::string
     static const char* tuple[] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
     write_bytes(path,
                 "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " + std::to_string(img.height) +
-                    "\nDEPTH " + std::to_string(img.channels) + "\nMAXVAL " + maxval +
-                    "\nTUPLTYPE " + tuple[img.channels] + "\nENDHDR\n",
-                img.samples);
+                    "\nDEPTH " + std::to_string(img.channels()) + "\nMAXVAL " + maxval +
+                    "\nTUPLTYPE " + tuple[img.channels()] + "\nENDHDR\n",
+                img.pixels);
   } else if (format == "png") {
     PngEncoder encoder(device);
     write_bytes(path, "", encoder.encode(img));
   } else if (format == "pgm" || format == "ppm" || format == "pnm") {
-    const bool gray = img.channels == 1;
-    if (img.channels == 2 || img.channels == 4)
+    const bool gray = img.channels() == 1;
+    if (img.channels() == 2 || img.channels() == 4)
       throw Error(ErrorCode::InvalidArgument,
                   path + ": the image has an alpha channel, which " + format +
                       " cannot hold (use .pam)");
@@ -117,15 +117,15 @@ void write_raw(const RawImage& img, const std::string& format, const std::string
     if (format == "ppm" && gray) {
       std::vector<std::uint8_t> rgb;
       const std::size_t bps = std::size_t(img.bit_depth / 8);
-      rgb.reserve(img.samples.size() * 3);
-      for (std::size_t i = 0; i < img.samples.size(); i += bps)
+      rgb.reserve(img.pixels.size() * 3);
+      for (std::size_t i = 0; i < img.pixels.size(); i += bps)
         for (int c = 0; c < 3; ++c)
-          rgb.insert(rgb.end(), img.samples.begin() + std::ptrdiff_t(i),
-                     img.samples.begin() + std::ptrdiff_t(i + bps));
+          rgb.insert(rgb.end(), img.pixels.begin() + std::ptrdiff_t(i),
+                     img.pixels.begin() + std::ptrdiff_t(i + bps));
       write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
     } else {
       write_bytes(path, std::string(gray ? "P5" : "P6") + "\n" + dims + "\n" + maxval + "\n",
-                  img.samples);
+                  img.pixels);
     }
   } else {
     throw Error(ErrorCode::InvalidArgument,
@@ -161,17 +161,12 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   return d;
 }
 
-std::string device_spec(const GlobalOptions& g) {
-  if (g.devices.size() > 1)
-    throw Error(ErrorCode::InvalidArgument, "decode runs on one device; give --device once");
-  return g.devices.empty() ? std::string() : g.devices[0];
-}
-
 int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
   const auto jobs = plan_jobs("decode", o.files, o.output_dir, o.format.empty() ? "pnm" : o.format);
+  const DeviceInfo chosen = single_device(g, "decode");
   std::shared_ptr<Device> device;
   try {
-    device = open_device(device_spec(g));
+    device = open_device(chosen.spec);
   } catch (const Error& e) {
     if (!o.fallback_cpu || e.code() != ErrorCode::DeviceError) throw;
     std::cerr << "hetcodec: " << e.what() << "; falling back to the CPU reference\n";
@@ -189,7 +184,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
   for (std::size_t start = 0; start < jobs.size(); start += 64) {
     const std::size_t end = std::min(jobs.size(), start + 64);
     std::vector<std::vector<std::uint8_t>> bytes;
-    std::vector<JpegInput> inputs;
+    std::vector<Input> inputs;
     std::vector<std::string> read_errors(end - start);
     for (std::size_t i = start; i < end; ++i) {
       try {
@@ -203,21 +198,20 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     std::vector<bool> png(bytes.size());
     for (std::size_t k = 0; k < bytes.size(); ++k) {
       png[k] = is_png(bytes[k]);
-      inputs.push_back(png[k] ? JpegInput{} : JpegInput{bytes[k].data(), bytes[k].size()});
+      inputs.push_back(png[k] ? Input{} : Input{bytes[k].data(), bytes[k].size()});
     }
-    std::vector<std::string> errors;
+    BatchErrors errors;
     auto images = decoder.decode_batch(inputs, &errors);
     // The PNG files of the batch, decoded several at once.
-    std::vector<PngInput> png_inputs;
+    std::vector<Input> png_inputs;
     std::vector<std::size_t> png_slot(bytes.size(), 0);
     for (std::size_t k = 0; k < bytes.size(); ++k)
       if (png[k] && read_errors[k].empty()) {
         png_slot[k] = png_inputs.size();
         png_inputs.push_back({bytes[k].data(), bytes[k].size()});
       }
-    std::vector<RawImage> png_images;
-    std::vector<std::string> png_errors;
-    std::vector<std::vector<std::string>> png_warnings;
+    std::vector<Image> png_images;
+    BatchErrors png_errors;
     if (!png_inputs.empty()) {
       if (!png_decoder) {
         PngDecodeOptions po;
@@ -225,7 +219,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
         if (o.threads > 0) po.threads = o.threads;
         png_decoder = std::make_unique<PngDecoder>(device, po);
       }
-      png_images = png_decoder->decode_batch(png_inputs, &png_errors, &png_warnings);
+      png_images = png_decoder->decode_batch(png_inputs, &png_errors);
     }
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
@@ -237,15 +231,16 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
       // and a description.
       std::string error = read_errors[k];
       const std::vector<std::string>* warnings = nullptr;
-      const RawImage* raw = nullptr;
+      const Image* raw = nullptr;
       const Image* img = nullptr;
       if (error.empty() && png[k]) {
         const std::size_t j = png_slot[k];
-        error = png_errors[j];
+        if (png_errors[j])
+          error = std::string(to_string(png_errors[j]->code())) + ": " + png_errors[j]->what();
         raw = &png_images[j];
-        warnings = &png_warnings[j];
+        warnings = &raw->warnings;
       } else if (error.empty()) {
-        error = errors[k];
+        if (errors[k]) error = errors[k]->what();
         img = &images[k];
         warnings = &img->warnings;
       }
@@ -268,8 +263,8 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
       if (o.quiet) continue;
       std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (";
       if (raw)
-        std::cerr << raw->width << "x" << raw->height << ", " << raw->channels << " channel"
-                  << (raw->channels == 1 ? "" : "s") << " of " << raw->bit_depth << " bits)\n";
+        std::cerr << raw->width << "x" << raw->height << ", " << raw->channels() << " channel"
+                  << (raw->channels() == 1 ? "" : "s") << " of " << raw->bit_depth << " bits)\n";
       else
         std::cerr << img->width << "x" << img->height << " " << to_string(img->format) << ")\n";
     }

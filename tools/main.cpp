@@ -28,6 +28,16 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options) {
   return out;
 }
 
+DeviceInfo single_device(const GlobalOptions& options, const std::string& command) {
+  const std::vector<DeviceInfo> devices = selected_devices(options);
+  if (devices.size() == 1) return devices[0];
+  std::string specs;
+  for (const auto& d : devices) specs += (specs.empty() ? "" : ", ") + d.spec;
+  throw Error(ErrorCode::InvalidArgument,
+              command + " runs on one device; --device selects " +
+                  std::to_string(devices.size()) + " (" + specs + "): give one spec");
+}
+
 nlohmann::json to_json(const DeviceInfo& d) {
   return {{"spec", d.spec},
           {"kind", to_string(d.kind)},

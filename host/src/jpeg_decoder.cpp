@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/jpeg/layout.h"
 #include "core/jpeg/parser.h"
 #include "host/src/jpeg_decoder_impl.h"
 
@@ -87,8 +88,8 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
 
 // One batch in flight: its inputs and outputs, and the chunks the engine feeds.
 struct JpegDecoder::Impl::Batch {
-  const std::vector<JpegInput>& inputs;
-  std::vector<std::string>* errors;
+  const std::vector<Input>& inputs;
+  BatchErrors* errors;
   std::vector<Image>* images;
   DeviceBuffer* target;
   const std::vector<std::size_t>* offsets;
@@ -106,7 +107,7 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
     times.huffman += p.seconds;
     if (p.ok) continue;
     if (!b.errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
-    (*b.errors)[i] = p.error;
+    (*b.errors)[i] = Error(p.code, p.error);
   }
   Slot& s = slots[c % kSlots];
   drain(s, b.images);
@@ -145,8 +146,8 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
   times.images += ok;
 }
 
-void JpegDecoder::Impl::run_batch(const std::vector<JpegInput>& inputs,
-                                  std::vector<std::string>* errors, std::vector<Image>* images,
+void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs,
+                                  BatchErrors* errors, std::vector<Image>* images,
                                   DeviceBuffer* target, const std::vector<std::size_t>* offsets) {
   const std::size_t n = inputs.size();
   Batch b{inputs, errors, images, target, offsets, {}, {}, {}};
@@ -227,6 +228,17 @@ JpegDecoder::~JpegDecoder() {
 
 Device& JpegDecoder::device() { return *impl_->device; }
 
+ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
+  jpeg::Limits limits;
+  limits.max_pixels = impl_->options.max_pixels;
+  const jpeg::Header h = jpeg::parse_headers(data, size, limits);
+  ImageInfo info;
+  info.width = h.width;
+  info.height = h.height;
+  info.format = jpeg::make_layout(h).format;  // Unsupported for what the decoder refuses
+  return info;
+}
+
 Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
   std::vector<detail::JpegPrepared> p(1);
   p[0] = impl_->prepare_one(data, size);
@@ -261,16 +273,16 @@ DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t 
   return img;
 }
 
-std::vector<Image> JpegDecoder::decode_batch(const std::vector<JpegInput>& inputs,
-                                             std::vector<std::string>* errors) {
+std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
+                                             BatchErrors* errors) {
   std::vector<Image> images(inputs.size());
-  if (errors) errors->assign(inputs.size(), std::string());
+  if (errors) errors->assign(inputs.size(), std::nullopt);
   impl_->run_batch(inputs, errors, &images, nullptr, nullptr);
   return images;
 }
 
 std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
-    const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
+    const std::vector<Input>& inputs, BatchErrors* errors,
     std::shared_ptr<DeviceBuffer>* output) {
   // Sizes from the frame headers (the markers before the first scan), so one buffer can hold
   // every image; a file whose headers do not parse gets no room (and fails in the batch).
@@ -292,7 +304,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
   if (output && *output && (*output)->size() >= total) buffer = *output;
   if (!buffer) buffer = impl_->device->alloc(std::max<std::size_t>(total, 1));
   if (output) *output = buffer;
-  if (errors) errors->assign(inputs.size(), std::string());
+  if (errors) errors->assign(inputs.size(), std::nullopt);
   std::vector<Image> meta(inputs.size());
   // Headers that misjudge the output (a frame header the decoder then refuses) would overrun
   // the space reserved; the batch engine checks each write against the buffer, so such an image
@@ -309,7 +321,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
   return images;
 }
 
-const JpegStageTimes& JpegDecoder::stage_times() const { return impl_->times; }
+const JpegDecoder::StageTimes& JpegDecoder::stage_times() const { return impl_->times; }
 void JpegDecoder::reset_stage_times() { impl_->times = {}; }
 
 }  // namespace hetcodec

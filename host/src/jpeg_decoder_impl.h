@@ -23,7 +23,7 @@ namespace hetcodec {
 struct JpegDecoder::Impl {
   std::shared_ptr<Device> device;
   JpegDecodeOptions options;
-  JpegStageTimes times;
+  StageTimes times;
 
   struct Slot : detail::BatchSlot {
     std::unique_ptr<PinnedBuffer> in, out;
@@ -61,7 +61,7 @@ struct JpegDecoder::Impl {
                DeviceBuffer* target, const std::vector<std::size_t>* offsets);
   // Decodes a batch on the batch engine (jpeg_decoder.cpp).
   struct Batch;
-  void run_batch(const std::vector<JpegInput>& inputs, std::vector<std::string>* errors,
+  void run_batch(const std::vector<Input>& inputs, BatchErrors* errors,
                  std::vector<Image>* images, DeviceBuffer* target,
                  const std::vector<std::size_t>* offsets);
   void feed_chunk(Batch& b, std::size_t c);

@@ -84,7 +84,7 @@ struct ProfiledChunks {
 // The device stages of `pc`, each over all chunks, on five passes, the median kept (one pass
 // over a large image is a fraction of a millisecond, where one late wake-up of this thread
 // would show).
-void time_device_stages(ProfiledChunks& pc, JpegStageTimes& t) {
+void time_device_stages(ProfiledChunks& pc, JpegDecoder::StageTimes& t) {
   constexpr int kPasses = 5;
   std::vector<double> transfer, device, decode, color;
   std::size_t copies = 0;
@@ -113,9 +113,9 @@ void time_device_stages(ProfiledChunks& pc, JpegStageTimes& t) {
 // engine does (timed on a second pass, the first having allocated); then the host-to-device
 // copies of all jobs from there, one per chunk, each device buffer used once before; then the
 // kernels of all images.
-JpegStageTimes JpegDecoder::profile_stages(const std::vector<JpegInput>& inputs) {
+JpegDecoder::StageTimes JpegDecoder::profile_stages(const std::vector<Input>& inputs) {
   Impl& im = *impl_;
-  JpegStageTimes t;
+  StageTimes t;
   const std::size_t n = inputs.size();
   std::vector<detail::JpegPrepared> prepared(n);
   // Threads per image as the batch engine gives them (all of them to a batch of one).

@@ -56,7 +56,7 @@ struct PngDecoder::Impl {
     std::size_t offset = 0, bytes = 0;
     std::unique_ptr<Event> done;
   };
-  PngStageTimes times;
+  StageTimes times;
   // Threads for the segment inflate and the copies out of pinned memory, kept between images.
   detail::WorkerPool pool;
   // decode_batch's streams (this decoder and `workers`) run on the batch engine's threads.
@@ -76,13 +76,13 @@ struct PngDecoder::Impl {
   // With `arrivals`, a decode that overlaps its stages also reads the output back into
   // `download` piece by piece, and says where each piece is and when it has arrived (nothing
   // when it did not overlap: the caller reads the output back itself).
-  DeviceRawImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst,
+  DeviceImage run(const std::uint8_t* data, std::size_t size, std::shared_ptr<DeviceBuffer>& dst,
                      std::vector<Arrival>* arrivals = nullptr);
   // The overlapped decode (PngDecodeOptions::overlap_bytes) of a file with an index, into `dst`
   // (large enough); false, with nothing reported, when the file does not qualify or a segment
   // does not inflate as it should (the caller then takes the path that reports). The image's
   // description is in `img`.
-  bool overlapped(const std::uint8_t* data, const png::Info& info, const DeviceRawImage& img,
+  bool overlapped(const std::uint8_t* data, const png::Info& info, const DeviceImage& img,
                   DeviceBuffer& dst, std::vector<Arrival>* arrivals);
   // Inflates the segments of a file with an hcRS or iDOT index on the device into `rows` (already
   // large enough). False, with nothing reported, when there is no usable index or a segment
@@ -99,8 +99,16 @@ struct PngDecoder::Impl {
     return device->info().is_gpu ? Wavefront::Tickets : Wavefront::Diagonals;
   }
   // run() and the samples back into `img`.
-  void to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
-               std::vector<std::string>* warnings);
+  void to_host(const std::uint8_t* data, std::size_t size, Image& img);
+  // The decode limits of the options.
+  png::DecodeLimits limits() const {
+    png::DecodeLimits l;
+    l.max_pixels = options.max_pixels;
+    l.max_inflated_bytes = options.max_inflated_bytes;
+    l.max_chunk_bytes = options.max_chunk_bytes;
+    l.ignore_crc = options.ignore_crc;
+    return l;
+  }
   // Decoders of decode_batch's other threads (each with its own queue and buffers).
   std::vector<std::unique_ptr<Impl>> workers;
   static std::unique_ptr<Impl> make(std::shared_ptr<Device> device, const PngDecodeOptions& o) {
@@ -128,24 +136,29 @@ PngDecoder::~PngDecoder() = default;
 
 Device& PngDecoder::device() { return *impl_->device; }
 
-const PngStageTimes& PngDecoder::times() const { return impl_->times; }
+const PngDecoder::StageTimes& PngDecoder::stage_times() const { return impl_->times; }
 
-void PngDecoder::reset_times() { impl_->times = {}; }
+void PngDecoder::reset_stage_times() { impl_->times = {}; }
 
-DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
+ImageInfo PngDecoder::info(const std::uint8_t* data, std::size_t size) const {
+  const png::Info info = png::parse(data, size, impl_->limits());
+  ImageInfo out;
+  out.width = int(info.width);
+  out.height = int(info.height);
+  out.format = png_format(info.out_channels());
+  out.bit_depth = info.out_depth();
+  return out;
+}
+
+DeviceImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
                                      std::shared_ptr<DeviceBuffer>& dst,
                                      std::vector<Arrival>* arrivals) {
   const auto t0 = Clock::now();
-  png::DecodeLimits limits;
-  limits.max_pixels = options.max_pixels;
-  limits.max_inflated_bytes = options.max_inflated_bytes;
-  limits.max_chunk_bytes = options.max_chunk_bytes;
-  limits.ignore_crc = options.ignore_crc;
-  const png::Info info = png::parse(data, size, limits);
-  DeviceRawImage img;
+  const png::Info info = png::parse(data, size, limits());
+  DeviceImage img;
   img.width = int(info.width);
   img.height = int(info.height);
-  img.channels = info.out_channels();
+  img.format = png_format(info.out_channels());
   img.bit_depth = info.out_depth();
   img.warnings = info.warnings;
   const std::size_t total = std::size_t(png::inflated_bytes(info));
@@ -218,7 +231,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   const Wavefront order = wavefront();
   for (const auto& d : work) device->png().defilter(*queue, *rows, *scratch, d, order);
   device->png().unpack(*queue, *job, *rows, *dst, 0, info.width, info.height,
-                       std::uint32_t(img.channels * (img.bit_depth / 8)));
+                       std::uint32_t(img.channels() * (img.bit_depth / 8)));
   queue->finish();
   times.kernels += since(t1);
   ++times.images;
@@ -226,7 +239,7 @@ DeviceRawImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
 }
 
 bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& info,
-                                  const DeviceRawImage& img, DeviceBuffer& dst,
+                                  const DeviceImage& img, DeviceBuffer& dst,
                                   std::vector<Arrival>* arrivals) {
   const std::uint64_t total = png::inflated_bytes(info);
   // Under four host threads the decoder is one of several sharing the host (decode_batch's
@@ -242,7 +255,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   const png::Pass pass = png::passes(info)[0];
   const std::uint32_t height = info.height;
   const std::size_t stride = std::size_t(pass.row_bytes) + 1u;
-  const std::size_t pixel_bytes = std::size_t(img.channels) * std::size_t(img.bit_depth / 8);
+  const std::size_t pixel_bytes = std::size_t(img.channels()) * std::size_t(img.bit_depth / 8);
   const std::size_t out_row = std::size_t(info.width) * pixel_bytes;
   // A piece ends before the first row filtered with None or Sub at least `rows_per_piece` rows
   // after its start, or at the last row: kMaxPieces at most.
@@ -449,26 +462,23 @@ bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::In
   return adler == stream_adler && max_type <= 4;
 }
 
-RawImage PngDecoder::decode(const std::uint8_t* data, std::size_t size,
-                            std::vector<std::string>* warnings) {
-  RawImage img;
-  decode(data, size, img, warnings);
+Image PngDecoder::decode(const std::uint8_t* data, std::size_t size) {
+  Image img;
+  decode(data, size, img);
   return img;
 }
 
-void PngDecoder::decode(const std::uint8_t* data, std::size_t size, RawImage& img,
-                        std::vector<std::string>* warnings) {
-  impl_->to_host(data, size, img, warnings);
+void PngDecoder::decode(const std::uint8_t* data, std::size_t size, Image& img) {
+  impl_->to_host(data, size, img);
 }
 
-void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawImage& img,
-                               std::vector<std::string>* warnings) {
+void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, Image& img) {
   std::vector<Arrival> arrivals;
-  DeviceRawImage d = run(data, size, out, &arrivals);
+  DeviceImage d = run(data, size, out, &arrivals);
   const auto t = Clock::now();
   img.width = d.width;
   img.height = d.height;
-  img.channels = d.channels;
+  img.format = d.format;
   img.bit_depth = d.bit_depth;
   const std::size_t bytes = d.bytes();
   ensure(download, bytes, [&](std::size_t n) { return device->alloc_pinned(n); });
@@ -489,9 +499,9 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
       arrivals.push_back(std::move(a));
     }
   }
-  img.samples.resize(bytes);
+  img.pixels.resize(bytes);
   const std::uint8_t* from = download->data();
-  std::uint8_t* to = img.samples.data();
+  std::uint8_t* to = img.pixels.data();
   for (const Arrival& a : arrivals) {
     a.done->wait();
     detail::parallel_for((a.bytes + kPart - 1) / kPart, std::min(options.threads, 8),
@@ -506,12 +516,11 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, RawIm
   if (times.overlapped)
     for (auto& q : piece_queues) q->finish();
   times.download += since(t);
-  if (warnings) warnings->insert(warnings->end(), d.warnings.begin(), d.warnings.end());
+  img.warnings = std::move(d.warnings);
 }
 
-std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inputs,
-                                               std::vector<std::string>* errors,
-                                               std::vector<std::vector<std::string>>* warnings) {
+std::vector<Image> PngDecoder::decode_batch(const std::vector<Input>& inputs,
+                                            BatchErrors* errors) {
   Impl& m = *impl_;
   // Oclgrind is not safe to drive from several host threads at once: one stream there.
   const int wanted = m.device->info().is_emulator ? 1 : m.options.batch_streams;
@@ -523,10 +532,8 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
   // image more launches and waits across queues (measured slower: docs/benchmarks.md).
   if (streams > 1) o.overlap_bytes = 0;
   while (int(m.workers.size()) < streams - 1) m.workers.push_back(Impl::make(m.device, o));
-  std::vector<RawImage> out(inputs.size());
-  std::vector<std::string> errs(inputs.size());
-  std::vector<ErrorCode> codes(inputs.size(), ErrorCode::InvalidData);
-  std::vector<std::vector<std::string>> warns(inputs.size());
+  std::vector<Image> out(inputs.size());
+  BatchErrors errs(inputs.size());
   // On the batch engine, one image per chunk: each worker is a stream with its own queue and
   // buffers (worker 0 this decoder, on the calling thread), and an image's host and device
   // stages run in turn on its stream, overlapping the other streams' images. Nothing is left
@@ -537,15 +544,13 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
   auto prepare = [&](std::size_t i, int worker) {
     Impl& d = worker ? *m.workers[std::size_t(worker - 1)] : m;
     try {
-      d.to_host(inputs[i].data, inputs[i].size, out[i], &warns[i]);
+      d.to_host(inputs[i].data, inputs[i].size, out[i]);
     } catch (const Error& e) {
-      codes[i] = e.code();
-      errs[i] = std::string(to_string(e.code())) + ": " + e.what();
-      out[i] = RawImage{};
+      errs[i] = e;
+      out[i] = Image{};
     } catch (const std::bad_alloc&) {
-      codes[i] = ErrorCode::OutOfMemory;
-      errs[i] = std::string(to_string(codes[i])) + ": png: out of host memory";
-      out[i] = RawImage{};
+      errs[i] = Error(ErrorCode::OutOfMemory, "png: out of host memory");
+      out[i] = Image{};
     }
   };
   const PngDecodeOptions saved = m.options;
@@ -561,15 +566,17 @@ std::vector<RawImage> PngDecoder::decode_batch(const std::vector<PngInput>& inpu
     m.times.images += w->times.images;
     w->times = {};
   }
-  if (errors) *errors = std::move(errs);
-  else
-    for (std::size_t i = 0; i < errs.size(); ++i)
-      if (!errs[i].empty()) throw Error(codes[i], "png batch input " + std::to_string(i) + ": " + errs[i]);
-  if (warnings) *warnings = std::move(warns);
+  if (errors) {
+    *errors = std::move(errs);
+    return out;
+  }
+  for (std::size_t i = 0; i < errs.size(); ++i)
+    if (errs[i])
+      throw Error(errs[i]->code(), "png batch input " + std::to_string(i) + ": " + errs[i]->what());
   return out;
 }
 
-DeviceRawImage PngDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
+DeviceImage PngDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
   Impl& m = *impl_;
   std::shared_ptr<DeviceBuffer> dst;
   return m.run(data, size, dst);  // finished: the staging buffers are reused by the next call

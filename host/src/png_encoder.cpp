@@ -21,18 +21,6 @@
 
 namespace hetcodec {
 
-RawImage to_raw(const Image& image) {
-  if (image.format == PixelFormat::CMYK)
-    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
-  RawImage raw;
-  raw.width = image.width;
-  raw.height = image.height;
-  raw.channels = channels(image.format);
-  raw.bit_depth = 8;
-  raw.samples = image.pixels;
-  return raw;
-}
-
 namespace {
 
 // Host images being encoded at once in this process. The upload's copy threads are shared out
@@ -117,7 +105,7 @@ struct PngEncoder::Impl {
     if (failed) std::rethrow_exception(failed);
   }
   bool on_device = false;
-  PngEncodeStageTimes times;
+  StageTimes times;
   // With options.profile: waits for the queue and adds the time since the last lap to `slot`.
   using Clock = std::chrono::steady_clock;
   Clock::time_point mark;
@@ -238,8 +226,8 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   return file;
 }
 
-const PngEncodeStageTimes& PngEncoder::times() const { return impl_->times; }
-void PngEncoder::reset_times() { impl_->times = PngEncodeStageTimes{}; }
+const PngEncoder::StageTimes& PngEncoder::stage_times() const { return impl_->times; }
+void PngEncoder::reset_stage_times() { impl_->times = StageTimes{}; }
 
 bool PngEncoder::last_deflated_on_device() const { return impl_->on_device; }
 
@@ -271,33 +259,35 @@ png::Raster shape_of(int width, int height, int channels, int bit_depth) {
 
 }  // namespace
 
-std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
-  png::check_shape(image.width, image.height, image.channels, image.bit_depth,
-                   image.samples.size());
+std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
+  if (image.format == PixelFormat::CMYK)
+    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
+  png::check_shape(image.width, image.height, image.channels(), image.bit_depth,
+                   image.pixels.size());
   Impl& im = *impl_;
   const CountEncode counted;
   if (!im.queue) im.queue = im.device->create_queue();
   im.mark = Impl::Clock::now();
-  if (!im.rows || im.rows->size() < image.samples.size())
-    im.rows = im.device->alloc(image.samples.size());
-  im.upload(image.samples.data(), image.samples.size());
+  if (!im.rows || im.rows->size() < image.pixels.size())
+    im.rows = im.device->alloc(image.pixels.size());
+  im.upload(image.pixels.data(), image.pixels.size());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, image.channels, image.bit_depth);
+  return finish(image.width, image.height, image.channels(), image.bit_depth);
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   if (!image.buffer) throw Error(ErrorCode::InvalidArgument, "png: a device image without a buffer");
   if (image.format == PixelFormat::CMYK)
     throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
-  const int ch = channels(image.format);
-  png::check_shape(image.width, image.height, ch, 8, image.bytes());
+  const int ch = image.channels();
+  png::check_shape(image.width, image.height, ch, image.bit_depth, image.bytes());
   Impl& im = *impl_;
   if (!im.queue) im.queue = im.device->create_queue();
   im.mark = Impl::Clock::now();
   if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, ch, 8);
+  return finish(image.width, image.height, ch, image.bit_depth);
 }
 
 std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth) {
