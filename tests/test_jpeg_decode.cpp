@@ -464,3 +464,67 @@ TEST_CASE("hetcodec decode writes what djpeg -dct int -pnm writes; info describe
   fs::remove_all(dir);
 }
 #endif
+
+// JpegDecoder::info, the query before decoding: for every file of tests/data/jpeg, the size and
+// format it gives are those of the image decode() returns, or the query fails with the code the
+// decode fails with; damaged headers fail with InvalidData and a limit with LimitExceeded.
+TEST_CASE("jpeg info: the decoded size and format before decoding") {
+  JpegDecoder decoder("cpu");
+  int queried = 0;
+  for (const auto& e : std::filesystem::directory_iterator(data_dir())) {
+    if (e.path().extension() != ".jpg") continue;
+    INFO(e.path().filename().string());
+    const auto file = read_file(e.path().string());
+    ErrorCode query_code = ErrorCode::InvalidArgument, decode_code = ErrorCode::InvalidArgument;
+    ImageInfo info;
+    bool query_ok = false, decode_ok = false;
+    try {
+      info = decoder.info(file.data(), file.size());
+      query_ok = true;
+    } catch (const Error& err) {
+      query_code = err.code();
+    }
+    Image image;
+    try {
+      image = decoder.decode(file);
+      decode_ok = true;
+    } catch (const Error& err) {
+      decode_code = err.code();
+    }
+    REQUIRE(query_ok == decode_ok);
+    if (!query_ok) {
+      CHECK(query_code == decode_code);
+      continue;
+    }
+    ++queried;
+    CHECK(info.width == image.width);
+    CHECK(info.height == image.height);
+    CHECK(info.format == image.format);
+    CHECK(info.bit_depth == image.bit_depth);
+    CHECK(info.bytes() == image.pixels.size());
+  }
+  CHECK(queried >= 7);
+
+  const auto file = read_file(data_dir() + "/testorig.jpg");
+  // Cut inside the frame header, or before it: InvalidData, as decode() says.
+  for (std::size_t cut : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(30)}) {
+    INFO("cut at " << cut);
+    try {
+      decoder.info(file.data(), cut);
+      FAIL("no error");
+    } catch (const Error& err) {
+      CHECK(err.code() == ErrorCode::InvalidData);
+    }
+  }
+  const std::vector<std::uint8_t> junk = {0xFF, 0xD8, 0xFF, 0xC0, 0x00};
+  CHECK_THROWS_AS(decoder.info(junk.data(), junk.size()), Error);
+  JpegDecodeOptions small;
+  small.max_pixels = 100;
+  JpegDecoder limited("cpu", small);
+  try {
+    limited.info(file.data(), file.size());
+    FAIL("no error");
+  } catch (const Error& err) {
+    CHECK(err.code() == ErrorCode::LimitExceeded);
+  }
+}

@@ -22,7 +22,8 @@ struct GlobalOptions {
 };
 
 // The one reading of --device for every command: the devices the options select, each spec
-// resolved ("all" = every device except emulators), or the default device when none is given.
+// resolved ("all" = every device except emulators), each device once, or the default device
+// when none is given.
 // Throws Error(InvalidArgument) for a spec that matches nothing.
 std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
 // For a command that runs on one device: the one the options select, or Error(InvalidArgument)
