@@ -126,15 +126,17 @@ struct PngEncoder::Impl {
   // The file, its deflate stream made on the device from the filtered rows in `filtered`;
   // empty when the device cannot make zlib's bytes for it.
   std::vector<std::uint8_t> device_file(const png::Raster& shape);
+  const png::DeflatePlan* deflate_plan(const png::Raster& shape, std::size_t n,
+                                       png::ParallelSegments& seg, int& window_bits);
 };
 
-std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape) {
-  const std::size_t n = (shape.row_bytes() + 1) * std::size_t(shape.height);
-  const bool compatible = options.mode == PngMode::Compatible;
-  png::ParallelSegments seg;
-  int window_bits = 15;
+// The segments of the filtered rows (`n` bytes) and the device deflate's plan for them, made
+// once for images of one shape in a row; null when the device cannot make zlib's bytes.
+const png::DeflatePlan* PngEncoder::Impl::deflate_plan(const png::Raster& shape, std::size_t n,
+                                                       png::ParallelSegments& seg,
+                                                       int& window_bits) {
   std::uint32_t stored_limit = 0xFFFFFFFFu;
-  if (compatible) {
+  if (options.mode == PngMode::Compatible) {
     seg.first_row = {0};
     seg.starts = {0};
     window_bits = png::compatible_window_bits(shape);
@@ -153,8 +155,17 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
     made_limit = stored_limit;
     made_any = true;
   }
-  if (!made_ok) return {};
-  const png::DeflatePlan& p = made_plan;
+  return made_ok ? &made_plan : nullptr;
+}
+
+std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape) {
+  const std::size_t n = (shape.row_bytes() + 1) * std::size_t(shape.height);
+  const bool compatible = options.mode == PngMode::Compatible;
+  png::ParallelSegments seg;
+  int window_bits = 15;
+  const png::DeflatePlan* plan_made = deflate_plan(shape, n, seg, window_bits);
+  if (!plan_made) return {};
+  const png::DeflatePlan& p = *plan_made;
   Queue& q = *queue;
   if (!plan || plan->size() < p.words.size() * 4) plan_sent = false;  // (a new buffer)
   ensure(plan, p.words.size() * 4);
