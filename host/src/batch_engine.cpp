@@ -229,9 +229,8 @@ void BatchRun::feed_alone() {
     std::size_t c;
     {
       std::unique_lock<std::mutex> lock(m_);
-      cv_ready_.wait(lock, [&] {
-        return stop_ || fed_ >= chunks || ready_[fed_] == plan_.chunk_size(fed_);
-      });
+      cv_ready_.wait(
+          lock, [&] { return stop_ || fed_ >= chunks || ready_[fed_] == plan_.chunk_size(fed_); });
       if (stop_ || fed_ >= chunks) return;
       c = fed_;
     }

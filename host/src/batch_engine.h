@@ -8,6 +8,7 @@
 #ifndef HETCODEC_HOST_BATCH_ENGINE_H
 #define HETCODEC_HOST_BATCH_ENGINE_H
 
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -63,9 +64,7 @@ struct BatchPlan {
   int workers = 1;
   bool one_feeder = false;
   std::size_t chunks() const { return (items + per_chunk - 1) / per_chunk; }
-  std::size_t chunk_size(std::size_t c) const {
-    return std::min(per_chunk, items - c * per_chunk);
-  }
+  std::size_t chunk_size(std::size_t c) const { return std::min(per_chunk, items - c * per_chunk); }
 };
 
 // Where a batch's threads spent their time (seconds, summed over threads), and the failure that

@@ -19,8 +19,8 @@ std::size_t table_room(std::size_t images) { return aligned(jpeg_chunk_table_byt
 // Where the jobs of prepared[first, first + count) go in one device buffer: those in the arena
 // where they lie in it (its first `arena_bytes` bytes are copied as they are), the others after
 // them. Sets their job offsets; returns the bytes the buffer needs.
-std::size_t lay_out_jobs(std::vector<JpegPrepared>& prepared, std::size_t first,
-                         std::size_t count, std::size_t arena_bytes) {
+std::size_t lay_out_jobs(std::vector<JpegPrepared>& prepared, std::size_t first, std::size_t count,
+                         std::size_t arena_bytes) {
   std::size_t end = arena_bytes;
   for (std::size_t i = first; i < first + count; ++i) {
     JpegPrepared& p = prepared[i];
@@ -36,19 +36,17 @@ std::size_t lay_out_jobs(std::vector<JpegPrepared>& prepared, std::size_t first,
 std::size_t jpeg_chunk_images(std::size_t n, int images_per_copy, int slots) {
   if (images_per_copy > 0)
     return std::min<std::size_t>(std::size_t(images_per_copy), std::max<std::size_t>(n, 1));
-  return std::max<std::size_t>(1, std::min<std::size_t>(kMaxChunkImages,
-                                                        n / (4 * std::size_t(slots))));
+  return std::max<std::size_t>(
+      1, std::min<std::size_t>(kMaxChunkImages, n / (4 * std::size_t(slots))));
 }
 
-std::uint8_t* place_in_chunk(JpegChunk& c, std::size_t bytes, JpegPrepared& p,
-                             PinnedPool& pool) {
+std::uint8_t* place_in_chunk(JpegChunk& c, std::size_t bytes, JpegPrepared& p, PinnedPool& pool) {
   const std::size_t need = aligned(bytes), room = table_room(c.images);
   {
     std::lock_guard<std::mutex> lock(c.m);
     if (!c.arena) {
       const std::size_t hint = pool.arena_hint();
-      c.arena = pool.take(std::max(hint + hint / 4, need * c.images + need * c.images / 2) +
-                          room);
+      c.arena = pool.take(std::max(hint + hint / 4, need * c.images + need * c.images / 2) + room);
     }
     if (c.used + need + room <= c.arena->size()) {
       p.arena = c.arena.get();
@@ -61,8 +59,8 @@ std::uint8_t* place_in_chunk(JpegChunk& c, std::size_t bytes, JpegPrepared& p,
   return p.pinned->data();
 }
 
-JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first,
-                         std::size_t count, PinnedBuffer* arena, std::size_t arena_bytes,
+JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first, std::size_t count,
+                         PinnedBuffer* arena, std::size_t arena_bytes,
                          const std::vector<std::size_t>& out_offsets, bool fused) {
   JpegChunkPlan c;
   std::size_t ok = 0;
@@ -97,9 +95,8 @@ JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first,
 // holds no pinned job.
 std::size_t copy_chunk_jobs(Device& device, Queue& q, DeviceBuffer& job,
                             const std::vector<JpegPrepared>& prepared, std::size_t first,
-                            std::size_t count, const PinnedBuffer* arena,
-                            const JpegChunkPlan& plan, std::unique_ptr<PinnedBuffer>& staging,
-                            double& staging_seconds) {
+                            std::size_t count, const PinnedBuffer* arena, const JpegChunkPlan& plan,
+                            std::unique_ptr<PinnedBuffer>& staging, double& staging_seconds) {
   std::size_t copies = 0;
   if (arena && plan.arena_copy) {
     q.write(job, 0, *arena, 0, plan.arena_copy);
@@ -130,8 +127,7 @@ std::size_t copy_chunk_jobs(Device& device, Queue& q, DeviceBuffer& job,
   ensure(device, staging, to - from);
   for (const Staged& st : staged)
     copy_to_pinned(staging->data() + (st.offset - from), st.data, st.bytes);
-  staging_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  staging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   q.write(job, from, *staging, 0, to - from);
   return copies + 1;
 }

@@ -61,8 +61,8 @@ struct JpegChunkPlan {
 // bytes) or their own buffers; out_offsets[i - first] is where image i's pixels go. Sets the
 // job offsets of those not in the arena, and writes the table into the arena where it has room
 // (it has: place_in_chunk keeps it).
-JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first,
-                         std::size_t count, PinnedBuffer* arena, std::size_t arena_bytes,
+JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first, std::size_t count,
+                         PinnedBuffer* arena, std::size_t arena_bytes,
                          const std::vector<std::size_t>& out_offsets, bool fused);
 
 // Enqueues the copies of a planned chunk's jobs into `job`: the arena in one copy, each other
@@ -71,9 +71,8 @@ JpegChunkPlan plan_chunk(std::vector<JpegPrepared>& prepared, std::size_t first,
 // time spent staging is added to `staging_seconds`.
 std::size_t copy_chunk_jobs(Device& device, Queue& q, DeviceBuffer& job,
                             const std::vector<JpegPrepared>& prepared, std::size_t first,
-                            std::size_t count, const PinnedBuffer* arena,
-                            const JpegChunkPlan& plan, std::unique_ptr<PinnedBuffer>& staging,
-                            double& staging_seconds);
+                            std::size_t count, const PinnedBuffer* arena, const JpegChunkPlan& plan,
+                            std::unique_ptr<PinnedBuffer>& staging, double& staging_seconds);
 
 // The decode stage of a planned chunk into `planes`: one launch for the chunk, or per image
 // (fused, or the two separate kernels through `coefficients`).

@@ -69,8 +69,8 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
       out_end += p.info.output_bytes();
     }
   }
-  const detail::JpegChunkPlan plan = detail::plan_chunk(prepared, first, count, arena,
-                                                        arena_bytes, out_offsets, options.fused);
+  const detail::JpegChunkPlan plan =
+      detail::plan_chunk(prepared, first, count, arena, arena_bytes, out_offsets, options.fused);
   if (plan.images.empty()) return;  // nothing prepared
   detail::ensure(*device, s.job, plan.job_end);
   detail::ensure(*device, s.planes, plan.plane_bytes);
@@ -146,9 +146,9 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
   times.images += ok;
 }
 
-void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs,
-                                  BatchErrors* errors, std::vector<Image>* images,
-                                  DeviceBuffer* target, const std::vector<std::size_t>* offsets) {
+void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors* errors,
+                                  std::vector<Image>* images, DeviceBuffer* target,
+                                  const std::vector<std::size_t>* offsets) {
   const std::size_t n = inputs.size();
   Batch b{inputs, errors, images, target, offsets, {}, {}, {}};
   b.plan.items = n;
@@ -203,8 +203,7 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs,
 detail::JpegPrepared JpegDecoder::Impl::prepare_one(const std::uint8_t* data, std::size_t size) {
   detail::JpegPrepared p;
   if (scratch.empty()) scratch.resize(1);
-  detail::prepare_jpeg(data, size, options, options.threads, p, scratch.back(), {},
-                       &engine.pool());
+  detail::prepare_jpeg(data, size, options, options.threads, p, scratch.back(), {}, &engine.pool());
   times.huffman += p.seconds;
   if (!p.ok) throw Error(p.code, p.error);
   return p;
@@ -282,8 +281,7 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
 }
 
 std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
-    const std::vector<Input>& inputs, BatchErrors* errors,
-    std::shared_ptr<DeviceBuffer>* output) {
+    const std::vector<Input>& inputs, BatchErrors* errors, std::shared_ptr<DeviceBuffer>* output) {
   // Sizes from the frame headers (the markers before the first scan), so one buffer can hold
   // every image; a file whose headers do not parse gets no room (and fails in the batch).
   std::vector<std::size_t> offsets(inputs.size(), 0);
@@ -295,8 +293,8 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     offsets[i] = total;
     try {
       const jpeg::Header h = jpeg::parse_headers(inputs[i].data, inputs[i].size, limits);
-      total += (std::size_t(h.width) * std::size_t(h.height) * h.components.size() + 4095) /
-               4096 * 4096;
+      total +=
+          (std::size_t(h.width) * std::size_t(h.height) * h.components.size() + 4095) / 4096 * 4096;
     } catch (const Error&) {
     }
   }

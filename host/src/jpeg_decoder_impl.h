@@ -61,9 +61,8 @@ struct JpegDecoder::Impl {
                DeviceBuffer* target, const std::vector<std::size_t>* offsets);
   // Decodes a batch on the batch engine (jpeg_decoder.cpp).
   struct Batch;
-  void run_batch(const std::vector<Input>& inputs, BatchErrors* errors,
-                 std::vector<Image>* images, DeviceBuffer* target,
-                 const std::vector<std::size_t>* offsets);
+  void run_batch(const std::vector<Input>& inputs, BatchErrors* errors, std::vector<Image>* images,
+                 DeviceBuffer* target, const std::vector<std::size_t>* offsets);
   void feed_chunk(Batch& b, std::size_t c);
   // The CPU stage of one image on all threads; throws its failure.
   detail::JpegPrepared prepare_one(const std::uint8_t* data, std::size_t size);

@@ -61,11 +61,11 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
       job = reinterpret_cast<std::uint8_t*>(out.job.data());
     }
     jpeg::write_job_header(layout, decoder, job);
-    decoder.write_stream(results, job + jpeg::job_stream_offset(),
-                         [threads, pool](std::size_t count,
-                                         const std::function<void(std::size_t)>& fn) {
-                           parallel_for(count, threads, fn, pool);
-                         });
+    decoder.write_stream(
+        results, job + jpeg::job_stream_offset(),
+        [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
+          parallel_for(count, threads, fn, pool);
+        });
     out.info.job_bytes = bytes;
     out.info.groups = layout.groups;
     out.info.blocks = layout.blocks;

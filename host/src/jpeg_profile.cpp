@@ -51,8 +51,7 @@ struct ProfiledChunks {
       }
       max_out = std::max(max_out, end);
       plans.push_back(detail::plan_chunk(prepared, first, n, chunks[c].arena.get(),
-                                         chunks[c].arena ? chunks[c].used : 0, outs,
-                                         fused));
+                                         chunks[c].arena ? chunks[c].used : 0, outs, fused));
       max_planes = std::max(max_planes, plans.back().plane_bytes);
       jobs.push_back(device.alloc(std::max<std::size_t>(plans.back().job_end, 1)));
     }
@@ -60,14 +59,13 @@ struct ProfiledChunks {
     out = device.alloc(std::max<std::size_t>(max_out, 1));
   }
   std::size_t copy(std::size_t c) {
-    const std::size_t copies = detail::copy_chunk_jobs(device, *queue, *jobs[c], prepared, c * per_chunk,
-                                   chunks[c].images, chunks[c].arena.get(), plans[c], staging,
-                                   staging_seconds);
+    const std::size_t copies =
+        detail::copy_chunk_jobs(device, *queue, *jobs[c], prepared, c * per_chunk, chunks[c].images,
+                                chunks[c].arena.get(), plans[c], staging, staging_seconds);
     return copies;
   }
   void decode(std::size_t c) {
-    detail::decode_chunk(device, *queue, *jobs[c], plans[c], *planes,
-                         coefficients, fused);
+    detail::decode_chunk(device, *queue, *jobs[c], plans[c], *planes, coefficients, fused);
   }
   void color(std::size_t c) {
     detail::color_chunk(device, *queue, *jobs[c], plans[c], *planes, *out);
@@ -141,22 +139,37 @@ JpegDecoder::StageTimes JpegDecoder::profile_stages(const std::vector<Input>& in
     }
     for (auto& p : prepared) p = detail::JpegPrepared();
     t0 = Clock::now();
-    detail::parallel_for(n, im.options.threads, [&](std::size_t i) {
-      thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
-      detail::prepare_jpeg(
-          inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
-          [&im, &chunks, i, per_chunk](std::size_t bytes, detail::JpegPrepared& p) {
-            return detail::place_in_chunk(chunks[i / per_chunk], bytes, p, im.pinned);
-          },
-          &im.engine.pool());
-    }, &im.engine.pool());
+    detail::parallel_for(
+        n, im.options.threads,
+        [&](std::size_t i) {
+          thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
+          detail::prepare_jpeg(
+              inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
+              [&im, &chunks, i, per_chunk](std::size_t bytes, detail::JpegPrepared& p) {
+                return detail::place_in_chunk(chunks[i / per_chunk], bytes, p, im.pinned);
+              },
+              &im.engine.pool());
+        },
+        &im.engine.pool());
   }
   t.huffman = seconds_since(t0);
   for (std::size_t i = 0; i < n; ++i)
     if (!prepared[i].ok)
       throw Error(prepared[i].code, "image " + std::to_string(i) + ": " + prepared[i].error);
-  ProfiledChunks pc{*im.device, im.options.fused, im.slots[0].coefficients, im.times.transfer,
-                    prepared, chunks.get(), per_chunk, chunk_count, {}, {}, {}, {}, {}, {}};
+  ProfiledChunks pc{*im.device,
+                    im.options.fused,
+                    im.slots[0].coefficients,
+                    im.times.transfer,
+                    prepared,
+                    chunks.get(),
+                    per_chunk,
+                    chunk_count,
+                    {},
+                    {},
+                    {},
+                    {},
+                    {},
+                    {}};
   pc.plan();
   // Copies and kernels once untimed, so that program builds, first launches and the first use
   // of each buffer stay out, as they are from the batch engine's steady state, whose slots reuse

@@ -28,18 +28,24 @@ struct PngDecoder::Impl::Overlap {
   Wavefront order;
   std::size_t stride = 0, pixel_bytes = 0, out_row = 0;
   std::uint32_t height = 0, rows_per_piece = 0;
-  std::uint32_t pieces = 0;  // sent
+  std::uint32_t pieces = 0;                   // sent
   std::unique_ptr<std::atomic<bool>[]> done;  // per segment: inflated
   std::atomic<std::size_t> next{0};           // the next segment to inflate
-  std::atomic<bool> failed{false};  // a segment did not inflate, or a device call threw
-  std::int64_t bad_row = -1;        // the first row with a filter type above 4
+  std::atomic<bool> failed{false};            // a segment did not inflate, or a device call threw
+  std::int64_t bad_row = -1;                  // the first row with a filter type above 4
   std::exception_ptr error;
 
   // An image of one pass (not interlaced) in `wanted` pieces or so.
   Overlap(Impl& impl, const png::Info& i, const DeviceImage& img, DeviceBuffer& d,
           std::vector<Arrival>* a, png::SegmentInflater& s, std::uint32_t wanted)
-      : m(impl), info(i), dst(d), arrivals(a), seg(s), job_words(png::unpack_job(i)),
-        order(impl.wavefront()), done(new std::atomic<bool>[s.size()]) {
+      : m(impl),
+        info(i),
+        dst(d),
+        arrivals(a),
+        seg(s),
+        job_words(png::unpack_job(i)),
+        order(impl.wavefront()),
+        done(new std::atomic<bool>[s.size()]) {
     const png::Pass pass = png::passes(i)[0];
     stride = std::size_t(pass.row_bytes) + 1u;
     pixel_bytes = std::size_t(img.channels()) * std::size_t(img.bit_depth / 8);
