@@ -21,11 +21,8 @@
 #include <random>
 #include <thread>
 
+#include "tools/bench_nvjpeg.h"
 #include "tools/cli.h"
-
-#ifdef HETCODEC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace hetcodec::tools {
 namespace {
@@ -187,116 +184,6 @@ std::vector<fs::path> jpeg_files(const std::vector<std::string>& paths) {
   std::sort(files.begin(), files.end());
   return files;
 }
-
-// ---- nvJPEG, loaded at run time ----------------------------------------------------------------
-// Declarations of the few entry points used, as the nvJPEG documentation gives them, so that the
-// tool builds without nvjpeg.h and runs without libnvjpeg.
-
-#ifdef HETCODEC_HAVE_CUDA
-struct NvImage {
-  unsigned char* channel[4];
-  std::size_t pitch[4];
-};
-using NvHandle = void*;
-using NvState = void*;
-using PCreateEx = int (*)(int backend, void*, void*, unsigned flags, NvHandle*);
-using PStateCreate = int (*)(NvHandle, NvState*);
-using PBatchedInit = int (*)(NvHandle, NvState, int batch, int max_cpu_threads, int format);
-using PBatched = int (*)(NvHandle, NvState, const unsigned char* const*, const std::size_t*,
-                         NvImage*, cudaStream_t);
-using PStateDestroy = int (*)(NvState);
-using PDestroy = int (*)(NvHandle);
-constexpr int kNvRGBI = 5;
-
-struct NvJpeg {
-  void* lib = nullptr;
-  PCreateEx create = nullptr;
-  PStateCreate state_create = nullptr;
-  PBatchedInit batched_init = nullptr;
-  PBatched batched = nullptr;
-  PStateDestroy state_destroy = nullptr;
-  PDestroy destroy = nullptr;
-  std::string why;
-  NvJpeg() {
-    for (const char* name : {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so"}) {
-      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib) break;
-    }
-    if (!lib) {
-      why = "libnvjpeg not found";
-      return;
-    }
-    create = reinterpret_cast<PCreateEx>(dlsym(lib, "nvjpegCreateEx"));
-    state_create = reinterpret_cast<PStateCreate>(dlsym(lib, "nvjpegJpegStateCreate"));
-    batched_init = reinterpret_cast<PBatchedInit>(dlsym(lib, "nvjpegDecodeBatchedInitialize"));
-    batched = reinterpret_cast<PBatched>(dlsym(lib, "nvjpegDecodeBatched"));
-    state_destroy = reinterpret_cast<PStateDestroy>(dlsym(lib, "nvjpegJpegStateDestroy"));
-    destroy = reinterpret_cast<PDestroy>(dlsym(lib, "nvjpegDestroy"));
-    if (!create || !state_create || !batched_init || !batched || !state_destroy || !destroy) {
-      why = "libnvjpeg lacks an entry point";
-      lib = nullptr;
-    }
-  }
-};
-
-// img/s of nvJPEG backend `backend` on the batch, RGB interleaved into device memory; a
-// negative value with `why` set when the backend is unavailable.
-double bench_nvjpeg(NvJpeg& nv, int backend, const std::vector<std::vector<std::uint8_t>>& batch,
-                    const std::vector<std::pair<int, int>>& dims, double min_time,
-                    std::string& why) {
-  NvHandle handle = nullptr;
-  NvState state = nullptr;
-  int st = nv.create(backend, nullptr, nullptr, 0, &handle);
-  if (st != 0) {
-    why = "nvjpegCreateEx status " + std::to_string(st);
-    return -1;
-  }
-  cudaStream_t stream = nullptr;
-  cudaStreamCreate(&stream);
-  std::vector<unsigned char*> buffers;
-  std::vector<NvImage> out(batch.size());
-  std::vector<const unsigned char*> ptrs;
-  std::vector<std::size_t> lengths;
-  double rate = -1;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    unsigned char* p = nullptr;
-    cudaMalloc(reinterpret_cast<void**>(&p), std::size_t(dims[i].first) * dims[i].second * 3);
-    buffers.push_back(p);
-    out[i] = NvImage{};
-    out[i].channel[0] = p;
-    out[i].pitch[0] = std::size_t(dims[i].first) * 3;
-    ptrs.push_back(batch[i].data());
-    lengths.push_back(batch[i].size());
-  }
-  st = nv.state_create(handle, &state);
-  if (st == 0)
-    st = nv.batched_init(handle, state, int(batch.size()), int(std::thread::hardware_concurrency()),
-                         kNvRGBI);
-  auto run = [&] {
-    int s = nv.batched(handle, state, ptrs.data(), lengths.data(), out.data(), stream);
-    cudaStreamSynchronize(stream);
-    return s;
-  };
-  if (st == 0) st = run();  // warm-up
-  if (st == 0) {
-    std::size_t images = 0;
-    const auto t0 = Clock::now();
-    double t = 0;
-    while (t < min_time) {
-      if ((st = run()) != 0) break;
-      images += batch.size();
-      t = since(t0);
-    }
-    if (st == 0) rate = double(images) / t;
-  }
-  if (st != 0) why = "nvjpegDecodeBatched status " + std::to_string(st);
-  if (state) nv.state_destroy(state);
-  nv.destroy(handle);
-  for (auto* p : buffers) cudaFree(p);
-  cudaStreamDestroy(stream);
-  return rate;
-}
-#endif
 
 // ---- the benchmark ----------------------------------------------------------------------------
 
