@@ -8,8 +8,11 @@
 //   std::puts(hetcodec::device_info(decoder.device()).name.c_str());
 //
 // Headers: hetcodec/device.h (devices), hetcodec/image.h (images, batch inputs and errors),
-// hetcodec/jpeg.h (JpegDecoder), hetcodec/png.h (PngDecoder, PngEncoder). Every failure is a
-// hetcodec::Error with a code (core/error.h). The library never prints.
+// hetcodec/jpeg.h (JpegDecoder), hetcodec/png.h (PngDecoder, PngEncoder). The pipelines share
+// their conventions: a decoder's info() gives the size and format before decoding, warnings
+// come in the image, batches take Inputs and report BatchErrors, and stage_times() returns the
+// pipeline's StageTimes. Every failure is a hetcodec::Error with a code (core/error.h). The
+// library never prints.
 #ifndef HETCODEC_HETCODEC_H
 #define HETCODEC_HETCODEC_H
 

@@ -38,7 +38,7 @@ struct PngEncodeOptions {
   // hardware thread.
   int threads = 0;
   PngDeflate deflate = PngDeflate::Auto;
-  // Time each step (waiting for the device after each, which costs a little): times().
+  // Time each step (waiting for the device after each, which costs a little): stage_times().
   bool profile = false;
 };
 
@@ -156,9 +156,9 @@ class PngDecoder {
   PngDecoder& operator=(const PngDecoder&) = delete;
 
   Device& device();
-  // The size and format decode() will give, from the chunks before the image data (IHDR, PLTE,
-  // tRNS) with the same checks as decode(). Error(InvalidData) with the byte offset for a
-  // damaged or invalid file, LimitExceeded past max_pixels.
+  // The size and format decode() will give: the chunks are read and checked as decode() reads
+  // them (CRCs, IHDR, PLTE, tRNS), the image data is not inflated. Error(InvalidData) with the
+  // byte offset for a damaged or invalid file, LimitExceeded past max_pixels.
   ImageInfo info(const std::uint8_t* data, std::size_t size) const;
   // Error(InvalidData) with the byte offset for a damaged or invalid file, LimitExceeded past
   // a limit. Warnings (a damaged ancillary chunk when CRCs are ignored, extra data) are in the
