@@ -61,6 +61,127 @@ Result measure(const std::string& name, const std::string& kind, const std::vect
   return r;
 }
 
+void print(const Result& r) {
+  std::fprintf(stdout, "%-52s %9.1f MP/s  %7.3f GP/s  %10llu bytes\n", r.name.c_str(), r.mp_s,
+               r.mp_s / 1000.0, (unsigned long long)r.bytes);
+  std::fflush(stdout);
+}
+
+// Each step of an encoder with `opts` timed apart (the device waited for after each), printed
+// and kept in `r.stages`.
+void time_steps(const std::shared_ptr<Device>& device, PngEncodeOptions opts,
+                const std::vector<Image>& ims, Result& r) {
+  opts.profile = true;
+  PngEncoder timed(device, opts);
+  for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
+  timed.reset_stage_times();
+  for (const auto& im : ims) timed.encode(im);
+  const PngEncoder::StageTimes& st = timed.stage_times();
+  const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
+  std::fprintf(stdout,
+               "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
+               "%.3f, host %.3f\n",
+               st.upload / n, st.filter / n, st.deflate / n, st.download / n, st.host / n);
+  if (!st.deflate_stages.empty() && st.deflate > 0) {
+    std::fprintf(stdout, "    device deflate stages, ms:");
+    for (double v : st.deflate_stages) std::fprintf(stdout, " %.3f", v / n);
+    std::fprintf(stdout, "\n");
+  }
+  r.stages = {{"upload_ms", st.upload / n},
+              {"filter_ms", st.filter / n},
+              {"deflate_ms", st.deflate / n},
+              {"download_ms", st.download / n},
+              {"host_ms", st.host / n}};
+  std::vector<double> ds;
+  for (double v : st.deflate_stages) ds.push_back(v / n);
+  r.stages["deflate_stages_ms"] = ds;
+}
+
+// Several encoders with `opts` at once on the same device, one per thread (each with its own
+// queue), sharing the host threads: the row `single` measured as a batch.
+Result measure_batch(const std::shared_ptr<Device>& device, const PngEncodeOptions& opts,
+                     const std::vector<Image>& ims, const Result& single,
+                     const BenchPngOptions& o) {
+  Result batch = single;
+  batch.name += " x" + std::to_string(o.streams);
+  PngEncodeOptions bo = opts;
+  bo.profile = false;  // (these rows measure the pipeline)
+  bo.threads = std::max(1, int(std::thread::hardware_concurrency()) / o.streams);
+  batch.mp_s = measure_streams(
+      ims.size(),
+      [&ims](std::size_t k) { return double(ims[k].width) * double(ims[k].height) / 1e6; },
+      o.min_time, o.streams, [&] {
+        auto enc = std::make_shared<PngEncoder>(device, bo);
+        return [enc, &ims](std::size_t k) { enc->encode(ims[k]); };
+      });
+  batch.streams = o.streams;
+  return batch;
+}
+
+// One device in both modes, with the deflate on the device and/or on host threads: one image at
+// a time, each step apart (--stages), and --streams encoders at once.
+void measure_device(const DeviceInfo& info, const std::vector<Image>& ims,
+                    const BenchPngOptions& o, std::vector<Result>& results) {
+  auto device = open_device(info.spec);
+  std::vector<PngDeflate> where;
+  if (o.deflate != "host") where.push_back(PngDeflate::Device);
+  if (o.deflate != "device") where.push_back(PngDeflate::Host);
+  for (PngDeflate d : where)
+    for (PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
+      PngEncodeOptions opts;
+      opts.mode = mode;
+      opts.segments = o.segments;
+      opts.deflate = d;
+      PngEncoder encoder(device, opts);
+      const char* m = mode == PngMode::Compatible ? "compatible" : "parallel";
+      const char* at = d == PngDeflate::Device ? "device deflate" : "host deflate";
+      bool device_all = true;
+      results.push_back(measure("hetcodec " + info.spec + " " + m + ", " + at, "hetcodec", ims,
+                                o.min_time, [&](const Image& im) {
+                                  auto f = encoder.encode(im);
+                                  device_all = device_all && encoder.last_deflated_on_device();
+                                  return f;
+                                }));
+      results.back().device = to_json(info);
+      results.back().mode = m;
+      results.back().deflate = d == PngDeflate::Host ? "host" : device_all ? "device" : "mixed";
+      print(results.back());
+      if (o.stages) time_steps(device, opts, ims, results.back());
+      if (o.streams > 1) {
+        results.push_back(measure_batch(device, opts, ims, results.back(), o));
+        print(results.back());
+      }
+      if (d == PngDeflate::Device && !device_all)
+        std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
+    }
+}
+
+void write_json(const std::vector<Result>& results, const std::string& source, double total_mp,
+                const BenchPngOptions& o) {
+  nlohmann::json j;
+  j["benchmark"] = "png-encode";
+  j["version"] = version();
+  j["corpus"] = source;
+  j["megapixels"] = total_mp;
+  j["min_time_s"] = o.min_time;
+  for (const auto& r : results) {
+    nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"megapixels_per_s", r.mp_s},
+                        {"output_bytes", r.bytes}};
+    if (!r.device.is_null()) e["device"] = r.device;
+    if (!r.mode.empty()) e["mode"] = r.mode;
+    if (!r.deflate.empty()) e["deflate"] = r.deflate;
+    if (!r.stages.is_null()) e["stages"] = r.stages;
+    e["streams"] = r.streams;
+    j["results"].push_back(e);
+  }
+  if (o.json_path == "-") {
+    std::cout << j.dump(2) << "\n";
+  } else {
+    const std::string text = j.dump(2) + "\n";
+    write_bytes(o.json_path, text, {});
+  }
+}
+
 void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   int cw = 0, ch = 0;
   std::string source;
@@ -69,85 +190,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
   std::fprintf(stdout, "bench png-encode: %s, %.1f MP\n", source.c_str(), total_mp);
   std::vector<Result> results;
-  auto print = [&](const Result& r) {
-    std::fprintf(stdout, "%-52s %9.1f MP/s  %7.3f GP/s  %10llu bytes\n", r.name.c_str(), r.mp_s,
-                 r.mp_s / 1000.0, (unsigned long long)r.bytes);
-    std::fflush(stdout);
-  };
-  for (const auto& info : selected_devices(global)) {
-    auto device = open_device(info.spec);
-    std::vector<PngDeflate> where;
-    if (o.deflate != "host") where.push_back(PngDeflate::Device);
-    if (o.deflate != "device") where.push_back(PngDeflate::Host);
-    for (PngDeflate d : where)
-      for (PngMode mode : {PngMode::Compatible, PngMode::Parallel}) {
-        PngEncodeOptions opts;
-        opts.mode = mode;
-        opts.segments = o.segments;
-        opts.deflate = d;
-        PngEncoder encoder(device, opts);
-        const char* m = mode == PngMode::Compatible ? "compatible" : "parallel";
-        const char* at = d == PngDeflate::Device ? "device deflate" : "host deflate";
-        bool device_all = true;
-        results.push_back(measure("hetcodec " + info.spec + " " + m + ", " + at, "hetcodec", ims,
-                                  o.min_time, [&](const Image& im) {
-                                    auto f = encoder.encode(im);
-                                    device_all = device_all && encoder.last_deflated_on_device();
-                                    return f;
-                                  }));
-        results.back().device = to_json(info);
-        results.back().mode = m;
-        results.back().deflate = d == PngDeflate::Host ? "host" : device_all ? "device" : "mixed";
-        print(results.back());
-        const std::size_t single = results.size() - 1;  // the row the step times belong to
-        if (o.stages) {
-          // Once more with each step timed apart (the device waited for after each).
-          opts.profile = true;
-          PngEncoder timed(device, opts);
-          for (const auto& im : ims) timed.encode(im);  // warm-up: allocations
-          timed.reset_stage_times();
-          for (const auto& im : ims) timed.encode(im);
-          const PngEncoder::StageTimes& st = timed.stage_times();
-          const double n = double(std::max<std::uint64_t>(st.images, 1)) / 1000.0;
-          std::fprintf(stdout,
-                       "    ms per image: upload %.3f, filter %.3f, device deflate %.3f, download "
-                       "%.3f, host %.3f\n",
-                       st.upload / n, st.filter / n, st.deflate / n, st.download / n, st.host / n);
-          if (!st.deflate_stages.empty() && st.deflate > 0) {
-            std::fprintf(stdout, "    device deflate stages, ms:");
-            for (double v : st.deflate_stages) std::fprintf(stdout, " %.3f", v / n);
-            std::fprintf(stdout, "\n");
-          }
-          results[single].stages = {{"upload_ms", st.upload / n},   {"filter_ms", st.filter / n},
-                                   {"deflate_ms", st.deflate / n}, {"download_ms", st.download / n},
-                                   {"host_ms", st.host / n}};
-          std::vector<double> ds;
-          for (double v : st.deflate_stages) ds.push_back(v / n);
-          results[single].stages["deflate_stages_ms"] = ds;
-        }
-        if (o.streams > 1) {
-          // Several encoders at once on the same device, one per thread (each with its own
-          // queue), sharing the host threads.
-          Result batch = results.back();
-          batch.name += " x" + std::to_string(o.streams);
-          PngEncodeOptions bo = opts;
-          bo.profile = false;  // (the step timing above set it: these rows measure the pipeline)
-          bo.threads = std::max(1, int(std::thread::hardware_concurrency()) / o.streams);
-          batch.mp_s = measure_streams(
-              ims.size(),
-              [&ims](std::size_t k) { return double(ims[k].width) * double(ims[k].height) / 1e6; },
-              o.min_time, o.streams, [&] {
-                auto enc = std::make_shared<PngEncoder>(device, bo);
-                return [enc, &ims](std::size_t k) { enc->encode(ims[k]); };
-              });
-          batch.streams = o.streams;
-          results.push_back(batch);
-          print(results.back());
-        }
-        if (d == PngDeflate::Device && !device_all)
-          std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
-      }
-  }
+  for (const auto& info : selected_devices(global)) measure_device(info, ims, o, results);
   if (o.peers) {
     results.push_back(measure("libpng default", "libpng", ims, o.min_time,
                               [](const Image& im) { return libpng_write(im, -1); }));
@@ -165,30 +208,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
       }
     }
   }
-  if (!o.json_path.empty()) {
-    nlohmann::json j;
-    j["benchmark"] = "png-encode";
-    j["version"] = version();
-    j["corpus"] = source;
-    j["megapixels"] = total_mp;
-    j["min_time_s"] = o.min_time;
-    for (const auto& r : results) {
-      nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"megapixels_per_s", r.mp_s},
-                          {"output_bytes", r.bytes}};
-      if (!r.device.is_null()) e["device"] = r.device;
-      if (!r.mode.empty()) e["mode"] = r.mode;
-      if (!r.deflate.empty()) e["deflate"] = r.deflate;
-      if (!r.stages.is_null()) e["stages"] = r.stages;
-      e["streams"] = r.streams;
-      j["results"].push_back(e);
-    }
-    if (o.json_path == "-") {
-      std::cout << j.dump(2) << "\n";
-    } else {
-      const std::string text = j.dump(2) + "\n";
-      write_bytes(o.json_path, text, {});
-    }
-  }
+  if (!o.json_path.empty()) write_json(results, source, total_mp, o);
 }
 
 }  // namespace
