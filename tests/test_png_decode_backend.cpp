@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -466,42 +465,6 @@ TEST_CASE("hetcodec decode: PNG to PAM keeps channels and depth; PPM refuses alp
   CHECK(log.find("exit 1") != std::string::npos);
   fs::remove_all(dir);
 }
-
-// --device is read one way by every command: a command that runs on one device refuses several
-// (two specs, or `all` where the machine has several devices) with a message naming them, and
-// writes nothing; `devices` lists what the specs select.
-TEST_CASE("hetcodec --device: several devices where a command takes one are an error") {
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-device-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path in = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / "basn2c08.png";
-  std::vector<std::string> specs;  // the devices `all` selects
-  for (const auto& d : list_devices())
-    if (!d.is_emulator) specs.push_back(d.spec);
-  for (const std::string command : {"decode", "encode"}) {
-    INFO(command);
-    const fs::path out = dir / (command + ".png");
-    // One device, named twice, is one device.
-    std::string log = test::run_command(
-        HETCODEC_TEST_CLI, "-d cpu -d cpu " + command + " " + in.string() + " " + out.string());
-    CHECK(log.find("exit 0") != std::string::npos);
-    fs::remove(out);
-    if (specs.size() < 2) continue;  // no second device here
-    for (const std::string devices : {"-d " + specs[0] + " -d " + specs[1], std::string("-d all")}) {
-      log = test::run_command(HETCODEC_TEST_CLI,
-                              devices + " " + command + " " + in.string() + " " + out.string());
-      INFO(log);
-      CHECK(log.find("runs on one device") != std::string::npos);
-      CHECK(log.find(specs[1]) != std::string::npos);
-      CHECK(log.find("invalid argument") != std::string::npos);
-      CHECK(log.find("exit 1") != std::string::npos);
-      CHECK(!fs::exists(out));
-    }
-  }
-  const std::string log = test::run_command(HETCODEC_TEST_CLI, "-d cpu -d all devices --json");
-  for (const auto& spec : specs) CHECK(log.find("\"spec\": \"" + spec + "\"") != std::string::npos);
-  CHECK(log.find("exit 0") != std::string::npos);
-  fs::remove_all(dir);
-}
 #endif
 
 TEST_CASE("png decode on every device: files of every type from libpng and from ImageMagick") {
@@ -605,67 +568,4 @@ TEST_CASE("png decode on every device: decode_batch, with a broken file among go
       CHECK(e.code() == ErrorCode::InvalidData);
     }
   });
-}
-
-// PngDecoder::info, the query before decoding: for every PngSuite file, the size and format it
-// gives are those of the image decode() returns (bytes included), or the query fails as the
-// decode does; damaged files fail with InvalidData, and a limit with LimitExceeded.
-TEST_CASE("png info: the decoded size and format before decoding") {
-  PngDecoder decoder("cpu");
-  int queried = 0, refused = 0;
-  for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite")) {
-    if (e.path().extension() != ".png") continue;
-    INFO(e.path().filename().string());
-    const auto file = read_bytes(e.path());
-    std::optional<Error> query_error, decode_error;
-    ImageInfo info;
-    try {
-      info = decoder.info(file.data(), file.size());
-    } catch (const Error& err) {
-      query_error = err;
-    }
-    Image image;
-    try {
-      image = decoder.decode(file.data(), file.size());
-    } catch (const Error& err) {
-      decode_error = err;
-    }
-    if (query_error) {
-      // The query reads every chunk with decode()'s checks: what it refuses, decode refuses.
-      REQUIRE(decode_error);
-      CHECK(query_error->code() == decode_error->code());
-      ++refused;
-      continue;
-    }
-    if (decode_error) continue;  // damaged image data, which only the decode reads
-    ++queried;
-    CHECK(info.width == image.width);
-    CHECK(info.height == image.height);
-    CHECK(info.format == image.format);
-    CHECK(info.bit_depth == image.bit_depth);
-    CHECK(info.bytes() == image.pixels.size());
-  }
-  CHECK(queried >= 100);
-  CHECK(refused >= 5);
-
-  const auto file =
-      read_bytes(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / "basn2c08.png");
-  for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(20)}) {
-    INFO("cut at " << cut);
-    try {
-      decoder.info(file.data(), cut);
-      FAIL("no error");
-    } catch (const Error& err) {
-      CHECK(err.code() == ErrorCode::InvalidData);
-    }
-  }
-  PngDecodeOptions small;
-  small.max_pixels = 100;
-  PngDecoder limited("cpu", small);
-  try {
-    limited.info(file.data(), file.size());
-    FAIL("no error");
-  } catch (const Error& err) {
-    CHECK(err.code() == ErrorCode::LimitExceeded);
-  }
 }
