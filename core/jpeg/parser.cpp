@@ -255,9 +255,13 @@ const char* to_string(Process p) {
 
 namespace {
 
-// Both parse() and parse_headers(): the whole file, or (headers_only) up to the first SOS.
-Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limits,
-                     bool headers_only) {
+// How far parse_markers reads: the whole file, the markers before the first scan, or the frame
+// header alone (other segments before it skipped by their length, unread).
+enum class Upto { All, FirstScan, Frame };
+
+// parse(), parse_headers() and parse_frame().
+Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limits, Upto upto) {
+  const bool headers_only = upto != Upto::All;
   if (size == 0) invalid(0, "empty input");
   if (size < 2 || d[0] != 0xFF || d[1] != 0xD8) invalid(0, "not a JPEG file (no SOI marker)");
   Header h;
@@ -298,6 +302,14 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
     std::size_t next = pos + len;
     const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
     Reader q(d, pos + 2, pos + len, sof ? "SOF" : segment_name(m));
+    if (upto == Upto::Frame && sof) {
+      parse_sof(q, m, at, h, limits);
+      return h;
+    }
+    if (upto == Upto::Frame && m != 0xDA) {
+      pos = next;
+      continue;
+    }
     if (m == 0xDB) {
       parse_dqt(q, t);
     } else if (m == 0xC4) {
@@ -326,11 +338,15 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
 }  // namespace
 
 Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
-  return parse_markers(d, size, limits, false);
+  return parse_markers(d, size, limits, Upto::All);
 }
 
 Header parse_headers(const std::uint8_t* d, std::size_t size, const Limits& limits) {
-  return parse_markers(d, size, limits, true);
+  return parse_markers(d, size, limits, Upto::FirstScan);
+}
+
+Header parse_frame(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, Upto::Frame);
 }
 
 }  // namespace hetcodec::jpeg

@@ -78,6 +78,10 @@ Header parse(const std::uint8_t* data, std::size_t size, const Limits& limits = 
 // The result has no scans. Error(InvalidData) when the file has no frame header before its
 // first scan.
 Header parse_headers(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
+// The frame header alone (size, precision, components), the segments before it skipped by their
+// length: the least a batch needs to size its outputs. Error(InvalidData) when there is none
+// before the first scan.
+Header parse_frame(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
 
 const char* to_string(Process process);
 

@@ -282,8 +282,9 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
 
 std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     const std::vector<Input>& inputs, BatchErrors* errors, std::shared_ptr<DeviceBuffer>* output) {
-  // Sizes from the frame headers (the markers before the first scan), so one buffer can hold
-  // every image; a file whose headers do not parse gets no room (and fails in the batch).
+  // Sizes from the frame headers (jpeg::parse_frame: the SOFn segment, the others before it
+  // skipped unread), so one buffer can hold every image; a file without a frame header that
+  // parses gets no room (and fails in the batch).
   std::vector<std::size_t> offsets(inputs.size(), 0);
   std::vector<DeviceImage> images(inputs.size());
   std::size_t total = 0;
@@ -292,7 +293,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     offsets[i] = total;
     try {
-      const jpeg::Header h = jpeg::parse_headers(inputs[i].data, inputs[i].size, limits);
+      const jpeg::Header h = jpeg::parse_frame(inputs[i].data, inputs[i].size, limits);
       total +=
           (std::size_t(h.width) * std::size_t(h.height) * h.components.size() + 4095) / 4096 * 4096;
     } catch (const Error&) {
