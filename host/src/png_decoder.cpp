@@ -2,7 +2,9 @@
 // the image data into pinned memory (segment by segment on host threads when the file has an
 // hcRS or iDOT index), one copy takes it to the device, PngKernels::defilter reconstructs each pass
 // with the wavefront engine (or row by row when no row looks at the row above), and
-// PngKernels::unpack expands the samples into the output image.
+// PngKernels::unpack expands the samples into the output image. Here: one file with its stages
+// waited for in turn, and decode_batch on the batch engine (batch_engine.h); an indexed file
+// whose device stages overlap its inflate is png_overlap.cpp's.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,7 +21,6 @@
 #include "host/src/pinned_copy.h"
 
 namespace hetcodec {
-
 
 PngDecoder::PngDecoder(const std::string& spec, PngDecodeOptions options)
     : PngDecoder(open_device(spec), options) {}
