@@ -11,25 +11,12 @@
 #include <vector>
 
 #include "core/error.h"
+#include "hetcodec/device.h"
 
 namespace hetcodec {
 
-enum class DeviceKind { Cpu, Cuda, OpenCL };
-const char* to_string(DeviceKind kind);
-
-struct DeviceInfo {
-  std::string spec;  // canonical spec that selects exactly this device: "cpu", "cuda:0", "opencl:2"
-  DeviceKind kind = DeviceKind::Cpu;
-  std::string name;
-  std::string vendor;
-  std::string platform;  // OpenCL platform name; "CUDA" or "host" otherwise
-  std::string driver;    // driver / runtime version string
-  std::uint64_t memory_bytes = 0;
-  int compute_units = 0;
-  bool is_gpu = false;
-  bool is_emulator =
-      false;  // Oclgrind: correct but thousands of times slower; never picked by auto
-};
+// DeviceKind, DeviceInfo and the registry's functions (list_devices, open_device, ...) are
+// public: hetcodec/device.h.
 
 // Memory on a device. On the CPU reference it is ordinary host memory.
 class DeviceBuffer {
@@ -202,10 +189,7 @@ struct PngDefilterInfo {
   // scratch and no wait on another (core/portable/png_decode.h, HC_BAND_SLOTS).
   bool bands = false;
 };
-// How the wavefront engine orders its tiles: one launch whose work-groups take tickets and
-// wait on per-tile completion flags, or one launch per tile diagonal. Auto: tickets on a GPU,
-// diagonals elsewhere (on a CPU device a waiting work-group holds one of few cores).
-enum class Wavefront { Auto, Tickets, Diagonals };
+// Wavefront (the wavefront engine's tile order) is public: hetcodec/device.h.
 
 class PngKernels {
  public:
@@ -288,28 +272,7 @@ class Device {
   DeviceInfo info_;
 };
 
-// ---- registry and selection (backends/registry.cpp) --------------------------------------------
-
-// Every device this process can use, in spec order: the CPU reference, CUDA devices, OpenCL
-// devices (platform by platform). Enumerated once per process.
-const std::vector<DeviceInfo>& list_devices();
-
-// Notes gathered while enumerating (a backend left out of the build, a runtime that found no
-// device and why). For `hetcodec devices` and error messages; the library itself never prints.
-const std::vector<std::string>& enumeration_notes();
-
-// The device `auto` picks: CUDA, then an OpenCL GPU, then an OpenCL CPU device (not an
-// emulator), then the CPU reference.
-const DeviceInfo& auto_device();
-
-// Resolves a spec (DESIGN.md §2): auto, cpu, cuda, cuda:N, opencl, opencl:N,
-// opencl:<platform-or-device substring>[:N]. An empty spec means $HETCODEC_DEVICE, or auto.
-// Throws Error(InvalidArgument) listing the devices that exist when nothing matches.
-const DeviceInfo& resolve_device(const std::string& spec);
-
-// Opens (creates contexts and queues for) the device a spec names. Devices are shared: opening
-// the same spec twice gives the same object, and an opened device lives until the process exits.
-std::shared_ptr<Device> open_device(const std::string& spec = "");
+// The registry and selection (backends/registry.cpp) are declared in hetcodec/device.h.
 
 }  // namespace hetcodec
 

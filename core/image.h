@@ -1,4 +1,4 @@
-// Image types shared by the pipelines: pixel formats and a host image with 8-bit samples.
+// Image types shared by the pipelines: pixel formats and a host image of 8- or 16-bit samples.
 #ifndef HETCODEC_CORE_IMAGE_H
 #define HETCODEC_CORE_IMAGE_H
 
@@ -9,23 +9,59 @@
 
 namespace hetcodec {
 
-enum class PixelFormat { Gray, RGB, CMYK };
+// Interleaved channels: JPEG decodes to Gray, RGB or CMYK (Adobe's inverted CMYK, as
+// libjpeg-turbo writes it); PNG holds Gray, GrayAlpha, RGB and RGBA.
+enum class PixelFormat { Gray, GrayAlpha, RGB, RGBA, CMYK };
 
 inline int channels(PixelFormat f) {
-  return f == PixelFormat::Gray ? 1 : f == PixelFormat::RGB ? 3 : 4;
+  switch (f) {
+    case PixelFormat::Gray:
+      return 1;
+    case PixelFormat::GrayAlpha:
+      return 2;
+    case PixelFormat::RGB:
+      return 3;
+    default:
+      return 4;
+  }
 }
 inline const char* to_string(PixelFormat f) {
-  return f == PixelFormat::Gray ? "gray" : f == PixelFormat::RGB ? "rgb" : "cmyk";
+  switch (f) {
+    case PixelFormat::Gray:
+      return "gray";
+    case PixelFormat::GrayAlpha:
+      return "gray+alpha";
+    case PixelFormat::RGB:
+      return "rgb";
+    case PixelFormat::RGBA:
+      return "rgba";
+    default:
+      return "cmyk";
+  }
+}
+// The format of `n` channels as PNG holds them: 1 Gray, 2 GrayAlpha, 3 RGB, 4 RGBA (others: RGB;
+// check the count first).
+inline PixelFormat png_format(int n) {
+  return n == 1 ? PixelFormat::Gray
+         : n == 2 ? PixelFormat::GrayAlpha
+         : n == 4 ? PixelFormat::RGBA
+                  : PixelFormat::RGB;
 }
 
-// Interleaved 8-bit samples, rows top to bottom, no padding: width * channels bytes per row.
+// Interleaved samples, rows top to bottom, no padding: width * channels * bit_depth / 8 bytes per
+// row; 16-bit samples big-endian, as PNG holds them.
 struct Image {
   int width = 0, height = 0;
   PixelFormat format = PixelFormat::RGB;
+  int bit_depth = 8;  // 8 or 16
   std::vector<std::uint8_t> pixels;
-  // Set when the input was corrupt but decodable (libjpeg-turbo would also warn).
+  // Set when the input was corrupt but decodable (libjpeg-turbo and libpng would also warn).
   std::vector<std::string> warnings;
-  std::size_t row_bytes() const { return std::size_t(width) * std::size_t(channels(format)); }
+  int channels() const { return hetcodec::channels(format); }
+  std::size_t row_bytes() const {
+    return std::size_t(width) * std::size_t(channels()) * std::size_t(bit_depth / 8);
+  }
+  std::size_t bytes() const { return row_bytes() * std::size_t(height); }
 };
 
 }  // namespace hetcodec

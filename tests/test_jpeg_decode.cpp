@@ -234,7 +234,7 @@ TEST_CASE("jpeg batch and device-resident decoding give the single-image bytes")
     JpegDecodeOptions options;
     options.threads = 3;
     JpegDecoder decoder(shared, options);
-    std::vector<JpegInput> inputs;
+    std::vector<Input> inputs;
     std::vector<Image> singles;
     for (const auto& s : samples) {
       inputs.push_back({s.bytes.data(), s.bytes.size()});
@@ -242,12 +242,12 @@ TEST_CASE("jpeg batch and device-resident decoding give the single-image bytes")
     }
     // A corrupt member fails alone when errors are collected.
     const std::vector<std::uint8_t> junk = {0xFF, 0xD8, 0xFF, 0xC0, 0x00};
-    inputs.insert(inputs.begin() + 1, JpegInput{junk.data(), junk.size()});
-    std::vector<std::string> errors;
+    inputs.insert(inputs.begin() + 1, Input{junk.data(), junk.size()});
+    BatchErrors errors;
     const auto batch = decoder.decode_batch(inputs, &errors);
     REQUIRE(batch.size() == inputs.size());
-    CHECK(errors[0].empty());
-    CHECK(errors[1].find("byte") != std::string::npos);
+    CHECK(!errors[0]);
+    CHECK(std::string(errors[1]->what()).find("byte") != std::string::npos);
     CHECK(batch[1].width == 0);
     CHECK_THROWS_AS(decoder.decode_batch(inputs), Error);
 
@@ -306,7 +306,7 @@ TEST_CASE("jpeg batches copied several images at a time, overflowing arenas incl
           1 + i % 2);
     if (emulator) std::reverse(samples.begin(), samples.end());
     std::shared_ptr<Device> shared(&device, [](Device*) {});
-    std::vector<JpegInput> inputs;
+    std::vector<Input> inputs;
     std::vector<Raster> refs;
     for (const auto& s : samples) {
       inputs.push_back({s.bytes.data(), s.bytes.size()});

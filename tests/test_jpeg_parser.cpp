@@ -182,3 +182,49 @@ TEST_CASE("jpeg parser: every truncation and many flipped bytes fail cleanly or 
   CHECK(errors > 0);
   CHECK(parsed > 0);  // truncations inside the scan still parse, with a warning
 }
+
+// parse_headers (up to the first scan) and parse_frame (the frame header alone) read the frame
+// as parse() does, on every file; cut before the frame header, both fail with InvalidData, and
+// both apply the pixel limit.
+TEST_CASE("jpeg parser: parse_headers and parse_frame read the frame as parse does") {
+  for (const char* name : {"testorig.jpg", "testimgint.jpg", "testimgari.jpg", "monkey12.jpg",
+                           "ffmpeg-gray-45x29-q5-default.jpg",
+                           "ffmpeg-yuvj422p-64x40-q8-default.jpg"}) {
+    INFO(name);
+    const auto file = read_file(name);
+    const jpeg::Header whole = jpeg::parse(file.data(), file.size());
+    for (const jpeg::Header& h : {jpeg::parse_headers(file.data(), file.size()),
+                                  jpeg::parse_frame(file.data(), file.size())}) {
+      CHECK(h.width == whole.width);
+      CHECK(h.height == whole.height);
+      CHECK(h.precision == whole.precision);
+      CHECK(h.sof_marker == whole.sof_marker);
+      REQUIRE(h.components.size() == whole.components.size());
+      for (std::size_t c = 0; c < h.components.size(); ++c) {
+        CHECK(h.components[c].h == whole.components[c].h);
+        CHECK(h.components[c].v == whole.components[c].v);
+      }
+      CHECK(h.scans.empty());
+    }
+    const jpeg::Header headers = jpeg::parse_headers(file.data(), file.size());
+    CHECK(headers.jfif == whole.jfif);
+    CHECK(headers.adobe == whole.adobe);
+  }
+  const auto file = read_file("testorig.jpg");
+  for (std::size_t cut : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(30)}) {
+    INFO("cut at " << cut);
+    for (int mode = 0; mode < 2; ++mode) {
+      try {
+        if (mode == 0) jpeg::parse_headers(file.data(), cut);
+        if (mode == 1) jpeg::parse_frame(file.data(), cut);
+        FAIL("no error");
+      } catch (const Error& e) {
+        CHECK(e.code() == ErrorCode::InvalidData);
+      }
+    }
+  }
+  jpeg::Limits small;
+  small.max_pixels = 100;
+  CHECK_THROWS_AS(jpeg::parse_frame(file.data(), file.size(), small), Error);
+  CHECK_THROWS_AS(jpeg::parse_headers(file.data(), file.size(), small), Error);
+}

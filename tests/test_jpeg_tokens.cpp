@@ -15,6 +15,7 @@
 #include "core/jpeg/parser.h"
 #include "core/jpeg/token_stream.h"
 #include "hetcodec/jpeg.h"
+#include "host/src/jpeg_info.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/token_streams.h"
 

@@ -17,6 +17,7 @@
 #include "core/png/reader.h"
 #include "core/png/writer.h"
 #include "core/portable/png_deflate.h"
+#include "hetcodec/jpeg.h"
 #include "hetcodec/png.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/libpng_oracle.h"
@@ -44,13 +45,13 @@ png::Raster raster(int w, int h, int channels, int depth, unsigned seed, bool no
   return im;
 }
 
-RawImage raw_of(const png::Raster& r) {
-  RawImage raw;
+Image raw_of(const png::Raster& r) {
+  Image raw;
   raw.width = r.width;
   raw.height = r.height;
-  raw.channels = r.channels;
+  raw.format = png_format(r.channels);
   raw.bit_depth = r.bit_depth;
-  raw.samples = r.samples;
+  raw.pixels = r.samples;
   return raw;
 }
 
@@ -208,7 +209,7 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
     for (const auto& c : cases) {
       INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
       const png::Raster r = raster(c.w, c.h, c.channels, c.depth, unsigned(3 * c.w + c.h), c.noise);
-      const RawImage raw = raw_of(r);
+      const Image raw = raw_of(r);
       CHECK(encoder.encode(raw) == hetcodec::test::libpng_encode(r, Z_RLE));
       // The parallel mode: the same as the CPU reference's, and libpng reads the samples back.
       const auto file = fast.encode(raw);
@@ -216,10 +217,10 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
             png::assemble_parallel(r, png::filter_rows_libpng(r, png::kParallelBandRows), 5, 1));
       CHECK(hetcodec::test::libpng_decode(file).samples == r.samples);
     }
-    RawImage bad;
+    Image bad;
     bad.width = 3;
     bad.height = 3;
-    bad.samples.resize(26);
+    bad.pixels.resize(26);
     CHECK_THROWS_AS(encoder.encode(bad), Error);
   });
 }
@@ -272,7 +273,7 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
         std::copy(noise.begin(), noise.end(), r.samples.begin());
         for (int y = c.h / 2; y < c.h; y += 2) fill_row(y, std::uint8_t(y));
       }
-      const RawImage raw = raw_of(r);
+      const Image raw = raw_of(r);
       PngEncodeOptions o;
       o.deflate = PngDeflate::Device;
       o.mode = PngMode::Compatible;

@@ -86,12 +86,12 @@ TEST_CASE("png decode on every device: PngSuite equals libpng") {
       INFO(p.filename().string());
       const auto f = read_bytes(p);
       const png::Raster ref = test::libpng_decode_expanded(f);
-      const RawImage ours = decoder.decode(f.data(), f.size());
+      const Image ours = decoder.decode(f.data(), f.size());
       CHECK(ours.width == ref.width);
       CHECK(ours.height == ref.height);
-      CHECK(ours.channels == ref.channels);
+      CHECK(ours.channels() == ref.channels);
       CHECK(ours.bit_depth == ref.bit_depth);
-      CHECK(ours.samples == ref.samples);
+      CHECK(ours.pixels == ref.samples);
     }
   });
 }
@@ -121,9 +121,9 @@ TEST_CASE("png decode on every device: the wavefront engine, both orders, every 
         const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
         const auto file =
             png::assemble_compatible(im, filter_randomly(im, seed, c.sub_only, c.bands));
-        const RawImage ours = decoder.decode(file.data(), file.size());
-        CHECK(ours.samples == im.samples);
-        CHECK(ours.samples == test::libpng_decode_expanded(file).samples);
+        const Image ours = decoder.decode(file.data(), file.size());
+        CHECK(ours.pixels == im.samples);
+        CHECK(ours.pixels == test::libpng_decode_expanded(file).samples);
       }
     }
   });
@@ -177,19 +177,19 @@ TEST_CASE("png decode on every device: parallel-mode files and device images") {
     if (emulator(dev)) return;  // covered by the cases above at a size the emulator can take
     auto device = open_device(dev.info().spec);
     PngEncoder encoder(device);
-    RawImage raw;
+    Image raw;
     raw.width = im.width;
     raw.height = im.height;
-    raw.channels = 3;
-    raw.samples = im.samples;
+    raw.format = PixelFormat::RGB;
+    raw.pixels = im.samples;
     const auto file = encoder.encode(raw);
     PngDecodeOptions o;
     o.threads = 4;
     PngDecoder decoder(device, o);
-    const RawImage back = decoder.decode(file.data(), file.size());
-    CHECK(decoder.times().used_index);
-    CHECK(back.samples == im.samples);
-    const DeviceRawImage d = decoder.decode_to_device(file.data(), file.size());
+    const Image back = decoder.decode(file.data(), file.size());
+    CHECK(decoder.stage_times().used_index);
+    CHECK(back.pixels == im.samples);
+    const DeviceImage d = decoder.decode_to_device(file.data(), file.size());
     REQUIRE(d.buffer);
     CHECK(d.bytes() == im.samples.size());
     std::vector<std::uint8_t> bytes(d.bytes());
@@ -221,11 +221,11 @@ TEST_CASE("png decode on every device: a libpng file without an index, inflated 
       o.threads = 8;
       PngDecoder decoder(device, o);
       for (int rep = 0; rep < 2; ++rep) {  // the second time on the kept threads and scratch
-        const RawImage back = decoder.decode(file.data(), file.size());
-        CHECK(!decoder.times().used_index);
-        CHECK(decoder.times().split_pieces > 1);
-        CHECK(decoder.times().split_pieces <= png::split_parts(info.idat_bytes, 8));
-        CHECK(back.samples == want.samples);
+        const Image back = decoder.decode(file.data(), file.size());
+        CHECK(!decoder.stage_times().used_index);
+        CHECK(decoder.stage_times().split_pieces > 1);
+        CHECK(decoder.stage_times().split_pieces <= png::split_parts(info.idat_bytes, 8));
+        CHECK(back.pixels == want.samples);
       }
     });
   }
@@ -235,13 +235,12 @@ TEST_CASE("png decode on every device: a libpng file without an index, inflated 
 std::string outcome(PngDecoder& decoder, const std::vector<std::uint8_t>& file,
                     std::vector<std::uint8_t>* samples = nullptr) {
   try {
-    std::vector<std::string> warnings;
-    const RawImage im = decoder.decode(file.data(), file.size(), &warnings);
-    if (samples) *samples = im.samples;
-    std::string s = "decoded " + std::to_string(im.samples.size()) + " bytes, hash " +
+    const Image im = decoder.decode(file.data(), file.size());
+    if (samples) *samples = im.pixels;
+    std::string s = "decoded " + std::to_string(im.pixels.size()) + " bytes, hash " +
                     std::to_string(std::hash<std::string>()(
-                        std::string(im.samples.begin(), im.samples.end())));
-    for (const auto& w : warnings) s += "; " + w;
+                        std::string(im.pixels.begin(), im.pixels.end())));
+    for (const auto& w : im.warnings) s += "; " + w;
     return s;
   } catch (const Error& e) {
     return std::string("error ") + to_string(e.code()) + ": " + e.what();
@@ -260,12 +259,12 @@ TEST_CASE("png decode on every device: hcRS segments inflated on the device") {
   unsigned seed = 7;
   for (const Case& c : cases) {
     png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
-    RawImage raw;
+    Image raw;
     raw.width = im.width;
     raw.height = im.height;
-    raw.channels = c.channels;
+    raw.format = png_format(c.channels);
     raw.bit_depth = c.depth;
-    raw.samples = im.samples;
+    raw.pixels = im.samples;
     PngEncodeOptions eo;
     eo.segments = c.segments;
     PngEncoder encoder("cpu", eo);
@@ -285,9 +284,9 @@ TEST_CASE("png decode on every device: hcRS segments inflated on the device") {
     for (std::size_t i = 0; i < files.size(); ++i) {
       const auto& [im, file] = files[i];
       INFO("case " << i << ", " << im.width << "x" << im.height);
-      const RawImage back = decoder.decode(file.data(), file.size());
-      CHECK(decoder.times().inflated_on_device);
-      CHECK(back.samples == im.samples);
+      const Image back = decoder.decode(file.data(), file.size());
+      CHECK(decoder.stage_times().inflated_on_device);
+      CHECK(back.pixels == im.samples);
     }
     // Damage inside the data (CRCs ignored, so that the inflate sees it): the device inflate
     // fails or its checksum does not match, and the host path decides, as it does alone.
@@ -327,13 +326,12 @@ TEST_CASE("png decode on every device: files with Apple's iDOT index") {
         o.threads = 4;
         o.inflate = where;
         PngDecoder decoder(device, o);
-        std::vector<std::string> warnings;
-        const RawImage back = decoder.decode(file.data(), file.size(), &warnings);
-        CHECK(warnings.empty());
-        CHECK(decoder.times().used_index);
-        CHECK(decoder.times().inflated_on_device == (where == PngInflate::Device));
-        CHECK(back.samples == im.samples);
-        CHECK(back.samples == test::libpng_decode_expanded(file).samples);
+        const Image back = decoder.decode(file.data(), file.size());
+        CHECK(back.warnings.empty());
+        CHECK(decoder.stage_times().used_index);
+        CHECK(decoder.stage_times().inflated_on_device == (where == PngInflate::Device));
+        CHECK(back.pixels == im.samples);
+        CHECK(back.pixels == test::libpng_decode_expanded(file).samples);
       }
     }
   });
@@ -381,13 +379,12 @@ TEST_CASE("png decode on every device: pieces overlapped with the inflate") {
       o.threads = 4;
       o.overlap_bytes = filtered.size() / 9;
       PngDecoder decoder(device, o);
-      std::vector<std::string> warnings;
-      const RawImage back = decoder.decode(file.data(), file.size(), &warnings);
-      CHECK(warnings.empty());
-      CHECK(decoder.times().overlapped);
-      CHECK(back.samples == expected);
-      const DeviceRawImage d = decoder.decode_to_device(file.data(), file.size());
-      CHECK(decoder.times().overlapped);
+      const Image back = decoder.decode(file.data(), file.size());
+      CHECK(back.warnings.empty());
+      CHECK(decoder.stage_times().overlapped);
+      CHECK(back.pixels == expected);
+      const DeviceImage d = decoder.decode_to_device(file.data(), file.size());
+      CHECK(decoder.stage_times().overlapped);
       REQUIRE(d.buffer);
       std::vector<std::uint8_t> bytes(d.bytes());
       auto q = device->create_queue();
@@ -397,8 +394,8 @@ TEST_CASE("png decode on every device: pieces overlapped with the inflate") {
       // The same decoder without overlap, for the same samples.
       o.overlap_bytes = 0;
       PngDecoder plain(device, o);
-      CHECK(plain.decode(file.data(), file.size()).samples == expected);
-      CHECK(!plain.times().overlapped);
+      CHECK(plain.decode(file.data(), file.size()).pixels == expected);
+      CHECK(!plain.stage_times().overlapped);
     }
 
     // An index over data not flushed where it says: no overlap, the whole stream inflated, a
@@ -411,9 +408,10 @@ TEST_CASE("png decode on every device: pieces overlapped with the inflate") {
     PngDecoder decoder(device, o);
     const auto unflushed = test::idot_file(im, filtered, {0, 120, 200}, false);
     REQUIRE(png::idot_segments(png::parse(unflushed.data(), unflushed.size())).size() == 3);
-    std::vector<std::string> warnings;
-    CHECK(decoder.decode(unflushed.data(), unflushed.size(), &warnings).samples == im.samples);
-    CHECK(!decoder.times().overlapped);
+    const Image unflushed_image = decoder.decode(unflushed.data(), unflushed.size());
+    const std::vector<std::string>& warnings = unflushed_image.warnings;
+    CHECK(unflushed_image.pixels == im.samples);
+    CHECK(!decoder.stage_times().overlapped);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("iDOT") != std::string::npos);
     auto broken = filtered;
@@ -428,8 +426,8 @@ TEST_CASE("png decode on every device: pieces overlapped with the inflate") {
     }
     // The decoder goes on after the error.
     const auto good = test::idot_file(im, filtered, {0, 120, 200});
-    CHECK(decoder.decode(good.data(), good.size()).samples == im.samples);
-    CHECK(decoder.times().overlapped);
+    CHECK(decoder.decode(good.data(), good.size()).pixels == im.samples);
+    CHECK(decoder.stage_times().overlapped);
   });
 }
 
@@ -529,11 +527,10 @@ TEST_CASE("png decode on every device: files of every type from libpng and from 
       if (emulator(dev) && (k++ % 4) != 0) continue;
       INFO(name);
       const png::Raster ref = test::libpng_decode_expanded(f);
-      std::vector<std::string> warnings;
-      const RawImage ours = decoder.decode(f.data(), f.size(), &warnings);
-      CHECK(ours.channels == ref.channels);
+      const Image ours = decoder.decode(f.data(), f.size());
+      CHECK(ours.channels() == ref.channels);
       CHECK(ours.bit_depth == ref.bit_depth);
-      CHECK(ours.samples == ref.samples);
+      CHECK(ours.pixels == ref.samples);
     }
   });
 }
@@ -543,27 +540,28 @@ TEST_CASE("png decode on every device: decode_batch, with a broken file among go
   for (const char* name : {"basn2c08.png", "basi3p02.png", "xcsn0g01.png", "basn4a16.png",
                            "tbbn0g04.png", "basi6a16.png"})
     files.push_back(read_bytes(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / name));
-  std::vector<PngInput> inputs;
+  std::vector<Input> inputs;
   for (const auto& f : files) inputs.push_back({f.data(), f.size()});
   for_each_device([&](Device& dev) {
     PngDecodeOptions o;
     o.batch_streams = 3;
     PngDecoder decoder(open_device(dev.info().spec), o);
-    std::vector<std::string> errors;
+    BatchErrors errors;
     const auto images = decoder.decode_batch(inputs, &errors);
     REQUIRE(images.size() == files.size());
     REQUIRE(errors.size() == files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
       INFO("file " << i);
       if (i == 2) {
-        CHECK(errors[i].find("CRC") != std::string::npos);
-        CHECK(images[i].samples.empty());
+        REQUIRE(errors[i]);
+        CHECK(std::string(errors[i]->what()).find("CRC") != std::string::npos);
+        CHECK(images[i].pixels.empty());
         continue;
       }
-      CHECK(errors[i].empty());
-      CHECK(images[i].samples == test::libpng_decode_expanded(files[i]).samples);
+      CHECK(!errors[i]);
+      CHECK(images[i].pixels == test::libpng_decode_expanded(files[i]).samples);
     }
-    CHECK(decoder.times().images == files.size() - 1);
+    CHECK(decoder.stage_times().images == files.size() - 1);
     // Without an error list the failure is thrown, with its code.
     try {
       decoder.decode_batch(inputs);

@@ -21,11 +21,8 @@
 #include <random>
 #include <thread>
 
+#include "tools/bench_nvjpeg.h"
 #include "tools/cli.h"
-
-#ifdef HETCODEC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace hetcodec::tools {
 namespace {
@@ -188,116 +185,6 @@ std::vector<fs::path> jpeg_files(const std::vector<std::string>& paths) {
   return files;
 }
 
-// ---- nvJPEG, loaded at run time ----------------------------------------------------------------
-// Declarations of the few entry points used, as the nvJPEG documentation gives them, so that the
-// tool builds without nvjpeg.h and runs without libnvjpeg.
-
-#ifdef HETCODEC_HAVE_CUDA
-struct NvImage {
-  unsigned char* channel[4];
-  std::size_t pitch[4];
-};
-using NvHandle = void*;
-using NvState = void*;
-using PCreateEx = int (*)(int backend, void*, void*, unsigned flags, NvHandle*);
-using PStateCreate = int (*)(NvHandle, NvState*);
-using PBatchedInit = int (*)(NvHandle, NvState, int batch, int max_cpu_threads, int format);
-using PBatched = int (*)(NvHandle, NvState, const unsigned char* const*, const std::size_t*,
-                         NvImage*, cudaStream_t);
-using PStateDestroy = int (*)(NvState);
-using PDestroy = int (*)(NvHandle);
-constexpr int kNvRGBI = 5;
-
-struct NvJpeg {
-  void* lib = nullptr;
-  PCreateEx create = nullptr;
-  PStateCreate state_create = nullptr;
-  PBatchedInit batched_init = nullptr;
-  PBatched batched = nullptr;
-  PStateDestroy state_destroy = nullptr;
-  PDestroy destroy = nullptr;
-  std::string why;
-  NvJpeg() {
-    for (const char* name : {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so"}) {
-      lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-      if (lib) break;
-    }
-    if (!lib) {
-      why = "libnvjpeg not found";
-      return;
-    }
-    create = reinterpret_cast<PCreateEx>(dlsym(lib, "nvjpegCreateEx"));
-    state_create = reinterpret_cast<PStateCreate>(dlsym(lib, "nvjpegJpegStateCreate"));
-    batched_init = reinterpret_cast<PBatchedInit>(dlsym(lib, "nvjpegDecodeBatchedInitialize"));
-    batched = reinterpret_cast<PBatched>(dlsym(lib, "nvjpegDecodeBatched"));
-    state_destroy = reinterpret_cast<PStateDestroy>(dlsym(lib, "nvjpegJpegStateDestroy"));
-    destroy = reinterpret_cast<PDestroy>(dlsym(lib, "nvjpegDestroy"));
-    if (!create || !state_create || !batched_init || !batched || !state_destroy || !destroy) {
-      why = "libnvjpeg lacks an entry point";
-      lib = nullptr;
-    }
-  }
-};
-
-// img/s of nvJPEG backend `backend` on the batch, RGB interleaved into device memory; a
-// negative value with `why` set when the backend is unavailable.
-double bench_nvjpeg(NvJpeg& nv, int backend, const std::vector<std::vector<std::uint8_t>>& batch,
-                    const std::vector<std::pair<int, int>>& dims, double min_time,
-                    std::string& why) {
-  NvHandle handle = nullptr;
-  NvState state = nullptr;
-  int st = nv.create(backend, nullptr, nullptr, 0, &handle);
-  if (st != 0) {
-    why = "nvjpegCreateEx status " + std::to_string(st);
-    return -1;
-  }
-  cudaStream_t stream = nullptr;
-  cudaStreamCreate(&stream);
-  std::vector<unsigned char*> buffers;
-  std::vector<NvImage> out(batch.size());
-  std::vector<const unsigned char*> ptrs;
-  std::vector<std::size_t> lengths;
-  double rate = -1;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    unsigned char* p = nullptr;
-    cudaMalloc(reinterpret_cast<void**>(&p), std::size_t(dims[i].first) * dims[i].second * 3);
-    buffers.push_back(p);
-    out[i] = NvImage{};
-    out[i].channel[0] = p;
-    out[i].pitch[0] = std::size_t(dims[i].first) * 3;
-    ptrs.push_back(batch[i].data());
-    lengths.push_back(batch[i].size());
-  }
-  st = nv.state_create(handle, &state);
-  if (st == 0)
-    st = nv.batched_init(handle, state, int(batch.size()), int(std::thread::hardware_concurrency()),
-                         kNvRGBI);
-  auto run = [&] {
-    int s = nv.batched(handle, state, ptrs.data(), lengths.data(), out.data(), stream);
-    cudaStreamSynchronize(stream);
-    return s;
-  };
-  if (st == 0) st = run();  // warm-up
-  if (st == 0) {
-    std::size_t images = 0;
-    const auto t0 = Clock::now();
-    double t = 0;
-    while (t < min_time) {
-      if ((st = run()) != 0) break;
-      images += batch.size();
-      t = since(t0);
-    }
-    if (st == 0) rate = double(images) / t;
-  }
-  if (st != 0) why = "nvjpegDecodeBatched status " + std::to_string(st);
-  if (state) nv.state_destroy(state);
-  nv.destroy(handle);
-  for (auto* p : buffers) cudaFree(p);
-  cudaStreamDestroy(stream);
-  return rate;
-}
-#endif
-
 // ---- the benchmark ----------------------------------------------------------------------------
 
 struct BenchOptions {
@@ -316,196 +203,223 @@ double megapixels(const std::vector<std::pair<int, int>>& dims) {
   return mp;
 }
 
-void run_bench(const GlobalOptions& global, const BenchOptions& o) {
-  // Inputs: files, the cached corpus, or the built-in set.
-  std::vector<std::vector<std::uint8_t>> files;
+// The batch measured, from the files given, the cached corpus or the built-in set: the files in
+// order, repeated to fill it (colour images only).
+struct JpegBatch {
   std::string source;
+  std::vector<std::vector<std::uint8_t>> files;
+  std::vector<std::pair<int, int>> dims;
+  std::vector<Input> inputs;
+  std::uint64_t bytes_in = 0;
+  double mp = 0;
+  int threads = 1;
+};
+
+JpegBatch load_batch(const BenchOptions& o) {
+  std::vector<std::vector<std::uint8_t>> files;
+  JpegBatch b;
   if (!o.paths.empty()) {
     for (const auto& f : jpeg_files(o.paths)) files.push_back(read_all(f));
-    source = std::to_string(files.size()) + " files from " + o.paths[0];
+    b.source = std::to_string(files.size()) + " files from " + o.paths[0];
   } else if (const std::string dir = default_corpus_dir(); !dir.empty() && fs::is_directory(dir)) {
     for (const auto& f : jpeg_files({dir})) files.push_back(read_all(f));
-    source = std::to_string(files.size()) + " files from " + dir;
+    b.source = std::to_string(files.size()) + " files from " + dir;
   }
   if (files.empty()) {
     std::cerr << "bench jpeg: no corpus given or cached (hetcodec corpus builds one); using the "
                  "built-in set of 64 synthetic 500x375 4:2:0 images\n";
     files = builtin_corpus(64, 500, 375);
-    source = "built-in: 64 synthetic 500x375 4:2:0 q75-95";
+    b.source = "built-in: 64 synthetic 500x375 4:2:0 q75-95";
   }
-  // The batch: the files in order, repeated to fill it.
   const std::size_t batch_size = std::size_t(std::max(1, o.batch));
-  std::vector<std::vector<std::uint8_t>> batch;
-  std::vector<std::pair<int, int>> dims;
-  std::uint64_t bytes_in = 0;
   std::vector<std::uint8_t> scratch;
-  for (std::size_t i = 0; batch.size() < batch_size && i < batch_size * 4; ++i) {
+  for (std::size_t i = 0; b.files.size() < batch_size && i < batch_size * 4; ++i) {
     const auto& f = files[i % files.size()];
     int w = 0, h = 0, c = 0;
     if (!libjpeg_decode(f, scratch, w, h, c) || c != 3) continue;  // colour images only
-    batch.push_back(f);
-    dims.push_back({w, h});
-    bytes_in += f.size();
+    b.files.push_back(f);
+    b.dims.push_back({w, h});
+    b.bytes_in += f.size();
   }
-  if (batch.empty())
+  if (b.files.empty())
     throw Error(ErrorCode::InvalidArgument, "bench jpeg: no decodable colour JPEG");
-  const double mp = megapixels(dims);
-  const int threads =
-      o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
-  std::fprintf(stderr, "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s), %d threads\n",
-               batch.size(), mp, double(bytes_in) / (1 << 20), source.c_str(), threads);
-  std::vector<JpegInput> inputs;
-  for (const auto& b : batch) inputs.push_back({b.data(), b.size()});
+  b.mp = megapixels(b.dims);
+  b.threads = o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
+  for (const auto& f : b.files) b.inputs.push_back({f.data(), f.size()});
+  return b;
+}
 
+// The rows of a run, printed as they come.
+struct Table {
+  const JpegBatch& batch;
   nlohmann::json results = nlohmann::json::array();
-  auto add = [&](const std::string& name, const std::string& kind, double img_s,
-                 nlohmann::json extra) {
-    nlohmann::json r = {{"name", name},
-                        {"kind", kind},
-                        {"images_per_s", img_s},
-                        {"megapixels_per_s", img_s * mp / double(batch.size())}};
+  void add(const std::string& name, const std::string& kind, double img_s,
+           nlohmann::json extra) {
+    const double mp_s = img_s * batch.mp / double(batch.files.size());
+    nlohmann::json r = {
+        {"name", name}, {"kind", kind}, {"images_per_s", img_s}, {"megapixels_per_s", mp_s}};
     r.update(extra);
     results.push_back(r);
-    std::fprintf(stdout, "%-44s %10.0f img/s %9.1f MP/s\n", name.c_str(), img_s,
-                 img_s * mp / double(batch.size()));
+    std::fprintf(stdout, "%-44s %10.0f img/s %9.1f MP/s\n", name.c_str(), img_s, mp_s);
     std::fflush(stdout);
-  };
-
-  // Our pipeline on each selected device.
-  for (const auto& info : selected_devices(global)) {
-    for (const int per_copy : o.per_copy) {
-      // Named by the images per copy only where the run compares several settings.
-      const std::string label =
-          o.per_copy.size() > 1
-              ? " (" + (per_copy > 0 ? std::to_string(per_copy) : std::string("auto")) +
-                    (per_copy == 1 ? " image per copy)" : " images per copy)")
-              : std::string();
-      std::fprintf(stderr, "  %s (%s)%s...\n", info.spec.c_str(), info.name.c_str(), label.c_str());
-      try {
-        JpegDecodeOptions opts;
-        opts.threads = threads;
-        opts.fused = !o.separate;
-        opts.images_per_copy = per_copy;
-        JpegDecoder decoder(open_device(info.spec), opts);
-        std::shared_ptr<DeviceBuffer> output;
-        decoder.decode_batch_to_device(inputs, nullptr, &output);  // warm-up: builds kernels
-        std::size_t images = 0;
-        const auto t0 = Clock::now();
-        double t = 0;
-        while (t < o.min_time) {
-          decoder.decode_batch_to_device(inputs, nullptr, &output);
-          images += batch.size();
-          t = since(t0);
-        }
-        decoder.reset_stage_times();
-        decoder.decode_batch_to_device(inputs, nullptr, &output);
-        const JpegStageTimes pipe = decoder.stage_times();
-        const JpegStageTimes st = decoder.profile_stages(inputs);
-        const double per = 1e3 / double(batch.size());
-        add("hetcodec " + info.spec + " " + info.name + label, "hetcodec", double(images) / t,
-            {{"device", to_json(info)},
-             {"kernels", o.separate ? "separate" : "fused"},
-             {"images_per_copy", per_copy},
-             {"token_stream_copies_per_image", double(pipe.job_copies) / double(batch.size())},
-             {"cpu_stage_alone_images_per_s",
-              st.huffman > 0 ? double(batch.size()) / st.huffman : 0},
-             {"stage_ms_per_image",
-              {{"huffman_all_threads", st.huffman * per},
-               {"transfer", st.transfer * per},
-               {"transfer_copies", st.job_copies},
-               {"kernels", st.device * per},
-               {"kernel_decode_idct", st.device_decode * per},
-               {"kernel_upsample_color", st.device_color * per}}},
-             {"pipeline_ms_per_image",
-              {{"waiting_for_last_images", pipe.wait_cpu * per},
-               {"feeding_device", pipe.enqueue * per},
-               {"waiting_for_device", pipe.device * per},
-               {"cpu_stage_summed_over_threads", pipe.huffman * per},
-               {"waiting_for_a_ticket", pipe.wait_ticket * per},
-               {"thread_time", pipe.thread_seconds * per},
-               {"thread_time_not_on_images",
-                std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per}}}});
-        std::fprintf(stdout,
-                     "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
-                     "runs at %.0f img/s), transfer %.3f ms (%llu copies), kernels %.3f ms "
-                     "(apart: token decode + IDCT %.3f ms, upsampling + colour %.3f ms)\n",
-                     st.huffman * per, st.huffman > 0 ? double(batch.size()) / st.huffman : 0.0,
-                     st.transfer * per, static_cast<unsigned long long>(st.job_copies),
-                     st.device * per, st.device_decode * per, st.device_color * per);
-        std::fprintf(stdout,
-                     "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
-                     "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads; "
-                     "threads' time %.3f ms, of which not on images %.3f ms (waiting for a ticket "
-                     "%.3f ms)\n",
-                     pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per,
-                     pipe.thread_seconds * per,
-                     std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
-                     pipe.wait_ticket * per);
-        std::fflush(stdout);
-      } catch (const Error& e) {
-        // One device failing does not lose the others' figures or the peers'.
-        std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
-        results.push_back(
-            {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
-      }
-    }
   }
+};
 
-  if (o.peers) {
-    // libjpeg-turbo, one thread and all threads: full decodes, then entropy decoding alone.
-    for (const bool entropy_only : {false, true})
-      for (int n : {1, threads}) {
-        std::vector<std::vector<std::uint8_t>> outs{std::size_t(n)};
-        std::size_t images = 0;
-        const auto t0 = Clock::now();
-        double t = 0;
-        while (t < o.min_time) {
-          std::atomic<std::size_t> next{0};
-          auto work = [&](int id) {
-            int w, h, c;
-            for (std::size_t i; (i = next.fetch_add(1)) < batch.size();)
-              libjpeg_decode(batch[i], outs[std::size_t(id)], w, h, c, entropy_only);
-          };
-          std::vector<std::thread> pool;
-          for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
-          work(0);
-          for (auto& th : pool) th.join();
-          images += batch.size();
-          t = since(t0);
-        }
-        const std::string on = std::to_string(n) + " thread" + (n == 1 ? "" : "s");
-        if (entropy_only)
-          add("libjpeg-turbo entropy decoding only " + on, "libjpeg-turbo-entropy",
-              double(images) / t, {{"threads", n}, {"api", "jpeg_read_coefficients"}});
-        else
-          add("libjpeg-turbo " + on, "libjpeg-turbo", double(images) / t, {{"threads", n}});
+// The JSON of our row: its stages measured apart (`st`) and its pipeline's times (`pipe`), per
+// image; and the same as text.
+nlohmann::json stage_json(const JpegDecoder::StageTimes& st, const JpegDecoder::StageTimes& pipe,
+                          std::size_t n) {
+  const double per = 1e3 / double(n);
+  return {{"token_stream_copies_per_image", double(pipe.job_copies) / double(n)},
+          {"cpu_stage_alone_images_per_s", st.huffman > 0 ? double(n) / st.huffman : 0},
+          {"stage_ms_per_image",
+           {{"huffman_all_threads", st.huffman * per},
+            {"transfer", st.transfer * per},
+            {"transfer_copies", st.job_copies},
+            {"kernels", st.device * per},
+            {"kernel_decode_idct", st.device_decode * per},
+            {"kernel_upsample_color", st.device_color * per}}},
+          {"pipeline_ms_per_image",
+           {{"waiting_for_last_images", pipe.wait_cpu * per},
+            {"feeding_device", pipe.enqueue * per},
+            {"waiting_for_device", pipe.device * per},
+            {"cpu_stage_summed_over_threads", pipe.huffman * per},
+            {"waiting_for_a_ticket", pipe.wait_ticket * per},
+            {"thread_time", pipe.thread_seconds * per},
+            {"thread_time_not_on_images",
+             std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per}}}};
+}
+void print_stages(const JpegDecoder::StageTimes& st, const JpegDecoder::StageTimes& pipe,
+                  std::size_t n) {
+  const double per = 1e3 / double(n);
+  std::fprintf(stdout,
+               "    stages per image: Huffman %.3f ms (all threads: the CPU stage alone "
+               "runs at %.0f img/s), transfer %.3f ms (%llu copies), kernels %.3f ms "
+               "(apart: token decode + IDCT %.3f ms, upsampling + colour %.3f ms)\n",
+               st.huffman * per, st.huffman > 0 ? double(n) / st.huffman : 0.0, st.transfer * per,
+               static_cast<unsigned long long>(st.job_copies), st.device * per,
+               st.device_decode * per, st.device_color * per);
+  std::fprintf(stdout,
+               "    pipeline per image: feeding the device %.3f ms, waiting for it %.3f ms, "
+               "waiting for the last images %.3f ms; CPU stage %.3f ms summed over threads; "
+               "threads' time %.3f ms, of which not on images %.3f ms (waiting for a ticket "
+               "%.3f ms)\n",
+               pipe.enqueue * per, pipe.device * per, pipe.wait_cpu * per, pipe.huffman * per,
+               pipe.thread_seconds * per,
+               std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
+               pipe.wait_ticket * per);
+  std::fflush(stdout);
+}
+
+// Our pipeline on one device with `per_copy` images per copy: batches to device memory for
+// min_time, then one batch's pipeline times and the stages measured apart.
+void measure_ours(const DeviceInfo& info, int per_copy, const BenchOptions& o, Table& table) {
+  const JpegBatch& b = table.batch;
+  // Named by the images per copy only where the run compares several settings.
+  const std::string label =
+      o.per_copy.size() > 1
+          ? " (" + (per_copy > 0 ? std::to_string(per_copy) : std::string("auto")) +
+                (per_copy == 1 ? " image per copy)" : " images per copy)")
+          : std::string();
+  std::fprintf(stderr, "  %s (%s)%s...\n", info.spec.c_str(), info.name.c_str(), label.c_str());
+  try {
+    JpegDecodeOptions opts;
+    opts.threads = b.threads;
+    opts.fused = !o.separate;
+    opts.images_per_copy = per_copy;
+    JpegDecoder decoder(open_device(info.spec), opts);
+    std::shared_ptr<DeviceBuffer> output;
+    decoder.decode_batch_to_device(b.inputs, nullptr, &output);  // warm-up: builds kernels
+    std::size_t images = 0;
+    const auto t0 = Clock::now();
+    double t = 0;
+    while (t < o.min_time) {
+      decoder.decode_batch_to_device(b.inputs, nullptr, &output);
+      images += b.files.size();
+      t = since(t0);
+    }
+    decoder.reset_stage_times();
+    decoder.decode_batch_to_device(b.inputs, nullptr, &output);
+    const JpegDecoder::StageTimes pipe = decoder.stage_times();
+    const JpegDecoder::StageTimes st = decoder.profile_stages(b.inputs);
+    nlohmann::json extra = {{"device", to_json(info)},
+                            {"kernels", o.separate ? "separate" : "fused"},
+                            {"images_per_copy", per_copy}};
+    extra.update(stage_json(st, pipe, b.files.size()));
+    table.add("hetcodec " + info.spec + " " + info.name + label, "hetcodec", double(images) / t,
+              extra);
+    print_stages(st, pipe, b.files.size());
+  } catch (const Error& e) {
+    // One device failing does not lose the others' figures or the peers'.
+    std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
+    table.results.push_back(
+        {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
+  }
+}
+
+// libjpeg-turbo, one thread and all threads: full decodes, then entropy decoding alone.
+void measure_libjpeg(const BenchOptions& o, Table& table) {
+  const JpegBatch& b = table.batch;
+  for (const bool entropy_only : {false, true})
+    for (int n : {1, b.threads}) {
+      std::vector<std::vector<std::uint8_t>> outs{std::size_t(n)};
+      std::size_t images = 0;
+      const auto t0 = Clock::now();
+      double t = 0;
+      while (t < o.min_time) {
+        std::atomic<std::size_t> next{0};
+        auto work = [&](int id) {
+          int w, h, c;
+          for (std::size_t i; (i = next.fetch_add(1)) < b.files.size();)
+            libjpeg_decode(b.files[i], outs[std::size_t(id)], w, h, c, entropy_only);
+        };
+        std::vector<std::thread> pool;
+        for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
+        work(0);
+        for (auto& th : pool) th.join();
+        images += b.files.size();
+        t = since(t0);
       }
+      const std::string on = std::to_string(n) + " thread" + (n == 1 ? "" : "s");
+      if (entropy_only)
+        table.add("libjpeg-turbo entropy decoding only " + on, "libjpeg-turbo-entropy",
+                  double(images) / t, {{"threads", n}, {"api", "jpeg_read_coefficients"}});
+      else
+        table.add("libjpeg-turbo " + on, "libjpeg-turbo", double(images) / t, {{"threads", n}});
+    }
+}
+
+// nvJPEG's backends where libnvjpeg loads and a CUDA device is there (a CUDA build only).
+void measure_nvjpeg(const BenchOptions& o, Table& table) {
 #ifdef HETCODEC_HAVE_CUDA
-    NvJpeg nv;
-    int ndev = 0;
-    if (!nv.lib) {
-      std::fprintf(stderr, "  nvJPEG: %s\n", nv.why.c_str());
-    } else if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-      std::fprintf(stderr, "  nvJPEG: no CUDA device\n");
-    } else {
-      const std::pair<int, const char*> backends[] = {
-          {1, "hybrid"}, {2, "gpu_hybrid"}, {3, "hardware"}};
-      for (const auto& b : backends) {
-        std::string why;
-        const double rate = bench_nvjpeg(nv, b.first, batch, dims, o.min_time, why);
-        if (rate < 0) {
-          std::fprintf(stderr, "  nvJPEG %s: unavailable (%s)\n", b.second, why.c_str());
-          results.push_back({{"name", std::string("nvJPEG ") + b.second},
-                             {"kind", "nvjpeg"},
-                             {"unavailable", why}});
-        } else {
-          add(std::string("nvJPEG ") + b.second, "nvjpeg", rate, {{"backend", b.second}});
-        }
+  NvJpeg nv;
+  int ndev = 0;
+  if (!nv.lib) {
+    std::fprintf(stderr, "  nvJPEG: %s\n", nv.why.c_str());
+  } else if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+    std::fprintf(stderr, "  nvJPEG: no CUDA device\n");
+  } else {
+    const std::pair<int, const char*> backends[] = {
+        {1, "hybrid"}, {2, "gpu_hybrid"}, {3, "hardware"}};
+    for (const auto& b : backends) {
+      std::string why;
+      const double rate =
+          bench_nvjpeg(nv, b.first, table.batch.files, table.batch.dims, o.min_time, why);
+      if (rate < 0) {
+        std::fprintf(stderr, "  nvJPEG %s: unavailable (%s)\n", b.second, why.c_str());
+        table.results.push_back({{"name", std::string("nvJPEG ") + b.second},
+                                 {"kind", "nvjpeg"},
+                                 {"unavailable", why}});
+      } else {
+        table.add(std::string("nvJPEG ") + b.second, "nvjpeg", rate, {{"backend", b.second}});
       }
     }
-#endif
   }
-  // Ratios of each hetcodec row to each peer row.
+#endif
+}
+
+// Ratios of each hetcodec row to each peer row, printed and kept in the row.
+void add_ratios(nlohmann::json& results) {
   std::fprintf(stdout, "ratios (img/s over img/s):\n");
   for (auto& r : results) {
     if (r["kind"] != "hetcodec") continue;
@@ -519,10 +433,24 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     }
     r["ratios"] = ratios;
   }
+}
+
+void run_bench(const GlobalOptions& global, const BenchOptions& o) {
+  const JpegBatch b = load_batch(o);
+  std::fprintf(stderr, "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s), %d threads\n",
+               b.files.size(), b.mp, double(b.bytes_in) / (1 << 20), b.source.c_str(), b.threads);
+  Table table{b};
+  for (const auto& info : selected_devices(global))
+    for (const int per_copy : o.per_copy) measure_ours(info, per_copy, o, table);
+  if (o.peers) {
+    measure_libjpeg(o, table);
+    measure_nvjpeg(o, table);
+  }
+  add_ratios(table.results);
   nlohmann::json doc = {
-      {"benchmark", "jpeg-decode"}, {"version", version()},     {"corpus", source},
-      {"batch", batch.size()},      {"megapixels", mp},         {"bytes_in", bytes_in},
-      {"threads", threads},         {"min_time_s", o.min_time}, {"results", results}};
+      {"benchmark", "jpeg-decode"}, {"version", version()},     {"corpus", b.source},
+      {"batch", b.files.size()},    {"megapixels", b.mp},       {"bytes_in", b.bytes_in},
+      {"threads", b.threads},       {"min_time_s", o.min_time}, {"results", table.results}};
   if (o.json_path == "-") {
     std::cout << doc.dump(2) << "\n";
   } else if (!o.json_path.empty()) {

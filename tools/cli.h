@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// The tool is part of the project: besides the public API it reaches the backend interface
+// (`bench transfer` drives queues and buffers itself).
+#include "backends/backend.h"
 #include "hetcodec/hetcodec.h"
 
 namespace hetcodec::tools {
@@ -18,9 +21,15 @@ struct GlobalOptions {
   std::vector<std::string> devices;  // --device, repeatable; empty: $HETCODEC_DEVICE or auto
 };
 
-// The devices the options select: each --device spec ("all" = every device except emulators),
-// or the default device. Throws Error(InvalidArgument) for a spec that matches nothing.
+// The one reading of --device for every command: the devices the options select, each spec
+// resolved ("all" = every device except emulators), each device once, or the default device
+// when none is given.
+// Throws Error(InvalidArgument) for a spec that matches nothing.
 std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
+// For a command that runs on one device: the one the options select, or Error(InvalidArgument)
+// naming `command` when they select several (several specs, or `all` on a machine with several
+// devices), never a silent first pick.
+DeviceInfo single_device(const GlobalOptions& options, const std::string& command);
 
 nlohmann::json to_json(const DeviceInfo& info);
 // Input and output paths of a file command: `IN OUT` (two files), or, with `output_dir`, every
@@ -51,7 +60,7 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 
 // An image file as PNG samples: PGM/PPM/PAM (maxval 255 or 65535), PNG (expanded to 8 or 16
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
-RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>& device);
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device);
 void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "host/src/jpeg_info.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -88,9 +89,9 @@ void write_image(const Image& img, const std::string& format, const std::string&
   }
 }
 
-// Writes a RawImage (a decoded PNG) as `format`: pam keeps its channels and depth; pnm, pgm
+// Writes a decoded PNG as `format`: pam keeps its channels and depth; pnm, pgm
 // and ppm take gray and RGB (maxval 65535 for 16 bits); png goes through our encoder.
-void write_raw(const RawImage& img, const std::string& format, const std::string& path,
+void write_raw(const Image& img, const std::string& format, const std::string& path,
                const std::shared_ptr<Device>& device) {
   const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
   const std::string maxval = img.bit_depth == 16 ? "65535" : "255";
@@ -98,15 +99,15 @@ void write_raw(const RawImage& img, const std::string& format, const std::string
     static const char* tuple[] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
     write_bytes(path,
                 "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " + std::to_string(img.height) +
-                    "\nDEPTH " + std::to_string(img.channels) + "\nMAXVAL " + maxval +
-                    "\nTUPLTYPE " + tuple[img.channels] + "\nENDHDR\n",
-                img.samples);
+                    "\nDEPTH " + std::to_string(img.channels()) + "\nMAXVAL " + maxval +
+                    "\nTUPLTYPE " + tuple[img.channels()] + "\nENDHDR\n",
+                img.pixels);
   } else if (format == "png") {
     PngEncoder encoder(device);
     write_bytes(path, "", encoder.encode(img));
   } else if (format == "pgm" || format == "ppm" || format == "pnm") {
-    const bool gray = img.channels == 1;
-    if (img.channels == 2 || img.channels == 4)
+    const bool gray = img.channels() == 1;
+    if (img.channels() == 2 || img.channels() == 4)
       throw Error(ErrorCode::InvalidArgument,
                   path + ": the image has an alpha channel, which " + format +
                       " cannot hold (use .pam)");
@@ -116,15 +117,15 @@ void write_raw(const RawImage& img, const std::string& format, const std::string
     if (format == "ppm" && gray) {
       std::vector<std::uint8_t> rgb;
       const std::size_t bps = std::size_t(img.bit_depth / 8);
-      rgb.reserve(img.samples.size() * 3);
-      for (std::size_t i = 0; i < img.samples.size(); i += bps)
+      rgb.reserve(img.pixels.size() * 3);
+      for (std::size_t i = 0; i < img.pixels.size(); i += bps)
         for (int c = 0; c < 3; ++c)
-          rgb.insert(rgb.end(), img.samples.begin() + std::ptrdiff_t(i),
-                     img.samples.begin() + std::ptrdiff_t(i + bps));
+          rgb.insert(rgb.end(), img.pixels.begin() + std::ptrdiff_t(i),
+                     img.pixels.begin() + std::ptrdiff_t(i + bps));
       write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
     } else {
       write_bytes(path, std::string(gray ? "P5" : "P6") + "\n" + dims + "\n" + maxval + "\n",
-                  img.samples);
+                  img.pixels);
     }
   } else {
     throw Error(ErrorCode::InvalidArgument,
@@ -160,35 +161,77 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   return d;
 }
 
-std::string device_spec(const GlobalOptions& g) {
-  if (g.devices.size() > 1)
-    throw Error(ErrorCode::InvalidArgument, "decode runs on one device; give --device once");
-  return g.devices.empty() ? std::string() : g.devices[0];
-}
-
-int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
-  const auto jobs = plan_jobs("decode", o.files, o.output_dir, o.format.empty() ? "pnm" : o.format);
+// A decode run: the device, its decoders (the PNG one made when the first PNG comes), the
+// options.
+struct DecodeRun {
+  const DecodeOptions& o;
   std::shared_ptr<Device> device;
-  try {
-    device = open_device(device_spec(g));
-  } catch (const Error& e) {
-    if (!o.fallback_cpu || e.code() != ErrorCode::DeviceError) throw;
-    std::cerr << "hetcodec: " << e.what() << "; falling back to the CPU reference\n";
-    device = open_device("cpu");
+  JpegDecoder decoder;
+  std::unique_ptr<PngDecoder> png_decoder;
+
+  // One file's outcome, whichever decoder had it: an error, or the image (from a PNG or not).
+  struct Outcome {
+    std::string error;
+    const Image* image = nullptr;
+    bool png = false;
+  };
+
+  // Writes a decoded file and says so; false when it failed.
+  bool write(const Outcome& r, const std::pair<std::string, std::string>& job,
+             const std::string& progress) {
+    if (!r.error.empty()) {
+      std::cerr << progress << job.first << ": " << r.error << "\n";
+      return false;
+    }
+    const Image& img = *r.image;
+    for (const auto& w : img.warnings) std::cerr << job.first << ": warning: " << w << "\n";
+    const std::string format = o.format.empty() ? format_of(job.second) : o.format;
+    try {
+      if (r.png)
+        write_raw(img, format, job.second, device);
+      else
+        write_image(img, format, job.second);
+    } catch (const Error& e) {
+      std::cerr << progress << e.what() << "\n";
+      return false;
+    }
+    if (o.quiet) return true;
+    std::cerr << progress << job.first << " -> " << job.second << " (";
+    if (r.png)
+      std::cerr << img.width << "x" << img.height << ", " << img.channels() << " channel"
+                << (img.channels() == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
+    else
+      std::cerr << img.width << "x" << img.height << " " << to_string(img.format) << ")\n";
+    return true;
   }
-  JpegDecoder decoder(device, decoder_options(o));
-  std::unique_ptr<PngDecoder> png_decoder;  // made when the first PNG comes
-  if (!o.quiet)
-    std::cerr << "decoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
-              << device->info().spec << " (" << device->info().name << ")\n";
-  // Batches of up to 64 files: the Huffman stage of one file overlaps the device work of the
-  // one before; a file that fails is reported and the others go on.
-  int failed = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t start = 0; start < jobs.size(); start += 64) {
-    const std::size_t end = std::min(jobs.size(), start + 64);
+
+  // The PNG files among `bytes` (those read), decoded several at once; png_slot[k] is file k's
+  // index among them.
+  std::vector<Image> decode_pngs(const std::vector<std::vector<std::uint8_t>>& bytes,
+                                 const std::vector<bool>& png,
+                                 const std::vector<std::string>& read_errors,
+                                 std::vector<std::size_t>& png_slot, BatchErrors& errors) {
+    std::vector<Input> inputs;
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (png[k] && read_errors[k].empty()) {
+        png_slot[k] = inputs.size();
+        inputs.push_back({bytes[k].data(), bytes[k].size()});
+      }
+    if (inputs.empty()) return {};
+    if (!png_decoder) {
+      PngDecodeOptions po;
+      po.max_pixels = o.max_pixels;
+      if (o.threads > 0) po.threads = o.threads;
+      png_decoder = std::make_unique<PngDecoder>(device, po);
+    }
+    return png_decoder->decode_batch(inputs, &errors);
+  }
+
+  // Files jobs[start, end): read, decoded (JPEG and PNG in a batch each), written, reported.
+  // Returns how many failed.
+  int decode_files(const std::vector<std::pair<std::string, std::string>>& jobs,
+                   std::size_t start, std::size_t end) {
     std::vector<std::vector<std::uint8_t>> bytes;
-    std::vector<JpegInput> inputs;
     std::vector<std::string> read_errors(end - start);
     for (std::size_t i = start; i < end; ++i) {
       try {
@@ -200,79 +243,60 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     }
     // PNG files go to the PNG decoder; the JPEG batch sees them as empty inputs.
     std::vector<bool> png(bytes.size());
+    std::vector<Input> inputs;
     for (std::size_t k = 0; k < bytes.size(); ++k) {
       png[k] = is_png(bytes[k]);
-      inputs.push_back(png[k] ? JpegInput{} : JpegInput{bytes[k].data(), bytes[k].size()});
+      inputs.push_back(png[k] ? Input{} : Input{bytes[k].data(), bytes[k].size()});
     }
-    std::vector<std::string> errors;
-    auto images = decoder.decode_batch(inputs, &errors);
-    // The PNG files of the batch, decoded several at once.
-    std::vector<PngInput> png_inputs;
+    BatchErrors errors, png_errors;
+    const std::vector<Image> images = decoder.decode_batch(inputs, &errors);
     std::vector<std::size_t> png_slot(bytes.size(), 0);
-    for (std::size_t k = 0; k < bytes.size(); ++k)
-      if (png[k] && read_errors[k].empty()) {
-        png_slot[k] = png_inputs.size();
-        png_inputs.push_back({bytes[k].data(), bytes[k].size()});
-      }
-    std::vector<RawImage> png_images;
-    std::vector<std::string> png_errors;
-    std::vector<std::vector<std::string>> png_warnings;
-    if (!png_inputs.empty()) {
-      if (!png_decoder) {
-        PngDecodeOptions po;
-        po.max_pixels = o.max_pixels;
-        if (o.threads > 0) po.threads = o.threads;
-        png_decoder = std::make_unique<PngDecoder>(device, po);
-      }
-      png_images = png_decoder->decode_batch(png_inputs, &png_errors, &png_warnings);
-    }
+    const std::vector<Image> png_images = decode_pngs(bytes, png, read_errors, png_slot, png_errors);
+    int failed = 0;
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
       const std::string progress =
           jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                           : "";
-      const std::string format = o.format.empty() ? format_of(jobs[i].second) : o.format;
-      // The file's outcome, whichever decoder had it: an error, or warnings, a way to write it
-      // and a description.
-      std::string error = read_errors[k];
-      const std::vector<std::string>* warnings = nullptr;
-      const RawImage* raw = nullptr;
-      const Image* img = nullptr;
-      if (error.empty() && png[k]) {
+      Outcome r;
+      r.error = read_errors[k];
+      if (r.error.empty() && png[k]) {
         const std::size_t j = png_slot[k];
-        error = png_errors[j];
-        raw = &png_images[j];
-        warnings = &png_warnings[j];
-      } else if (error.empty()) {
-        error = errors[k];
-        img = &images[k];
-        warnings = &img->warnings;
+        if (png_errors[j])
+          r.error = std::string(to_string(png_errors[j]->code())) + ": " + png_errors[j]->what();
+        r.image = &png_images[j];
+        r.png = true;
+      } else if (r.error.empty()) {
+        if (errors[k]) r.error = errors[k]->what();
+        r.image = &images[k];
       }
-      if (!error.empty()) {
-        std::cerr << progress << jobs[i].first << ": " << error << "\n";
-        ++failed;
-        continue;
-      }
-      for (const auto& w : *warnings) std::cerr << jobs[i].first << ": warning: " << w << "\n";
-      try {
-        if (raw)
-          write_raw(*raw, format, jobs[i].second, device);
-        else
-          write_image(*img, format, jobs[i].second);
-      } catch (const Error& e) {
-        std::cerr << progress << e.what() << "\n";
-        ++failed;
-        continue;
-      }
-      if (o.quiet) continue;
-      std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (";
-      if (raw)
-        std::cerr << raw->width << "x" << raw->height << ", " << raw->channels << " channel"
-                  << (raw->channels == 1 ? "" : "s") << " of " << raw->bit_depth << " bits)\n";
-      else
-        std::cerr << img->width << "x" << img->height << " " << to_string(img->format) << ")\n";
+      if (!write(r, jobs[i], progress)) ++failed;
     }
+    return failed;
   }
+};
+
+int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
+  const auto jobs = plan_jobs("decode", o.files, o.output_dir, o.format.empty() ? "pnm" : o.format);
+  const DeviceInfo chosen = single_device(g, "decode");
+  std::shared_ptr<Device> device;
+  try {
+    device = open_device(chosen.spec);
+  } catch (const Error& e) {
+    if (!o.fallback_cpu || e.code() != ErrorCode::DeviceError) throw;
+    std::cerr << "hetcodec: " << e.what() << "; falling back to the CPU reference\n";
+    device = open_device("cpu");
+  }
+  DecodeRun run{o, device, JpegDecoder(device, decoder_options(o)), nullptr};
+  if (!o.quiet)
+    std::cerr << "decoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
+              << device->info().spec << " (" << device->info().name << ")\n";
+  // Batches of up to 64 files: the Huffman stage of one file overlaps the device work of the
+  // one before; a file that fails is reported and the others go on.
+  int failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t start = 0; start < jobs.size(); start += 64)
+    failed += run.decode_files(jobs, start, std::min(jobs.size(), start + 64));
   if (!o.quiet) report_batch("decoded", jobs.size(), failed, t0);
   return failed ? 1 : 0;
 }
@@ -298,6 +322,34 @@ nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
           {"dense_coefficient_bytes", fi.dense_bytes},
           {"segments", fi.segments},
           {"warnings", fi.warnings}};
+}
+
+// `hetcodec info` as text: one file's header, segments and token stream.
+void print_info(const std::string& p, const JpegFileInfo& fi) {
+  std::string sampling;
+  for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
+  std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(),
+              fi.width, fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
+              fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
+              fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
+  std::printf(
+      "  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
+      fi.scans == 1 ? "" : "s",
+      fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str() : "none");
+  for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
+  if (fi.decodable) {
+    std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
+                (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
+                (unsigned long long)fi.coefficients,
+                fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
+    std::printf(
+        "  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
+        (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
+        fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes) : 0.0);
+  } else {
+    std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
+  }
+  for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
 }
 
 }  // namespace
@@ -363,30 +415,7 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
         all.push_back(info_json(p, fi));
         continue;
       }
-      std::string sampling;
-      for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
-      std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(),
-                  fi.width, fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
-                  fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
-                  fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
-      std::printf(
-          "  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
-          fi.scans == 1 ? "" : "s",
-          fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str() : "none");
-      for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
-      if (fi.decodable) {
-        std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
-                    (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
-                    (unsigned long long)fi.coefficients,
-                    fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
-        std::printf(
-            "  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
-            (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
-            fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes) : 0.0);
-      } else {
-        std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
-      }
-      for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
+      print_info(p, fi);
     }
     if (*json) std::cout << all.dump(2) << "\n";
     if (failed) throw CLI::RuntimeError(1);

@@ -28,7 +28,7 @@ struct EncodeOptions {
 }
 
 // Netpbm: P5 (PGM) and P6 (PPM) with maxval 255 or 65535, and P7 (PAM) with DEPTH 1 to 4.
-RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
+Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
   std::size_t at = 2;
   auto skip_space = [&] {
     for (;;) {
@@ -48,13 +48,13 @@ RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b
     if (!digits) bad(path, "bad header (a number expected at byte " + std::to_string(at) + ")");
     return v;
   };
-  RawImage im;
+  Image im;
   long maxval = 0;
   if (b[1] == '5' || b[1] == '6') {
     im.width = int(number());
     im.height = int(number());
     maxval = number();
-    im.channels = b[1] == '5' ? 1 : 3;
+    im.format = b[1] == '5' ? PixelFormat::Gray : PixelFormat::RGB;
     ++at;  // the single whitespace byte after maxval
   } else {
     long w = -1, h = -1, depth = -1;
@@ -84,7 +84,7 @@ RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b
     if (depth < 1 || depth > 4) bad(path, "PAM depth " + std::to_string(depth) + " (1 to 4)");
     im.width = int(w);
     im.height = int(h);
-    im.channels = int(depth);
+    im.format = png_format(int(depth));
   }
   if (maxval != 255 && maxval != 65535)
     bad(path, "maxval " + std::to_string(maxval) + " (PNG keeps 255 or 65535 exactly)");
@@ -94,13 +94,13 @@ RawImage read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b
   const std::size_t need = im.row_bytes() * std::size_t(im.height);
   if (at > b.size() || b.size() - at < need)
     bad(path, "truncated: " + std::to_string(need) + " bytes of samples expected");
-  im.samples.assign(b.begin() + std::ptrdiff_t(at), b.begin() + std::ptrdiff_t(at + need));
+  im.pixels.assign(b.begin() + std::ptrdiff_t(at), b.begin() + std::ptrdiff_t(at + need));
   return im;
 }
 
 }  // namespace
 
-RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
   const std::vector<std::uint8_t> b = read_all(path);
   if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
     return read_netpbm(path, b);
@@ -109,22 +109,22 @@ RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>&
     // Our own decoder, on the same device: palette and tRNS become RGB(A), gray below 8 bits
     // 8-bit gray, 16 bits stay, interlacing is undone (libpng's png_set_expand samples).
     PngDecoder decoder(device);
-    std::vector<std::string> warnings;
-    RawImage im;
+    Image im;
     try {
-      im = decoder.decode(b.data(), b.size(), &warnings);
+      im = decoder.decode(b.data(), b.size());
     } catch (const Error& e) {
       throw Error(e.code(), path + ": " + e.what());
     }
-    for (const auto& w : warnings) std::cerr << path << ": warning: " << w << "\n";
+    for (const auto& w : im.warnings) std::cerr << path << ": warning: " << w << "\n";
     return im;
   }
   if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
     JpegDecoder decoder(device);
-    const Image img = decoder.decode(b);
+    Image img = decoder.decode(b);
     for (const auto& w : img.warnings) std::cerr << path << ": warning: " << w << "\n";
     if (img.format == PixelFormat::CMYK) bad(path, "a CMYK JPEG has no PNG form");
-    return to_raw(img);
+    img.warnings.clear();  // reported here
+    return img;
   }
   bad(path, "not a PNM (P5/P6), PAM (P7), PNG or JPEG file");
 }
@@ -132,8 +132,6 @@ RawImage read_image_file(const std::string& path, const std::shared_ptr<Device>&
 namespace {
 
 int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
-  if (g.devices.size() > 1)
-    throw Error(ErrorCode::InvalidArgument, "encode runs on one device; give --device once");
   PngEncodeOptions opts;
   opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
   opts.segments = o.segments;
@@ -141,7 +139,7 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
                  : o.deflate == "device" ? PngDeflate::Device
                                          : PngDeflate::Auto;
   const auto jobs = plan_jobs("encode", o.files, o.output_dir, "png");
-  auto device = open_device(g.devices.empty() ? std::string() : g.devices[0]);
+  auto device = open_device(single_device(g, "encode").spec);
   PngEncoder encoder(device, opts);
   if (!o.quiet)
     std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
@@ -153,13 +151,13 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
     const std::string progress =
         jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
     try {
-      const RawImage im = read_image_file(jobs[i].first, device);
+      const Image im = read_image_file(jobs[i].first, device);
       const auto file = encoder.encode(im);
       write_bytes(jobs[i].second, "", file);
       if (!o.quiet)
         std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << im.width
-                  << "x" << im.height << ", " << im.channels << " channel"
-                  << (im.channels == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
+                  << "x" << im.height << ", " << im.channels() << " channel"
+                  << (im.channels() == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
                   << file.size() << " bytes)\n";
     } catch (const Error& e) {
       std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what()

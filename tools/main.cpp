@@ -16,16 +16,32 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options) {
     out.push_back(resolve_device(""));
     return out;
   }
+  // Each device once, however many specs name it.
+  auto add = [&out](const DeviceInfo& d) {
+    for (const auto& o : out)
+      if (o.spec == d.spec) return;
+    out.push_back(d);
+  };
   for (const auto& spec : options.devices) {
     if (spec == "all") {
       for (const auto& d : list_devices()) {
-        if (!d.is_emulator) out.push_back(d);
+        if (!d.is_emulator) add(d);
       }
     } else {
-      out.push_back(resolve_device(spec));
+      add(resolve_device(spec));
     }
   }
   return out;
+}
+
+DeviceInfo single_device(const GlobalOptions& options, const std::string& command) {
+  const std::vector<DeviceInfo> devices = selected_devices(options);
+  if (devices.size() == 1) return devices[0];
+  std::string specs;
+  for (const auto& d : devices) specs += (specs.empty() ? "" : ", ") + d.spec;
+  throw Error(ErrorCode::InvalidArgument,
+              command + " runs on one device; --device selects " +
+                  std::to_string(devices.size()) + " (" + specs + "): give one spec");
 }
 
 nlohmann::json to_json(const DeviceInfo& d) {

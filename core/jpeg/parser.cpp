@@ -253,7 +253,15 @@ const char* to_string(Process p) {
   return "?";
 }
 
-Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+namespace {
+
+// How far parse_markers reads: the whole file, the markers before the first scan, or the frame
+// header alone (other segments before it skipped by their length, unread).
+enum class Upto { All, FirstScan, Frame };
+
+// parse(), parse_headers() and parse_frame().
+Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limits, Upto upto) {
+  const bool headers_only = upto != Upto::All;
   if (size == 0) invalid(0, "empty input");
   if (size < 2 || d[0] != 0xFF || d[1] != 0xD8) invalid(0, "not a JPEG file (no SOI marker)");
   Header h;
@@ -262,6 +270,7 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
   bool eoi = false;
   while (!eoi) {
     if (pos >= size) {
+      if (headers_only && h.sof_marker) break;
       if (h.scans.empty()) invalid(size, "file ends before any scan");
       h.warnings.push_back("premature end of JPEG file (no EOI marker)");
       break;
@@ -293,6 +302,14 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
     std::size_t next = pos + len;
     const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
     Reader q(d, pos + 2, pos + len, sof ? "SOF" : segment_name(m));
+    if (upto == Upto::Frame && sof) {
+      parse_sof(q, m, at, h, limits);
+      return h;
+    }
+    if (upto == Upto::Frame && m != 0xDA) {
+      pos = next;
+      continue;
+    }
     if (m == 0xDB) {
       parse_dqt(q, t);
     } else if (m == 0xC4) {
@@ -300,6 +317,10 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
     } else if (m == 0xDD) {
       t.restart_interval = q.u16();
     } else if (m == 0xDA) {
+      if (headers_only) {
+        if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
+        return h;
+      }
       parse_sos(q, at, d, size, t, h);
       next = h.scans.back().data_end;
     } else if (sof) {
@@ -310,8 +331,22 @@ Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
     pos = next;
   }
   if (!h.sof_marker) invalid(0, "no frame header (SOFn)");
-  if (h.scans.empty()) invalid(0, "no scan (SOS)");
+  if (h.scans.empty() && !headers_only) invalid(0, "no scan (SOS)");
   return h;
+}
+
+}  // namespace
+
+Header parse(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, Upto::All);
+}
+
+Header parse_headers(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, Upto::FirstScan);
+}
+
+Header parse_frame(const std::uint8_t* d, std::size_t size, const Limits& limits) {
+  return parse_markers(d, size, limits, Upto::Frame);
 }
 
 }  // namespace hetcodec::jpeg

@@ -73,6 +73,15 @@ struct Header {
 // past `limits`. Coding processes this build does not decode are still parsed; the decoder
 // refuses them with Unsupported, naming the feature.
 Header parse(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
+// The markers before the first scan only (frame header, tables, APPn/COM), with the same checks:
+// what a query of the decoded size and format needs, without reading the entropy-coded data.
+// The result has no scans. Error(InvalidData) when the file has no frame header before its
+// first scan.
+Header parse_headers(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
+// The frame header alone (size, precision, components), the segments before it skipped by their
+// length: the least a batch needs to size its outputs. Error(InvalidData) when there is none
+// before the first scan.
+Header parse_frame(const std::uint8_t* data, std::size_t size, const Limits& limits = {});
 
 const char* to_string(Process process);
 

@@ -21,18 +21,6 @@
 
 namespace hetcodec {
 
-RawImage to_raw(const Image& image) {
-  if (image.format == PixelFormat::CMYK)
-    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
-  RawImage raw;
-  raw.width = image.width;
-  raw.height = image.height;
-  raw.channels = channels(image.format);
-  raw.bit_depth = 8;
-  raw.samples = image.pixels;
-  return raw;
-}
-
 namespace {
 
 // Host images being encoded at once in this process. The upload's copy threads are shared out
@@ -117,7 +105,7 @@ struct PngEncoder::Impl {
     if (failed) std::rethrow_exception(failed);
   }
   bool on_device = false;
-  PngEncodeStageTimes times;
+  StageTimes times;
   // With options.profile: waits for the queue and adds the time since the last lap to `slot`.
   using Clock = std::chrono::steady_clock;
   Clock::time_point mark;
@@ -138,15 +126,17 @@ struct PngEncoder::Impl {
   // The file, its deflate stream made on the device from the filtered rows in `filtered`;
   // empty when the device cannot make zlib's bytes for it.
   std::vector<std::uint8_t> device_file(const png::Raster& shape);
+  const png::DeflatePlan* deflate_plan(const png::Raster& shape, std::size_t n,
+                                       png::ParallelSegments& seg, int& window_bits);
 };
 
-std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape) {
-  const std::size_t n = (shape.row_bytes() + 1) * std::size_t(shape.height);
-  const bool compatible = options.mode == PngMode::Compatible;
-  png::ParallelSegments seg;
-  int window_bits = 15;
+// The segments of the filtered rows (`n` bytes) and the device deflate's plan for them, made
+// once for images of one shape in a row; null when the device cannot make zlib's bytes.
+const png::DeflatePlan* PngEncoder::Impl::deflate_plan(const png::Raster& shape, std::size_t n,
+                                                       png::ParallelSegments& seg,
+                                                       int& window_bits) {
   std::uint32_t stored_limit = 0xFFFFFFFFu;
-  if (compatible) {
+  if (options.mode == PngMode::Compatible) {
     seg.first_row = {0};
     seg.starts = {0};
     window_bits = png::compatible_window_bits(shape);
@@ -165,8 +155,17 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
     made_limit = stored_limit;
     made_any = true;
   }
-  if (!made_ok) return {};
-  const png::DeflatePlan& p = made_plan;
+  return made_ok ? &made_plan : nullptr;
+}
+
+std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape) {
+  const std::size_t n = (shape.row_bytes() + 1) * std::size_t(shape.height);
+  const bool compatible = options.mode == PngMode::Compatible;
+  png::ParallelSegments seg;
+  int window_bits = 15;
+  const png::DeflatePlan* plan_made = deflate_plan(shape, n, seg, window_bits);
+  if (!plan_made) return {};
+  const png::DeflatePlan& p = *plan_made;
   Queue& q = *queue;
   if (!plan || plan->size() < p.words.size() * 4) plan_sent = false;  // (a new buffer)
   ensure(plan, p.words.size() * 4);
@@ -238,8 +237,8 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   return file;
 }
 
-const PngEncodeStageTimes& PngEncoder::times() const { return impl_->times; }
-void PngEncoder::reset_times() { impl_->times = PngEncodeStageTimes{}; }
+const PngEncoder::StageTimes& PngEncoder::stage_times() const { return impl_->times; }
+void PngEncoder::reset_stage_times() { impl_->times = StageTimes{}; }
 
 bool PngEncoder::last_deflated_on_device() const { return impl_->on_device; }
 
@@ -271,33 +270,35 @@ png::Raster shape_of(int width, int height, int channels, int bit_depth) {
 
 }  // namespace
 
-std::vector<std::uint8_t> PngEncoder::encode(const RawImage& image) {
-  png::check_shape(image.width, image.height, image.channels, image.bit_depth,
-                   image.samples.size());
+std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
+  if (image.format == PixelFormat::CMYK)
+    throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
+  png::check_shape(image.width, image.height, image.channels(), image.bit_depth,
+                   image.pixels.size());
   Impl& im = *impl_;
   const CountEncode counted;
   if (!im.queue) im.queue = im.device->create_queue();
   im.mark = Impl::Clock::now();
-  if (!im.rows || im.rows->size() < image.samples.size())
-    im.rows = im.device->alloc(image.samples.size());
-  im.upload(image.samples.data(), image.samples.size());
+  if (!im.rows || im.rows->size() < image.pixels.size())
+    im.rows = im.device->alloc(image.pixels.size());
+  im.upload(image.pixels.data(), image.pixels.size());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, image.channels, image.bit_depth);
+  return finish(image.width, image.height, image.channels(), image.bit_depth);
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   if (!image.buffer) throw Error(ErrorCode::InvalidArgument, "png: a device image without a buffer");
   if (image.format == PixelFormat::CMYK)
     throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
-  const int ch = channels(image.format);
-  png::check_shape(image.width, image.height, ch, 8, image.bytes());
+  const int ch = image.channels();
+  png::check_shape(image.width, image.height, ch, image.bit_depth, image.bytes());
   Impl& im = *impl_;
   if (!im.queue) im.queue = im.device->create_queue();
   im.mark = Impl::Clock::now();
   if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, ch, 8);
+  return finish(image.width, image.height, ch, image.bit_depth);
 }
 
 std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth) {

@@ -1,5 +1,6 @@
-// The smallest host application: list the devices, open the one `auto` picks (or argv[1]),
-// and run one kernel there.
+// The smallest host application, on the installed public API alone: list the devices, open the
+// one `auto` picks (or argv[1]), encode a small image as PNG there, ask the decoder what the file
+// holds, decode it, and check that the samples came back.
 #include <hetcodec/hetcodec.h>
 
 #include <cstdio>
@@ -10,18 +11,24 @@ int main(int argc, char** argv) {
     for (const auto& d : hetcodec::list_devices())
       std::printf("%s\t%s\n", d.spec.c_str(), d.name.c_str());
     auto device = hetcodec::open_device(argc > 1 ? argv[1] : "auto");
-    auto queue = device->create_queue();
-    const std::uint8_t ycc[3] = {128, 128, 255};  // one pixel: Y, Cb, Cr
-    auto d_ycc = device->alloc(3), d_rgb = device->alloc(3);
-    queue->write(*d_ycc, 0, ycc, 3);
-    device->jpeg().ycc_to_rgb(*queue, *d_ycc, *d_rgb, 1);
-    std::uint8_t rgb[3];
-    queue->read(rgb, *d_rgb, 0, 3);
-    std::printf("hetcodec %s on %s: YCbCr(128,128,255) -> RGB(%d,%d,%d)\n", hetcodec::version(),
-                device->info().spec.c_str(), rgb[0], rgb[1], rgb[2]);
-    return rgb[0] == 255 && rgb[1] == 37 && rgb[2] == 128 ? 0 : 1;
+    hetcodec::Image image;
+    image.width = 17;
+    image.height = 5;
+    image.format = hetcodec::PixelFormat::RGB;
+    for (int i = 0; i < image.width * image.height * 3; ++i)
+      image.pixels.push_back(std::uint8_t(i * 7));
+    hetcodec::PngEncoder encoder(device);
+    const std::vector<std::uint8_t> file = encoder.encode(image);
+    hetcodec::PngDecoder decoder(device);
+    const hetcodec::ImageInfo info = decoder.info(file.data(), file.size());
+    const hetcodec::Image back = decoder.decode(file.data(), file.size());
+    std::printf("hetcodec %s on %s: %d-byte PNG of %dx%d %s, decoded %s\n", hetcodec::version(),
+                hetcodec::device_info(*device).spec.c_str(), int(file.size()), info.width,
+                info.height, hetcodec::to_string(info.format),
+                back.pixels == image.pixels ? "equal" : "DIFFERENT");
+    return back.pixels == image.pixels && info.width == 17 && info.height == 5 ? 0 : 1;
   } catch (const hetcodec::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s: %s\n", hetcodec::to_string(e.code()), e.what());
     return 1;
   }
 }

@@ -3,16 +3,23 @@
 // chosen at run time.
 //
 //   #include <hetcodec/hetcodec.h>
-//   auto device = hetcodec::open_device("auto");   // or "cpu", "cuda:0", "opencl:pocl", ...
-//   std::puts(device->info().name.c_str());
+//   hetcodec::JpegDecoder decoder("auto");   // or "cpu", "cuda:0", "opencl:pocl", ...
+//   hetcodec::Image image = decoder.decode(bytes);
+//   std::puts(hetcodec::device_info(decoder.device()).name.c_str());
 //
-// Every failure is a hetcodec::Error with a code (core/error.h). The library never prints.
+// Headers: hetcodec/device.h (devices), hetcodec/image.h (images, batch inputs and errors),
+// hetcodec/jpeg.h (JpegDecoder), hetcodec/png.h (PngDecoder, PngEncoder). The pipelines share
+// their conventions: a decoder's info() gives the size and format before decoding, warnings
+// come in the image, batches take Inputs and report BatchErrors, and stage_times() returns the
+// pipeline's StageTimes. Every failure is a hetcodec::Error with a code (core/error.h). The
+// library never prints.
 #ifndef HETCODEC_HETCODEC_H
 #define HETCODEC_HETCODEC_H
 
-#include "backends/backend.h"
 #include "core/error.h"
 #include "core/image.h"
+#include "hetcodec/device.h"
+#include "hetcodec/image.h"
 #include "hetcodec/jpeg.h"
 #include "hetcodec/png.h"
 
@@ -20,9 +27,6 @@ namespace hetcodec {
 
 // The library version, "MAJOR.MINOR.PATCH".
 const char* version();
-
-// Pipelines: JpegDecoder (hetcodec/jpeg.h). JpegEncoder, PngDecoder, PngEncoder, LjpegDecoder
-// and Filters are declared here as they land.
 
 }  // namespace hetcodec
 

@@ -18,9 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
-#include "core/error.h"
-#include "core/image.h"
+#include "hetcodec/device.h"
+#include "hetcodec/image.h"
 
 namespace hetcodec {
 
@@ -40,53 +39,35 @@ struct JpegDecodeOptions {
   int images_per_copy = 0;
 };
 
-// An image in device memory, for later stages on the same device.
-struct DeviceImage {
-  int width = 0, height = 0;
-  PixelFormat format = PixelFormat::RGB;
-  std::shared_ptr<DeviceBuffer> buffer;  // interleaved samples start at `offset`
-  std::size_t offset = 0;
-  std::vector<std::string> warnings;
-  std::size_t bytes() const {
-    return std::size_t(width) * std::size_t(height) * std::size_t(channels(format));
-  }
-};
-
-// One input of a batch: bytes the caller keeps alive until the call returns.
-struct JpegInput {
-  const std::uint8_t* data = nullptr;
-  std::size_t size = 0;
-};
-
-// Seconds spent in each stage by the calls of a decoder so far (wall time on the calling
-// thread, except `huffman`, which is the CPU time of all Huffman threads together).
-struct JpegStageTimes {
-  double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
-  double transfer = 0;  // staging copies and waiting for transfers
-  double device = 0;    // waiting for kernels and transfers to finish
-  // profile_stages() only: the token decode + dequantise + IDCT kernels, and the upsampling +
-  // colour kernel, each timed apart over all images.
-  double device_decode = 0;
-  double device_color = 0;
-  // In a batch: how long the calling thread, its own images done, waited for the other
-  // threads' last images to be decoded and fed; and how long feeding the device took (staging
-  // copy, transfers, kernel launches), summed over the threads that fed.
-  double wait_cpu = 0;
-  double enqueue = 0;
-  // In a batch: how long threads waited for a ticket (the CPU stage is at most 3 x threads + 4
-  // images ahead of the device), summed over threads; and the threads' time in the batch
-  // (threads x its duration), so that thread_seconds - huffman - enqueue is time not spent on
-  // images: waits, locks, the start and the end of the batch.
-  double wait_ticket = 0;
-  double thread_seconds = 0;
-  std::uint64_t images = 0;
-  // Host-to-device copies of token streams: one per chunk of images copied together, plus one
-  // per image whose stream did not fit its chunk's pinned arena.
-  std::uint64_t job_copies = 0;
-};
-
 class JpegDecoder {
  public:
+  // Seconds spent in each stage by the calls of a decoder so far (wall time on the calling
+  // thread, except `huffman`, which is the CPU time of all Huffman threads together).
+  struct StageTimes {
+    double huffman = 0;   // parse + Huffman decode + token stream, summed over threads
+    double transfer = 0;  // staging copies and waiting for transfers
+    double device = 0;    // waiting for kernels and transfers to finish
+    // profile_stages() only: the token decode + dequantise + IDCT kernels, and the upsampling +
+    // colour kernel, each timed apart over all images.
+    double device_decode = 0;
+    double device_color = 0;
+    // In a batch: how long the calling thread, its own images done, waited for the other
+    // threads' last images to be decoded and fed; and how long feeding the device took (staging
+    // copy, transfers, kernel launches), summed over the threads that fed.
+    double wait_cpu = 0;
+    double enqueue = 0;
+    // In a batch: how long threads waited for a ticket (the CPU stage is at most 3 x threads + 4
+    // images ahead of the device), summed over threads; and the threads' time in the batch
+    // (threads x its duration), so that thread_seconds - huffman - enqueue is time not spent on
+    // images: waits, locks, the start and the end of the batch.
+    double wait_ticket = 0;
+    double thread_seconds = 0;
+    std::uint64_t images = 0;
+    // Host-to-device copies of token streams: one per chunk of images copied together, plus one
+    // per image whose stream did not fit its chunk's pinned arena.
+    std::uint64_t job_copies = 0;
+  };
+
   // Opens the device a spec names (DESIGN.md §2; empty: $HETCODEC_DEVICE or auto).
   explicit JpegDecoder(const std::string& device_spec = "", JpegDecodeOptions options = {});
   explicit JpegDecoder(std::shared_ptr<Device> device, JpegDecodeOptions options = {});
@@ -95,6 +76,11 @@ class JpegDecoder {
   JpegDecoder& operator=(const JpegDecoder&) = delete;
 
   Device& device();
+
+  // The size and format decode() will give, from the markers before the first scan (the
+  // entropy-coded data is not read). Error(InvalidData) for headers that do not parse,
+  // LimitExceeded past max_pixels, Unsupported for a file this decoder refuses.
+  ImageInfo info(const std::uint8_t* data, std::size_t size) const;
 
   Image decode(const std::uint8_t* data, std::size_t size);
   Image decode(const std::vector<std::uint8_t>& bytes) {
@@ -105,14 +91,13 @@ class JpegDecoder {
   // Decodes many images, overlapping the Huffman stage of later images (on CPU threads) with
   // the transfers and kernels of earlier ones. With `errors` null the first failure throws
   // Error naming the image's index; otherwise a failed image comes back empty (width 0) and
-  // errors[i] holds its message ("" for the others).
-  std::vector<Image> decode_batch(const std::vector<JpegInput>& inputs,
-                                  std::vector<std::string>* errors = nullptr);
+  // errors[i] holds its Error (nothing for the others).
+  std::vector<Image> decode_batch(const std::vector<Input>& inputs, BatchErrors* errors = nullptr);
   // The same, leaving every image on the device: one buffer holds them all, each image at an
   // offset aligned to 4096 bytes.
   // `output`, when given, is reused if it is large enough and receives the buffer used.
-  std::vector<DeviceImage> decode_batch_to_device(const std::vector<JpegInput>& inputs,
-                                                  std::vector<std::string>* errors = nullptr,
+  std::vector<DeviceImage> decode_batch_to_device(const std::vector<Input>& inputs,
+                                                  BatchErrors* errors = nullptr,
                                                   std::shared_ptr<DeviceBuffer>* output = nullptr);
 
   // Measures the stages one after another on `inputs` (for `hetcodec bench`): the CPU stage of
@@ -121,38 +106,15 @@ class JpegDecoder {
   // jobs from there, one per chunk as the batch engine makes them, each device buffer used once
   // before; then the kernels of all images. Each is timed to completion, the copies and kernels
   // as the median of five passes. Results stay on the device. All inputs must decode.
-  JpegStageTimes profile_stages(const std::vector<JpegInput>& inputs);
+  StageTimes profile_stages(const std::vector<Input>& inputs);
 
-  const JpegStageTimes& stage_times() const;
+  const StageTimes& stage_times() const;
   void reset_stage_times();
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// What `hetcodec info` prints: the header, and the token stream the CPU stage makes.
-struct JpegFileInfo {
-  int width = 0, height = 0, precision = 0, components = 0;
-  std::string process;                // "baseline Huffman (SOF0)", ...
-  std::vector<std::string> sampling;  // "2x2", "1x1", ... per component
-  std::string subsampling;            // "4:2:0", "4:4:4", "gray", ... or "" when unnamed
-  std::string color;                  // colour space the file is read as
-  int restart_interval = 0;           // of the first scan, in MCUs; 0: none
-  int scans = 0;
-  bool decodable = false;  // false: `unsupported` says why
-  std::string unsupported;
-  std::uint64_t blocks = 0, nonzero_blocks = 0, coefficients = 0;  // non-zero coefficients
-  std::uint64_t token_stream_bytes = 0, dense_bytes = 0;           // dense: blocks x 64 x int16
-  std::vector<std::string> warnings;
-  std::vector<std::string> segments;  // APPn / COM markers present ("APP0 JFIF", "APP1 Exif", ...)
-};
-JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size,
-                            std::uint64_t max_pixels = 1ull << 28);
-
-// The token stream of a file, as the CPU stage hands it to the device (docs/token-stream.md).
-std::vector<std::uint8_t> jpeg_token_stream(const std::uint8_t* data, std::size_t size,
-                                            std::uint64_t max_pixels = 1ull << 28);
 
 }  // namespace hetcodec
 

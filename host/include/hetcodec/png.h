@@ -19,27 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
-#include "core/error.h"
-#include "core/image.h"
-#include "hetcodec/jpeg.h"
+#include "hetcodec/device.h"
+#include "hetcodec/image.h"
 
 namespace hetcodec {
-
-// Samples as a PNG holds them: 1 (gray), 2 (gray + alpha), 3 (RGB) or 4 (RGBA) channels of 8
-// or 16 bits, rows top to bottom without padding, 16-bit samples big-endian.
-struct RawImage {
-  int width = 0, height = 0;
-  int channels = 3;
-  int bit_depth = 8;
-  std::vector<std::uint8_t> samples;
-  std::size_t row_bytes() const {
-    return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
-  }
-};
-
-// An 8-bit gray or RGB image as a RawImage; CMYK has no PNG form (Error(InvalidArgument)).
-RawImage to_raw(const Image& image);
 
 enum class PngMode { Compatible, Parallel };
 // Where the deflate stream is made: on the device (core/portable/png_deflate.h, the same
@@ -55,23 +38,23 @@ struct PngEncodeOptions {
   // hardware thread.
   int threads = 0;
   PngDeflate deflate = PngDeflate::Auto;
-  // Time each step (waiting for the device after each, which costs a little): times().
+  // Time each step (waiting for the device after each, which costs a little): stage_times().
   bool profile = false;
-};
-
-// Seconds spent per step, summed over the images encoded with PngEncodeOptions::profile on.
-struct PngEncodeStageTimes {
-  double upload = 0;        // the samples to the device
-  double filter = 0;        // the filter choice and the filtered rows
-  double deflate = 0;       // the device deflate, all its stages
-  std::vector<double> deflate_stages;  // each stage of it (core/portable/png_deflate.h order)
-  double download = 0;      // the deflate data (or, for the host deflate, the filtered rows)
-  double host = 0;          // the host's part: the stream (host deflate), chunks and CRCs
-  std::uint64_t images = 0;
 };
 
 class PngEncoder {
  public:
+  // Seconds spent per step, summed over the images encoded with PngEncodeOptions::profile on.
+  struct StageTimes {
+    double upload = 0;        // the samples to the device
+    double filter = 0;        // the filter choice and the filtered rows
+    double deflate = 0;       // the device deflate, all its stages
+    std::vector<double> deflate_stages;  // each stage of it (core/portable/png_deflate.h order)
+    double download = 0;      // the deflate data (or, for the host deflate, the filtered rows)
+    double host = 0;          // the host's part: the stream (host deflate), chunks and CRCs
+    std::uint64_t images = 0;
+  };
+
   explicit PngEncoder(const std::string& device_spec = "", PngEncodeOptions options = {});
   PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options = {});
   ~PngEncoder();
@@ -79,20 +62,21 @@ class PngEncoder {
   PngEncoder& operator=(const PngEncoder&) = delete;
 
   Device& device();
-  // The PNG file. Error(InvalidArgument) for an image PNG cannot hold (no pixels, more than
-  // 2^31 - 1 either way, a channel count or depth outside the above, samples of the wrong size).
-  std::vector<std::uint8_t> encode(const RawImage& image);
-  // An 8-bit gray or RGB image already in this encoder's device memory (for instance from
-  // JpegDecoder::decode_to_device): it is filtered where it is. CMYK, an empty buffer or a
-  // buffer of another device: Error(InvalidArgument).
+  // The PNG file: gray, gray + alpha, RGB or RGBA samples of 8 or 16 bits. Error(InvalidArgument)
+  // for an image PNG cannot hold (no pixels, more than 2^31 - 1 either way, CMYK, a depth other
+  // than 8 or 16, samples of the wrong size).
+  std::vector<std::uint8_t> encode(const Image& image);
+  // An image already in this encoder's device memory (from JpegDecoder::decode_to_device or
+  // PngDecoder::decode_to_device): it is filtered where it is. CMYK, an empty buffer or a buffer
+  // of another device: Error(InvalidArgument).
   std::vector<std::uint8_t> encode(const DeviceImage& image);
   // Whether the last encode made its deflate stream on the device. It falls back to the host
   // when the device path cannot make zlib's bytes (a compatible-mode block that zlib would
   // store only if its window still held the bytes), the data is too large for its 32-bit
   // offsets, or the device has too little memory for its buffers.
   bool last_deflated_on_device() const;
-  const PngEncodeStageTimes& times() const;
-  void reset_times();
+  const StageTimes& stage_times() const;
+  void reset_stage_times();
 
  private:
   struct Impl;
@@ -105,7 +89,7 @@ class PngEncoder {
 // ---- PNG decode (DESIGN.md §3 "PNG decode") -----------------------------------------------------
 //
 //   hetcodec::PngDecoder decoder("auto");
-//   hetcodec::RawImage image = decoder.decode(bytes.data(), bytes.size());
+//   hetcodec::Image image = decoder.decode(bytes.data(), bytes.size());
 //
 // Every PNG: all colour types and bit depths, palettes, tRNS, Adam7. The chunks are parsed and
 // the image data inflated on the host (its segments on several threads when the file carries
@@ -126,7 +110,7 @@ struct PngDecodeOptions {
   // host inflate of one overlaps the device work of another). 8: on the H100 machine, 8 gave
   // 1.3-1.6x the throughput of 4 (docs/benchmarks.md).
   int batch_streams = 8;
-  // Tile order of the de-filter (backends/backend.h). Auto: tickets on a GPU, one launch per
+  // Tile order of the de-filter (hetcodec/device.h). Auto: tickets on a GPU, one launch per
   // diagonal on CPU devices and the emulator.
   Wavefront wavefront = Wavefront::Auto;
   // Where the segments of a file with an hcRS index (our parallel mode) or an iDOT index
@@ -145,44 +129,26 @@ struct PngDecodeOptions {
   std::size_t overlap_bytes = std::size_t(1) << 20;
 };
 
-// One input of a batch: bytes the caller keeps alive until the call returns.
-struct PngInput {
-  const std::uint8_t* data = nullptr;
-  std::size_t size = 0;
-};
-
-// An image in device memory: samples as RawImage lays them out.
-struct DeviceRawImage {
-  int width = 0, height = 0, channels = 0, bit_depth = 8;
-  std::shared_ptr<DeviceBuffer> buffer;
-  std::size_t offset = 0;
-  std::vector<std::string> warnings;
-  std::size_t bytes() const {
-    return std::size_t(width) * std::size_t(height) * std::size_t(channels) *
-           std::size_t(bit_depth / 8);
-  }
-};
-
-// Seconds spent by a decoder's calls so far.
-struct PngStageTimes {
-  double inflate = 0;   // parse (CRCs included), inflate and the filter-type check on the host
-  double upload = 0;    // the inflated rows to the device
-  double kernels = 0;   // de-filter and unpack
-  double download = 0;  // a host image's samples back into its vector
-  bool used_index = false;  // the last file was inflated segment by segment
-  bool inflated_on_device = false;  // ... and its segments on the device
-  int split_pieces = 0;      // the last file had no index and was inflated in this many pieces cut
-                             // at block starts, on host threads (0: whole, or it had an index)
-  // The last file was decoded in overlapping pieces (PngDecodeOptions::overlap_bytes): its
-  // inflate time then covers the pieces' upload and kernels that ran meanwhile, and upload and
-  // kernels count only the device time waited for after the inflate.
-  bool overlapped = false;
-  std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
-  double device() const { return upload + kernels + download; }
-};
-
 class PngDecoder {
  public:
+  // Seconds spent by a decoder's calls so far.
+  struct StageTimes {
+    double inflate = 0;   // parse (CRCs included), inflate and the filter-type check on the host
+    double upload = 0;    // the inflated rows to the device
+    double kernels = 0;   // de-filter and unpack
+    double download = 0;  // a host image's samples back into its vector
+    bool used_index = false;  // the last file was inflated segment by segment
+    bool inflated_on_device = false;  // ... and its segments on the device
+    int split_pieces = 0;      // the last file had no index and was inflated in this many pieces cut
+                               // at block starts, on host threads (0: whole, or it had an index)
+    // The last file was decoded in overlapping pieces (PngDecodeOptions::overlap_bytes): its
+    // inflate time then covers the pieces' upload and kernels that ran meanwhile, and upload and
+    // kernels count only the device time waited for after the inflate.
+    bool overlapped = false;
+    std::uint64_t images = 0;  // decoded since the decoder was made or its times were reset
+    double device() const { return upload + kernels + download; }
+  };
+
   explicit PngDecoder(const std::string& device_spec = "", PngDecodeOptions options = {});
   PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options = {});
   ~PngDecoder();
@@ -190,24 +156,23 @@ class PngDecoder {
   PngDecoder& operator=(const PngDecoder&) = delete;
 
   Device& device();
+  // The size and format decode() will give: the chunks are read and checked as decode() reads
+  // them (CRCs, IHDR, PLTE, tRNS), the image data is not inflated. Error(InvalidData) with the
+  // byte offset for a damaged or invalid file, LimitExceeded past max_pixels.
+  ImageInfo info(const std::uint8_t* data, std::size_t size) const;
   // Error(InvalidData) with the byte offset for a damaged or invalid file, LimitExceeded past
-  // a limit. Warnings (a damaged ancillary chunk when CRCs are ignored, extra data) go to
-  // `warnings` when given.
-  RawImage decode(const std::uint8_t* data, std::size_t size,
-                  std::vector<std::string>* warnings = nullptr);
+  // a limit. Warnings (a damaged ancillary chunk when CRCs are ignored, extra data) are in the
+  // image's `warnings`.
+  Image decode(const std::uint8_t* data, std::size_t size);
   // The same into `out`, whose sample vector keeps its capacity from call to call (no page
   // faults on a fresh allocation when images of one size are decoded in a loop).
-  void decode(const std::uint8_t* data, std::size_t size, RawImage& out,
-              std::vector<std::string>* warnings = nullptr);
+  void decode(const std::uint8_t* data, std::size_t size, Image& out);
   // Many files: `batch_streams` at once. With `errors`, a file that fails leaves its image
-  // empty and its message (code: text) in errors[i], and the others go on; without, the first
-  // failure throws. Warnings per file go to `warnings` when given.
-  std::vector<RawImage> decode_batch(const std::vector<PngInput>& inputs,
-                                     std::vector<std::string>* errors = nullptr,
-                                     std::vector<std::vector<std::string>>* warnings = nullptr);
-  DeviceRawImage decode_to_device(const std::uint8_t* data, std::size_t size);
-  const PngStageTimes& times() const;
-  void reset_times();
+  // empty and its Error in errors[i], and the others go on; without, the first failure throws.
+  std::vector<Image> decode_batch(const std::vector<Input>& inputs, BatchErrors* errors = nullptr);
+  DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size);
+  const StageTimes& stage_times() const;
+  void reset_stage_times();
 
  private:
   struct Impl;

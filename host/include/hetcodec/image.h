@@ -1,0 +1,61 @@
+// What every pipeline shares in the public API: host images (core/image.h), the description of
+// an image a decoder can give before decoding it, images left in device memory, the inputs of a
+// batch, and a batch's errors.
+#ifndef HETCODEC_IMAGE_H
+#define HETCODEC_IMAGE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/image.h"
+#include "hetcodec/device.h"
+
+namespace hetcodec {
+
+// The decoded image a file will give, read from its headers before decoding (JpegDecoder::info,
+// PngDecoder::info; libspng's spng_get_ihdr, nvJPEG's nvjpegGetImageInfo): the size and format
+// of the Image decode() returns, so a caller can size its memory first.
+struct ImageInfo {
+  int width = 0, height = 0;
+  PixelFormat format = PixelFormat::RGB;
+  int bit_depth = 8;
+  int channels() const { return hetcodec::channels(format); }
+  std::size_t bytes() const {
+    return std::size_t(width) * std::size_t(height) * std::size_t(channels()) *
+           std::size_t(bit_depth / 8);
+  }
+};
+
+// An image in device memory, for later stages on the same device (PngEncoder::encode takes
+// one): samples as Image lays them out, at `offset` in `buffer`, an opaque handle to the memory.
+struct DeviceImage {
+  int width = 0, height = 0;
+  PixelFormat format = PixelFormat::RGB;
+  int bit_depth = 8;
+  std::shared_ptr<DeviceBuffer> buffer;
+  std::size_t offset = 0;
+  std::vector<std::string> warnings;
+  int channels() const { return hetcodec::channels(format); }
+  std::size_t bytes() const {
+    return std::size_t(width) * std::size_t(height) * std::size_t(channels()) *
+           std::size_t(bit_depth / 8);
+  }
+};
+
+// One input of a batch: encoded bytes the caller keeps alive until the call returns.
+struct Input {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+};
+
+// Per input of a batch, the Error it failed with (its code and message), or nothing.
+using BatchErrors = std::vector<std::optional<Error>>;
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_IMAGE_H

@@ -1,0 +1,73 @@
+// JpegDecoder's state, shared by its files: jpeg_decoder.cpp (decode, the batch path on the
+// batch engine) and jpeg_profile.cpp (the stages timed one after another for `hetcodec bench`).
+// Four device slots, each with its own queue, pinned buffers and device buffers, take chunks of
+// images in turn, so the copy of chunk N+1 overlaps the kernels of chunk N while CPU threads are
+// already decoding the Huffman data of the images after it; a slot is reused only when its
+// previous work is complete.
+#ifndef HETCODEC_HOST_JPEG_DECODER_IMPL_H
+#define HETCODEC_HOST_JPEG_DECODER_IMPL_H
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/jpeg/entropy.h"
+#include "hetcodec/jpeg.h"
+#include "host/src/batch_engine.h"
+#include "host/src/jpeg_chunks.h"
+#include "host/src/jpeg_prepare.h"
+
+namespace hetcodec {
+
+struct JpegDecoder::Impl {
+  std::shared_ptr<Device> device;
+  JpegDecodeOptions options;
+  StageTimes times;
+
+  struct Slot : detail::BatchSlot {
+    std::unique_ptr<PinnedBuffer> in, out;
+    std::unique_ptr<DeviceBuffer> job, planes, coefficients, output;
+    // Images whose results wait in `out` (host path): index, offset in `out`, bytes.
+    struct Pending {
+      std::size_t index, offset, bytes;
+    };
+    std::vector<Pending> pending;
+  };
+  static constexpr int kSlots = 4;
+  Slot slots[kSlots];
+  // The batch engine's threads also run the split decoding of one large image.
+  detail::BatchEngine engine;
+  // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
+  // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and
+  // pinned job buffers (workers write jobs into them, the feeding thread enqueues the copy, and
+  // they come back once the slot that copied them has drained).
+  std::vector<std::vector<jpeg::EntropyResult>> scratch;
+  detail::PinnedPool pinned;
+
+  Impl(std::shared_ptr<Device> d, JpegDecodeOptions o);
+
+  std::size_t chunk_images(std::size_t n) const {
+    return detail::jpeg_chunk_images(n, options.images_per_copy, kSlots);
+  }
+  // Waits until the slot's previous work is complete; hands back its results if it had any.
+  void drain(Slot& s, std::vector<Image>* images);
+  // Enqueues prepared[first, first + count) (those prepared without error) on slot `s`, whose
+  // previous work has drained; their jobs are in `arena` (its first `arena_bytes` bytes) or
+  // their own buffers. With `target` null the outputs go back to the host through the slot's
+  // pinned buffer (collected by drain()); otherwise each stays in `target` at its offset.
+  void enqueue(Slot& s, std::vector<detail::JpegPrepared>& prepared, std::size_t first,
+               std::size_t count, PinnedBuffer* arena, std::size_t arena_bytes,
+               DeviceBuffer* target, const std::vector<std::size_t>* offsets);
+  // Decodes a batch on the batch engine (jpeg_decoder.cpp).
+  struct Batch;
+  void run_batch(const std::vector<Input>& inputs, BatchErrors* errors, std::vector<Image>* images,
+                 DeviceBuffer* target, const std::vector<std::size_t>* offsets);
+  void feed_chunk(Batch& b, std::size_t c);
+  // The CPU stage of one image on all threads; throws its failure.
+  detail::JpegPrepared prepare_one(const std::uint8_t* data, std::size_t size);
+};
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_HOST_JPEG_DECODER_IMPL_H

@@ -1,0 +1,93 @@
+// The JPEG decoder's host stage (jpeg_prepare.h): core/jpeg parses the markers (T.81 Annex B),
+// lays out the planes and decodes the Huffman data (T.81 F.2.2) into the token stream
+// (docs/token-stream.md); the job header and the stream are written where the caller says.
+#include "host/src/jpeg_prepare.h"
+
+#include <chrono>
+
+#include "core/jpeg/job.h"
+#include "core/jpeg/layout.h"
+#include "core/jpeg/parser.h"
+
+namespace hetcodec::detail {
+namespace {
+
+// Entropy-coded data per piece below which a scan is not split across threads.
+constexpr std::size_t kMinSplitBytes = 32 << 10;
+
+// The Huffman decoding of one file into `results`: the file's tasks (restart intervals) on
+// threads, or, for one scan without restart markers, its pieces at once where there are
+// threads for it (the tokens are the same either way). Splitting about doubles the CPU work,
+// so it pays from four threads on.
+void decode_entropy(const jpeg::EntropyDecoder& decoder, int threads, WorkerPool* pool,
+                    std::vector<jpeg::EntropyResult>& results) {
+  const auto tasks = decoder.tasks(threads);
+  auto run_on_threads = [threads, pool](std::size_t count,
+                                        const std::function<void(std::size_t)>& fn) {
+    parallel_for(count, threads, fn, pool);
+  };
+  const bool split = tasks.size() == 1 && threads >= 4 &&
+                     decoder.run_split(threads, kMinSplitBytes, run_on_threads, results);
+  if (split) return;
+  if (results.size() < tasks.size()) results.resize(tasks.size());
+  for (auto& r : results) r.clear();
+  results.resize(tasks.size());
+  // One task: its tokens go straight to their groups' buckets.
+  if (tasks.size() == 1) decoder.use_groups(results[0]);
+  parallel_for(
+      tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); }, pool);
+}
+
+}  // namespace
+
+void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
+                  int threads, JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
+                  const JobPlacer& place, WorkerPool* pool) {
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    jpeg::Limits limits;
+    limits.max_pixels = options.max_pixels;
+    const jpeg::Header header = jpeg::parse(data, size, limits);
+    const jpeg::Layout layout = jpeg::make_layout(header);
+    const jpeg::EntropyDecoder decoder(data, size, header, layout);
+    decode_entropy(decoder, threads, pool, results);
+    const std::size_t stream = decoder.stream_bytes(results);
+    const std::size_t bytes = jpeg::job_bytes(stream);
+    std::uint8_t* job;
+    if (place) {
+      job = place(bytes, out);
+    } else {
+      out.job.resize(bytes / 4);
+      job = reinterpret_cast<std::uint8_t*>(out.job.data());
+    }
+    jpeg::write_job_header(layout, decoder, job);
+    decoder.write_stream(
+        results, job + jpeg::job_stream_offset(),
+        [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
+          parallel_for(count, threads, fn, pool);
+        });
+    out.info.job_bytes = bytes;
+    out.info.groups = layout.groups;
+    out.info.blocks = layout.blocks;
+    out.info.plane_bytes = layout.plane_bytes;
+    out.info.width = std::uint32_t(layout.width);
+    out.info.height = std::uint32_t(layout.height);
+    out.info.channels = std::uint32_t(channels(layout.format));
+    out.format = layout.format;
+    out.warnings = header.warnings;
+    for (const auto& r : results)
+      out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
+    out.ok = true;
+  } catch (const Error& e) {
+    out.ok = false;
+    out.code = e.code();
+    out.error = e.what();
+  } catch (const std::bad_alloc&) {
+    out.ok = false;
+    out.code = ErrorCode::OutOfMemory;
+    out.error = "jpeg: out of host memory";
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace hetcodec::detail
