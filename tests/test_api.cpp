@@ -188,6 +188,7 @@ TEST_CASE("hetcodec --device: several devices where a command takes one are an e
     }
   }
   const std::string log = test::run_command(HETCODEC_TEST_CLI, "-d cpu -d all devices --json");
+  INFO(log);
   for (const auto& spec : specs) CHECK(log.find("\"spec\": \"" + spec + "\"") != std::string::npos);
   CHECK(log.find("exit 0") != std::string::npos);
   fs::remove_all(dir);
