@@ -145,6 +145,9 @@ class EntropyDecoder {
   void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
+  bool interval_bytes(const Scan& scan, std::uint32_t interval, std::size_t& begin,
+                      std::size_t& end, EntropyResult& out) const;
+  struct Split;  // run_split()'s pieces and the steps that decode and join them
 
   const std::uint8_t* data_;
   std::size_t size_;
