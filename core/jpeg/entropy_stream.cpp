@@ -9,6 +9,48 @@
 
 namespace hetcodec::jpeg {
 
+namespace {
+
+// Records where each of the result's blocks has its tokens (src_of) and how many (count_of),
+// marking with bit 7 the blocks whose four-at-a-time copy would read past the result's last
+// token; with `dir`, also adds each block's tokens to its group's count there.
+void index_blocks(const EntropyResult& r, const Token** src_of, std::uint8_t* count_of,
+                  std::uint32_t* dir) {
+  const Token* t = r.tokens.data();
+  const std::size_t m = r.block_ids.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::uint32_t id = r.block_ids[i];
+    src_of[id] = t;
+    count_of[id] = r.block_tokens[i];
+    if (dir) dir[2 * std::size_t(id >> 6) + 1] += r.block_tokens[i];
+    t += r.block_tokens[i];
+  }
+  const Token* const end = r.tokens.data() + r.tokens.size();
+  for (std::size_t i = m; i-- > 0 && end - src_of[r.block_ids[i]] < 16;)
+    count_of[r.block_ids[i]] |= 0x80;
+}
+
+// Copies the tokens of blocks [b0, b1) to `tokens` from `cursor` on, four at a time where the
+// copy stays below `limit` and the block is not marked; exactly otherwise.
+void copy_blocks(std::size_t b0, std::size_t b1, std::size_t cursor, std::size_t limit,
+                 const Token* const* src_of, const std::uint8_t* count_of, Token* tokens) {
+  for (std::size_t b = b0; b < b1; ++b) {
+    const std::uint8_t c = count_of[b];
+    if (!c) continue;
+    const std::size_t n = c & 31;
+    const Token* s = src_of[b];
+    Token* d = tokens + cursor;
+    if (!(c & 0x80) && cursor + 16 <= limit) {
+      for (std::size_t j = 0; j < n; j += 4) std::memcpy(d + j, s + j, 4 * sizeof(Token));
+    } else {
+      for (std::size_t j = 0; j < n; ++j) d[j] = s[j];
+    }
+    cursor += n;
+  }
+}
+
+}  // namespace
+
 std::uint32_t* EntropyDecoder::write_header(std::uint8_t* out) const {
   const std::size_t nc = layout_.components.size();
   auto* w = reinterpret_cast<std::uint32_t*>(out);
@@ -75,20 +117,7 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   if (ranges == 1)
     for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = 0;
   each(results.size(), [&](std::size_t k) {  // results hold disjoint blocks
-    const EntropyResult& r = results[k];
-    const Token* t = r.tokens.data();
-    const std::size_t m = r.block_ids.size();
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t id = r.block_ids[i];
-      src_of[id] = t;
-      count_of[id] = r.block_tokens[i];
-      if (ranges == 1) dir[2 * std::size_t(id >> 6) + 1] += r.block_tokens[i];
-      t += r.block_tokens[i];
-    }
-    // The blocks whose four-at-a-time copy would read past the result's last token.
-    const Token* const end = r.tokens.data() + r.tokens.size();
-    for (std::size_t i = m; i-- > 0 && end - src_of[r.block_ids[i]] < 16;)
-      count_of[r.block_ids[i]] |= 0x80;
+    index_blocks(results[k], src_of, count_of, ranges == 1 ? dir : nullptr);
   });
   if (ranges > 1) each(ranges, [&](std::size_t k) {
     std::size_t g0, g1;
@@ -108,22 +137,9 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
     std::size_t g0, g1;
     range(k, g0, g1);
     if (g0 == g1) return;
-    std::size_t cursor = dir[2 * g0];
     // A copy runs past a block's tokens only inside the range: another thread writes the next.
     const std::size_t limit = g1 < groups ? dir[2 * g1] : total;
-    for (std::size_t b = g0 * 64; b < g1 * 64; ++b) {
-      const std::uint8_t c = count_of[b];
-      if (!c) continue;
-      const std::size_t n = c & 31;
-      const Token* s = src_of[b];
-      Token* d = tokens + cursor;
-      if (!(c & 0x80) && cursor + 16 <= limit) {
-        for (std::size_t j = 0; j < n; j += 4) std::memcpy(d + j, s + j, 4 * sizeof(Token));
-      } else {
-        for (std::size_t j = 0; j < n; ++j) d[j] = s[j];
-      }
-      cursor += n;
-    }
+    copy_blocks(g0 * 64, g1 * 64, dir[2 * g0], limit, src_of, count_of, tokens);
   });
 }
 
