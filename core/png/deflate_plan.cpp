@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/portable/png_deflate.h"
+#include "core/portable/png_deflate_plan.h"
 
 namespace hetcodec::png {
 
