@@ -119,8 +119,8 @@ void EntropyDecoder::use_groups(EntropyResult& out) const {
   // Photographs give about 0.4 tokens per byte of entropy-coded data; room for three times a
   // group's share of that, and for one full block, or at most 1024 (64 blocks of 16 tokens).
   const std::size_t share = bytes * 2 / 5 / groups;
-  out.group_cap = std::uint32_t(std::min<std::size_t>(std::max<std::size_t>(3 * share, 16) + 16,
-                                                      1024));
+  out.group_cap =
+      std::uint32_t(std::min<std::size_t>(std::max<std::size_t>(3 * share, 16) + 16, 1024));
   out.grouped.resize(groups * out.group_cap);
   out.group_fill.assign(groups, 0);
 }

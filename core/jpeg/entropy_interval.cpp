@@ -35,8 +35,8 @@ bool EntropyDecoder::interval_bytes(const Scan& scan, std::uint32_t interval, st
 }
 
 HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
-                                                   std::uint32_t interval,
-                                                   EntropyResult& out) const {
+                                                    std::uint32_t interval,
+                                                    EntropyResult& out) const {
   std::size_t begin, end;
   if (!interval_bytes(scan, interval, begin, end, out)) return;
   BitReader br{data_ + begin, data_ + end};
@@ -77,10 +77,9 @@ HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const 
       if (cap) {
         std::uint32_t& fill = group_fill[id >> 6];
         if (fill + 16 <= cap) {
-          fill += std::uint32_t(decode_block_tokens(br, *lookups[b.dc], *lookups[b.ac],
-                                                    pred[b.component], (raster & 63) << 24,
-                                                    grouped + std::size_t(id >> 6) * cap + fill,
-                                                    bad_code));
+          fill += std::uint32_t(decode_block_tokens(
+              br, *lookups[b.dc], *lookups[b.ac], pred[b.component], (raster & 63) << 24,
+              grouped + std::size_t(id >> 6) * cap + fill, bad_code));
           continue;
         }
       }

@@ -171,8 +171,7 @@ inline int decode_long_symbol(BitReader& br, const HuffmanLookup& t, bool& bad_c
 // non-zero AC coefficient, in zigzag order, k being its zigzag index plus one (kNatural.at[k]
 // is its natural index).
 template <typename OnDc, typename Put>
-__attribute__((always_inline)) inline void decode_block_with(BitReader& br,
-                                                             const HuffmanLookup& dc,
+__attribute__((always_inline)) inline void decode_block_with(BitReader& br, const HuffmanLookup& dc,
                                                              const HuffmanLookup& ac,
                                                              bool& bad_code, OnDc&& on_dc,
                                                              Put&& put_at) {
@@ -299,8 +298,8 @@ __attribute__((always_inline)) inline int decode_block_tokens(BitReader& br,
 // has room for 17; returns the token count (0 for an all-zero block). Two tokens are always
 // written: a second one past the count is scratch the next block overwrites.
 __attribute__((always_inline)) inline int pack_block(std::int16_t dcv, int m, std::int16_t* val,
-                                                     std::uint8_t* pos, std::uint32_t block_in_group,
-                                                     Token* tp) {
+                                                     std::uint8_t* pos,
+                                                     std::uint32_t block_in_group, Token* tp) {
   val[0] = dcv;
   pos[0] = 0;
   const int first = dcv != 0 ? 0 : 1;

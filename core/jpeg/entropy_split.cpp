@@ -74,8 +74,8 @@ struct EntropyDecoder::Split {
 
   bool cut_pieces();
   template <typename More>
-  std::size_t decode_blocks(BitReader& r, std::uint64_t from, int& ph, Piece& pc,
-                            std::size_t limit, More&& more) const;
+  std::size_t decode_blocks(BitReader& r, std::uint64_t from, int& ph, Piece& pc, std::size_t limit,
+                            More&& more) const;
   void decode_pieces();
   bool bridge_one();
   bool join();
@@ -130,8 +130,7 @@ bool EntropyDecoder::Split::cut_pieces() {
 // into `pc`, while `more(at)` says so and the scan has blocks left.
 template <typename More>
 std::size_t EntropyDecoder::Split::decode_blocks(BitReader& r, std::uint64_t from, int& ph,
-                                                 Piece& pc, std::size_t limit,
-                                                 More&& more) const {
+                                                 Piece& pc, std::size_t limit, More&& more) const {
   std::int16_t val[64 + 8] = {};
   std::uint8_t pos[64 + 8] = {};
   std::size_t k = 0;
@@ -194,10 +193,10 @@ bool EntropyDecoder::Split::join() {
   phase = piece[0].exit_phase;
   for (std::size_t t = 1; t < n && valid < total; ++t) {
     Piece& nx = piece[t];
-    std::size_t j = std::size_t(
-        std::lower_bound(nx.blocks.begin(), nx.blocks.end(), at,
-                         [](const SpecBlock& b, std::uint64_t v) { return b.at < v; }) -
-        nx.blocks.begin());
+    std::size_t j =
+        std::size_t(std::lower_bound(nx.blocks.begin(), nx.blocks.end(), at,
+                                     [](const SpecBlock& b, std::uint64_t v) { return b.at < v; }) -
+                    nx.blocks.begin());
     bool synced = false;
     while (valid < total) {
       while (j < nx.blocks.size() && nx.blocks[j].at < at) ++j;
@@ -287,8 +286,8 @@ void EntropyDecoder::Split::pack(std::vector<EntropyResult>& out) const {
       std::memcpy(val + 1, pc.vals.data() + sb.coef, std::size_t(sb.m) * 2);
       std::memcpy(pos + 1, pc.pos.data() + sb.coef, std::size_t(sb.m));
       if (r.tokens.size() < ntokens + 17) r.tokens.resize(2 * (ntokens + 17));
-      const int count = pack_block(std::int16_t(p), sb.m, val, pos, raster & 63,
-                                   r.tokens.data() + ntokens);
+      const int count =
+          pack_block(std::int16_t(p), sb.m, val, pos, raster & 63, r.tokens.data() + ntokens);
       if (count) {
         ntokens += std::size_t(count);
         r.block_ids[nblocks] = cl.first_block + raster;
@@ -316,7 +315,7 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
   if (n < 2) return false;
   const int bpm = int(plan.mcu.size());
   Split split{*this, plan, parallel, begin, end, n, bpm, std::size_t(plan.mcus) * std::size_t(bpm),
-              {}, {}, {}, {}};
+              {},    {},   {},       {}};
   if (!split.cut_pieces()) return false;
   split.decode_pieces();
   if (!split.join() || !split.number_blocks()) return false;

@@ -107,8 +107,7 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   // Token counts per group, then offsets, then the copies; in ranges of groups, on several
   // threads where the caller gives them (a large image decoded in pieces).
-  const std::size_t ranges =
-      parallel && results.size() > 1 ? std::min<std::size_t>(groups, 64) : 1;
+  const std::size_t ranges = parallel && results.size() > 1 ? std::min<std::size_t>(groups, 64) : 1;
   auto range = [&](std::size_t k, std::size_t& g0, std::size_t& g1) {
     g0 = groups * k / ranges;
     g1 = groups * (k + 1) / ranges;
@@ -119,15 +118,16 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   each(results.size(), [&](std::size_t k) {  // results hold disjoint blocks
     index_blocks(results[k], src_of, count_of, ranges == 1 ? dir : nullptr);
   });
-  if (ranges > 1) each(ranges, [&](std::size_t k) {
-    std::size_t g0, g1;
-    range(k, g0, g1);
-    for (std::size_t g = g0; g < g1; ++g) {
-      std::uint32_t n = 0;
-      for (std::size_t b = g * 64; b < g * 64 + 64; ++b) n += count_of[b] & 31u;
-      dir[2 * g + 1] = n;
-    }
-  });
+  if (ranges > 1)
+    each(ranges, [&](std::size_t k) {
+      std::size_t g0, g1;
+      range(k, g0, g1);
+      for (std::size_t g = g0; g < g1; ++g) {
+        std::uint32_t n = 0;
+        for (std::size_t b = g * 64; b < g * 64 + 64; ++b) n += count_of[b] & 31u;
+        dir[2 * g + 1] = n;
+      }
+    });
   std::uint32_t offset = 0;
   for (std::size_t g = 0; g < groups; ++g) {
     dir[2 * g] = offset;
@@ -151,7 +151,8 @@ void EntropyDecoder::write_grouped(const EntropyResult& r, std::uint8_t* out) co
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = r.group_fill[g];
   const std::size_t extra = r.block_ids.size();
-  for (std::size_t i = 0; i < extra; ++i) dir[2 * std::size_t(r.block_ids[i] >> 6) + 1] += r.block_tokens[i];
+  for (std::size_t i = 0; i < extra; ++i)
+    dir[2 * std::size_t(r.block_ids[i] >> 6) + 1] += r.block_tokens[i];
   std::uint32_t offset = 0;
   for (std::size_t g = 0; g < groups; ++g) {
     dir[2 * g] = offset;

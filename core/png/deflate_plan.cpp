@@ -17,7 +17,8 @@ std::uint32_t DeflatePlan::items(int stage) const {
 
 // The header's layout is the same in C++, CUDA and OpenCL C only if no field is padded.
 static_assert(sizeof(hc_dfl_plan) == HC_DFL_PLAN_HEADER * 4, "hc_dfl_plan: the header's words");
-static_assert(offsetof(hc_dfl_plan, seg_start) == 6 * 4 && offsetof(hc_dfl_plan, w_seg_off) == 17 * 4 &&
+static_assert(offsetof(hc_dfl_plan, seg_start) == 6 * 4 &&
+                  offsetof(hc_dfl_plan, w_seg_off) == 17 * 4 &&
                   offsetof(hc_dfl_plan, w_chunk_off) == 29 * 4,
               "hc_dfl_plan: 32-bit fields in order, no padding");
 

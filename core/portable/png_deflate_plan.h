@@ -13,25 +13,25 @@
 #define HC_DFL_PLACE_LANES 256u
 
 #define HC_DFL_PIECE 256u
-#define HC_DFL_CHUNK 64u /* pieces */
+#define HC_DFL_CHUNK 64u        /* pieces */
 #define HC_DFL_SYM_LIMIT 16383u /* zlib's lit_bufsize - 1 with memLevel 8 */
 
 /* The stages, in the order they run: the one list the kernels, their launch plans and the
  * host's loop over the stages are made from. X(stage, kernel name, kind): ITEM stages run an item
  * per work-item, GROUP stages an item per work-group of hc_dfl_lanes(stage). */
-#define HC_DFL_STAGE_LIST(X)                             \
-  X(HC_DFL_CLEAR, png_deflate_clear, ITEM)               \
-  X(HC_DFL_COUNT, png_deflate_count, ITEM)               \
-  X(HC_DFL_SCAN_CHUNKS, png_deflate_scan_chunks, ITEM)   \
-  X(HC_DFL_SCAN, png_deflate_scan, ITEM)                 \
-  X(HC_DFL_EMIT, png_deflate_emit, ITEM)                 \
-  X(HC_DFL_HIST, png_deflate_hist, GROUP)                \
-  X(HC_DFL_BLOCK, png_deflate_block, GROUP)              \
-  X(HC_DFL_LAYOUT, png_deflate_layout, ITEM)             \
-  X(HC_DFL_OFFSETS, png_deflate_offsets, ITEM)           \
-  X(HC_DFL_BITS, png_deflate_bits, ITEM)                 \
-  X(HC_DFL_PLACE, png_deflate_place, GROUP)              \
-  X(HC_DFL_PACK_BLOCKS, png_deflate_pack_blocks, ITEM)   \
+#define HC_DFL_STAGE_LIST(X)                           \
+  X(HC_DFL_CLEAR, png_deflate_clear, ITEM)             \
+  X(HC_DFL_COUNT, png_deflate_count, ITEM)             \
+  X(HC_DFL_SCAN_CHUNKS, png_deflate_scan_chunks, ITEM) \
+  X(HC_DFL_SCAN, png_deflate_scan, ITEM)               \
+  X(HC_DFL_EMIT, png_deflate_emit, ITEM)               \
+  X(HC_DFL_HIST, png_deflate_hist, GROUP)              \
+  X(HC_DFL_BLOCK, png_deflate_block, GROUP)            \
+  X(HC_DFL_LAYOUT, png_deflate_layout, ITEM)           \
+  X(HC_DFL_OFFSETS, png_deflate_offsets, ITEM)         \
+  X(HC_DFL_BITS, png_deflate_bits, ITEM)               \
+  X(HC_DFL_PLACE, png_deflate_place, GROUP)            \
+  X(HC_DFL_PACK_BLOCKS, png_deflate_pack_blocks, ITEM) \
   X(HC_DFL_PACK, png_deflate_pack, ITEM)
 #define HC_DFL_STAGE_ENUM(stage, name, kind) stage,
 enum { HC_DFL_STAGE_LIST(HC_DFL_STAGE_ENUM) HC_DFL_STAGES };
@@ -43,11 +43,11 @@ enum { HC_DFL_STAGE_LIST(HC_DFL_STAGE_ENUM) HC_DFL_STAGES };
  * bytes follow its own data, so one item to a work-group (and to a warp), so that no warp runs
  * 32 different paths one after the other. */
 HC_FN hc_u32 hc_dfl_lanes(int stage) {
-  return stage == HC_DFL_HIST    ? HC_DFL_HIST_LANES
-         : stage == HC_DFL_BLOCK ? HC_DFL_BLOCK_LANES
-         : stage == HC_DFL_PLACE ? HC_DFL_PLACE_LANES
+  return stage == HC_DFL_HIST          ? HC_DFL_HIST_LANES
+         : stage == HC_DFL_BLOCK       ? HC_DFL_BLOCK_LANES
+         : stage == HC_DFL_PLACE       ? HC_DFL_PLACE_LANES
          : stage == HC_DFL_PACK_BLOCKS ? 1u
-                                 : HC_DFL_ITEM_LANES;
+                                       : HC_DFL_ITEM_LANES;
 }
 HC_FN int hc_dfl_is_group_stage(int stage) {
   return stage == HC_DFL_HIST || stage == HC_DFL_BLOCK || stage == HC_DFL_PLACE;
@@ -58,36 +58,37 @@ HC_FN int hc_dfl_is_group_stage(int stage) {
  * the host). Fixed-width fields only: the layout is the same in C++, CUDA and OpenCL C
  * (core/png/deflate_plan.cpp checks it with static_assert). */
 typedef struct hc_dfl_plan {
-  hc_u32 n; /* filtered bytes */
-  hc_u32 segments; /* S */
-  hc_u32 pieces; /* pieces, over all segments */
-  hc_u32 blocks; /* block indices, over all segments */
-  hc_u32 stored_limit; /* a stored block longer than this sets HC_DFL_UNSURE */
-  hc_u32 out_words; /* the output's capacity in 32-bit words */
-  hc_u32 seg_start; /* table: S + 1 byte offsets (the last is N) */
-  hc_u32 seg_piece; /* table: S + 1 first pieces */
-  hc_u32 seg_block; /* table: S + 1 first block indices */
-  hc_u32 piece_seg; /* table: the segment of each piece */
-  hc_u32 block_seg; /* table: the segment of each block index */
+  hc_u32 n;             /* filtered bytes */
+  hc_u32 segments;      /* S */
+  hc_u32 pieces;        /* pieces, over all segments */
+  hc_u32 blocks;        /* block indices, over all segments */
+  hc_u32 stored_limit;  /* a stored block longer than this sets HC_DFL_UNSURE */
+  hc_u32 out_words;     /* the output's capacity in 32-bit words */
+  hc_u32 seg_start;     /* table: S + 1 byte offsets (the last is N) */
+  hc_u32 seg_piece;     /* table: S + 1 first pieces */
+  hc_u32 seg_block;     /* table: S + 1 first block indices */
+  hc_u32 piece_seg;     /* table: the segment of each piece */
+  hc_u32 block_seg;     /* table: the segment of each block index */
   hc_u32 w_piece_count; /* per piece */
   hc_u32 w_piece_adler; /* per piece */
-  hc_u32 w_piece_off; /* per piece: its first symbol in its chunk, then (from HC_DFL_EMIT on) in its segment */
-  hc_u32 w_seg_total; /* per segment: symbols */
-  hc_u32 w_seg_adler; /* per segment: Adler-32 of its bytes */
-  hc_u32 w_seg_bytes; /* per segment: deflate bytes */
-  hc_u32 w_seg_off; /* S + 1: where each segment starts in the deflate data */
-  hc_u32 w_block; /* per block index: HC_DFL_BI_WORDS words */
-  hc_u32 w_codes; /* per block index: HC_DFL_CODE_WORDS words */
-  hc_u32 w_header; /* per block index: HC_DFL_HDR_WORDS words */
-  hc_u32 w_hist; /* per block index: HC_DFL_HIST_WORDS words */
-  hc_u32 w_piece_bits; /* per piece: bits of its symbols in its first block */
-  hc_u32 w_piece_at; /* per piece: 2 words, the stream bit of its first symbol */
-  hc_u32 chunks; /* chunks, over all segments */
-  hc_u32 seg_chunk; /* table: S + 1 first chunks */
-  hc_u32 chunk_seg; /* table: the segment of each chunk */
+  hc_u32
+      w_piece_off; /* per piece: its first symbol in its chunk, then (from HC_DFL_EMIT on) in its segment */
+  hc_u32 w_seg_total;   /* per segment: symbols */
+  hc_u32 w_seg_adler;   /* per segment: Adler-32 of its bytes */
+  hc_u32 w_seg_bytes;   /* per segment: deflate bytes */
+  hc_u32 w_seg_off;     /* S + 1: where each segment starts in the deflate data */
+  hc_u32 w_block;       /* per block index: HC_DFL_BI_WORDS words */
+  hc_u32 w_codes;       /* per block index: HC_DFL_CODE_WORDS words */
+  hc_u32 w_header;      /* per block index: HC_DFL_HDR_WORDS words */
+  hc_u32 w_hist;        /* per block index: HC_DFL_HIST_WORDS words */
+  hc_u32 w_piece_bits;  /* per piece: bits of its symbols in its first block */
+  hc_u32 w_piece_at;    /* per piece: 2 words, the stream bit of its first symbol */
+  hc_u32 chunks;        /* chunks, over all segments */
+  hc_u32 seg_chunk;     /* table: S + 1 first chunks */
+  hc_u32 chunk_seg;     /* table: the segment of each chunk */
   hc_u32 w_chunk_count; /* per chunk: symbols */
   hc_u32 w_chunk_adler; /* per chunk */
-  hc_u32 w_chunk_off; /* per chunk: its first symbol in the segment */
+  hc_u32 w_chunk_off;   /* per chunk: its first symbol in the segment */
   hc_u32 reserved[2];
 } hc_dfl_plan;
 #define HC_DFL_PLAN_HEADER 32 /* words */
@@ -109,11 +110,11 @@ HC_FN const HC_GLOBAL hc_dfl_plan* hc_dfl_header(const HC_GLOBAL hc_u32* plan) {
 #define HC_DFL_BI_DATA_BITS 3 /* coded: the symbols' bits, end-of-block included */
 #define HC_DFL_BI_BYTES 4     /* the data bytes its symbols cover */
 #define HC_DFL_BI_BYTE_START 5
-#define HC_DFL_BI_BIT_LO 6    /* where it starts, in bits from its segment's start */
+#define HC_DFL_BI_BIT_LO 6 /* where it starts, in bits from its segment's start */
 #define HC_DFL_BI_BIT_HI 7
 /* (words 8 and 9 are not used) */
-#define HC_DFL_BI_FINAL 10    /* the stream's final block */
-#define HC_DFL_BI_FLUSH 11    /* the last block of a segment before another: a sync flush follows */
+#define HC_DFL_BI_FINAL 10 /* the stream's final block */
+#define HC_DFL_BI_FLUSH 11 /* the last block of a segment before another: a sync flush follows */
 #define HC_DFL_BI_WORDS 12
 /* A coded block's table: per symbol value (0-255 literals, 256 + length - 3 matches) two words,
  * the bits to send (for a match: length code, extra bits and distance code together, at most

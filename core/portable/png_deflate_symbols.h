@@ -199,7 +199,8 @@ HC_FN hc_u32 hc_dfl_prefix(HC_GLOBAL hc_u32* off, const HC_GLOBAL hc_u32* count,
 
 HC_FN void hc_dfl_scan_chunk(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 c) {
   const hc_u32 s = plan[hc_dfl_header(plan)->chunk_seg + c];
-  const hc_u32 q0 = plan[hc_dfl_header(plan)->seg_piece + s], q1 = plan[hc_dfl_header(plan)->seg_piece + s + 1u];
+  const hc_u32 q0 = plan[hc_dfl_header(plan)->seg_piece + s],
+               q1 = plan[hc_dfl_header(plan)->seg_piece + s + 1u];
   const hc_u32 p0 = q0 + (c - plan[hc_dfl_header(plan)->seg_chunk + s]) * HC_DFL_CHUNK;
   const hc_u32 p1 = q1 - p0 < HC_DFL_CHUNK ? q1 : p0 + HC_DFL_CHUNK;
   hc_u32 adler;
@@ -223,7 +224,8 @@ HC_FN void hc_dfl_scan(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_
 
 HC_FN void hc_dfl_layout(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 s) {
   const hc_u32 segments = hc_dfl_header(plan)->segments;
-  const hc_u32 nb = hc_dfl_segment_blocks(work[hc_dfl_header(plan)->w_seg_total + s], s + 1u == segments);
+  const hc_u32 nb =
+      hc_dfl_segment_blocks(work[hc_dfl_header(plan)->w_seg_total + s], s + 1u == segments);
   const hc_u32 first = plan[hc_dfl_header(plan)->seg_block + s];
   hc_u64 bit = 0;
   hc_u32 j;

@@ -41,7 +41,9 @@ HC_FN hc_u32 hc_dfl_length_base(hc_u32 c) {
   return (4u + (c & 3u)) << (c / 4u - 1u);
 }
 HC_FN hc_u32 hc_dfl_dist_extra(hc_u32 c) { return c < 4u ? 0u : c / 2u - 1u; }
-HC_FN hc_u32 hc_dfl_bl_extra(hc_u32 c) { return c == 16u ? 2u : c == 17u ? 3u : c == 18u ? 7u : 0u; }
+HC_FN hc_u32 hc_dfl_bl_extra(hc_u32 c) {
+  return c == 16u ? 2u : c == 17u ? 3u : c == 18u ? 7u : 0u;
+}
 /* The code-length code's transmission order 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, ... */
 HC_FN hc_u32 hc_dfl_bl_order(hc_u32 k) {
   return k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
@@ -51,14 +53,18 @@ HC_FN hc_u32 hc_dfl_bl_order(hc_u32 k) {
  * to LLVM's bitreverse intrinsic, which Oclgrind does not implement.) */
 HC_FN hc_u32 hc_dfl_reverse8(hc_u32 b) {
   return (hc_u32)(((((hc_u64)b * 0x0802u) & 0x22110u) | (((hc_u64)b * 0x8020u) & 0x88440u)) *
-                      0x10101u >> 16) & 0xFFu;
+                      0x10101u >>
+                  16) &
+         0xFFu;
 }
 HC_FN hc_u32 hc_dfl_reverse(hc_u32 code, hc_u32 len) {
   const hc_u32 r = (hc_dfl_reverse8(code & 0xFFu) << 8) | hc_dfl_reverse8((code >> 8) & 0xFFu);
   return r >> (16u - len);
 }
 /* The fixed literal/length code of symbol n: length, and the code as sent (bit-reversed). */
-HC_FN hc_u32 hc_dfl_fixed_len(hc_u32 n) { return n < 144u ? 8u : n < 256u ? 9u : n < 280u ? 7u : 8u; }
+HC_FN hc_u32 hc_dfl_fixed_len(hc_u32 n) {
+  return n < 144u ? 8u : n < 256u ? 9u : n < 280u ? 7u : 8u;
+}
 HC_FN hc_u32 hc_dfl_fixed_code(hc_u32 n) {
   if (n < 144u) return hc_dfl_reverse(0x30u + n, 8u);
   if (n < 256u) return hc_dfl_reverse(0x190u + (n - 144u), 9u);
@@ -118,7 +124,7 @@ HC_FN void hc_dfl_state_init(HC_LOCAL hc_dfl_state* z) {
   z->bl.dad = z->bl_dad;
 }
 
-#define HC_DFL_NODE(e) ((hc_i32)((e) & 0x3FFu))
+#define HC_DFL_NODE(e) ((hc_i32)((e)&0x3FFu))
 #define HC_DFL_KEY(e) ((e) >> 10)
 #define HC_DFL_NO_ENTRY 0xFFFFFFFFu /* a key above every node's */
 HC_FN hc_u32 hc_dfl_entry(hc_u32 freq, hc_u32 depth, hc_i32 node) {
@@ -151,7 +157,9 @@ HC_FN hc_u32 hc_dfl_extra(int kind, hc_i32 n) {
   if (kind == 1) return hc_dfl_dist_extra((hc_u32)n);
   return hc_dfl_bl_extra((hc_u32)n);
 }
-HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) { return kind == 0 ? hc_dfl_fixed_len((hc_u32)n) : 5u; }
+HC_FN hc_u32 hc_dfl_static_len(int kind, hc_i32 n) {
+  return kind == 0 ? hc_dfl_fixed_len((hc_u32)n) : 5u;
+}
 
 /* zlib's gen_bitlen(). A node's length there is its parent's plus one, capped at max_length,
  * which is its depth capped; the nodes deeper than max_length are the overflow. The depths
