@@ -159,7 +159,7 @@ class Deflater {
     syms_.clear();
   }
 
-  // The tree description, made into words by png_deflate.h and sent from them.
+  // The tree description, made into words by png_deflate_trees.h and sent from them.
   void send_trees() {
     hc_u32 words[HC_DFL_HDR_WORDS];
     hc_dfl_hw w;
