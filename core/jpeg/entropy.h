@@ -114,7 +114,7 @@ class EntropyDecoder {
   using Parallel =
       std::function<void(std::size_t count, const std::function<void(std::size_t)>& fn)>;
   // Decodes a file with one scan and no restart markers in up to `pieces` pieces of at least
-  // `min_piece_bytes` at once (a speculative decoding: see entropy.cpp). Fills `out` with the
+  // `min_piece_bytes` at once (a speculative decoding: see entropy_split.cpp). Fills `out` with the
   // same tokens run() writes and returns true; returns false when the file is not one for it
   // or the pieces do not join cleanly (corrupt data), and the caller then uses run().
   bool run_split(int pieces, std::size_t min_piece_bytes, const Parallel& parallel,
@@ -145,6 +145,9 @@ class EntropyDecoder {
   void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
   void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
+  bool interval_bytes(const Scan& scan, std::uint32_t interval, std::size_t& begin,
+                      std::size_t& end, EntropyResult& out) const;
+  struct Split;  // run_split()'s pieces and the steps that decode and join them
 
   const std::uint8_t* data_;
   std::size_t size_;

@@ -11,7 +11,7 @@
 //   still in the sliding window, which depends on how the input arrived (the window slides
 //   when fill_window() runs with strstart >= 2 * wsize - 262).
 // - Trees: zlib's Huffman trees, their choice and their description are the device deflate's
-//   own (core/portable/png_deflate.h, run here on one lane): its heap (frequency, then depth,
+//   own (core/portable/png_deflate_trees.h, run here on one lane): its heap (frequency, then depth,
 //   as the tie-break), its bit-length overflow repair, canonical codes, the code-length code
 //   and the run-length encoding of code lengths as zlib's scan_tree()/send_tree() do it.
 #include "core/png/zlib_rle.h"
@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "core/png/checksum.h"
-#include "core/portable/png_deflate.h"
+#include "core/portable/png_deflate_trees.h"
 
 namespace hetcodec::png {
 namespace {
@@ -159,7 +159,7 @@ class Deflater {
     syms_.clear();
   }
 
-  // The tree description, made into words by png_deflate.h and sent from them.
+  // The tree description, made into words by png_deflate_trees.h and sent from them.
   void send_trees() {
     hc_u32 words[HC_DFL_HDR_WORDS];
     hc_dfl_hw w;

@@ -148,6 +148,210 @@ HC_FN hc_i32 hc_inf_decode(hc_inf_reader* r, const hc_inf_code* h, const hc_u16*
   return hc_inf_decode_slow(r, h);
 }
 
+/* A stored block (RFC 1951 3.2.4) after its header bits: back to the byte boundary, LEN and
+ * NLEN, then its bytes copied to out[*produced...]; *last is the byte before out[*produced].
+ * An error is left in r->status. */
+HC_FN void hc_inf_stored(hc_inf_reader* r, HC_GLOBAL hc_u8* out, hc_u32 out_len,
+                         hc_u32* produced, hc_u8* last) {
+  const hc_u32 done = *produced;
+  hc_u32 n, check, i;
+  /* Back to the byte boundary: whole bytes still in the buffer are given back. */
+  r->bits >>= r->nbits & 7u;
+  r->nbits -= r->nbits & 7u;
+  r->pos -= r->nbits >> 3;
+  r->bits = 0;
+  r->nbits = 0;
+  if (r->len - r->pos < 4u) {
+    r->status = HC_INF_SHORT_INPUT;
+    return;
+  }
+  n = (hc_u32)r->in[r->pos] | ((hc_u32)r->in[r->pos + 1u] << 8);
+  check = (hc_u32)r->in[r->pos + 2u] | ((hc_u32)r->in[r->pos + 3u] << 8);
+  r->pos += 4u;
+  if ((n ^ 0xFFFFu) != check) {
+    r->status = HC_INF_BAD_BLOCK;
+    return;
+  }
+  if (r->len - r->pos < n) {
+    r->status = HC_INF_SHORT_INPUT;
+    return;
+  }
+  if (out_len - done < n) {
+    r->status = HC_INF_OVERRUN;
+    return;
+  }
+  for (i = 0; i < n; ++i) out[done + i] = r->in[r->pos + i];
+  *produced = done + n;
+  if (n) *last = r->in[r->pos + n - 1u];
+  r->pos += n;
+}
+
+/* The fixed codes (RFC 1951 3.2.6). */
+HC_FN void hc_inf_fixed_tables(hc_inf_code* lencode, hc_inf_code* distcode, hc_u16* lengths,
+                               hc_u16* fast) {
+  hc_u32 i;
+  for (i = 0; i < 144u; ++i) lengths[i] = 8;
+  for (; i < 256u; ++i) lengths[i] = 9;
+  for (; i < 280u; ++i) lengths[i] = 7;
+  for (; i < 288u; ++i) lengths[i] = 8;
+  hc_inf_build(lencode, lengths, 288u, fast);
+  for (i = 0; i < 30u; ++i) lengths[i] = 5;
+  hc_inf_build(distcode, lengths, 30u, 0);
+}
+
+/* A dynamic block's codes from its header (RFC 1951 3.2.7); an error is left in r->status. */
+HC_FN void hc_inf_dynamic_tables(hc_inf_reader* r, hc_inf_code* lencode, hc_inf_code* distcode,
+                                 hc_u16* lengths, hc_u16* fast) {
+  const hc_u32 nlen = hc_inf_bits(r, 5u) + 257u, ndist = hc_inf_bits(r, 5u) + 1u;
+  const hc_u32 ncode = hc_inf_bits(r, 4u) + 4u;
+  hc_u32 k;
+  if (nlen > 286u || ndist > 30u) {
+    r->status = HC_INF_BAD_CODE;
+    return;
+  }
+  /* The code-length code, its lengths in the order 16, 17, 18, 0, 8, 7, 9, 6, ... */
+  for (k = 0; k < 19u; ++k) lengths[k] = 0;
+  for (k = 0; k < ncode; ++k) {
+    const hc_u32 at = k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
+    lengths[at] = (hc_u16)hc_inf_bits(r, 3u);
+  }
+  if (r->status != HC_INF_OK || hc_inf_build(lencode, lengths, 19u, 0) != 0) {
+    r->status = r->status != HC_INF_OK ? r->status : HC_INF_BAD_CODE;
+    return;
+  }
+  for (k = 0; k < nlen + ndist && r->status == HC_INF_OK;) {
+    hc_i32 sym = hc_inf_decode_slow(r, lencode);
+    hc_u32 rep, v = 0;
+    if (sym < 16) {
+      lengths[k++] = (hc_u16)sym;
+      continue;
+    }
+    if (sym == 16) {
+      if (k == 0u) {
+        r->status = HC_INF_BAD_CODE;
+        break;
+      }
+      v = lengths[k - 1u];
+      rep = 3u + hc_inf_bits(r, 2u);
+    } else if (sym == 17) {
+      rep = 3u + hc_inf_bits(r, 3u);
+    } else {
+      rep = 11u + hc_inf_bits(r, 7u);
+    }
+    if (k + rep > nlen + ndist) {
+      r->status = HC_INF_BAD_CODE;
+      break;
+    }
+    while (rep--) lengths[k++] = (hc_u16)v;
+  }
+  if (r->status != HC_INF_OK) return;
+  if (lengths[256] == 0u || hc_inf_build(lencode, lengths, nlen, fast) != 0 ||
+      hc_inf_build(distcode, lengths + nlen, ndist, 0) > 1) {
+    /* (a distance code may be empty, when the block has no matches) */
+    r->status = HC_INF_BAD_CODE;
+  }
+}
+
+/* A coded block's symbols up to its end-of-block code, into out[*produced...]; *last is the
+ * byte before out[*produced]. Both are kept in locals for the loop. An error is left in
+ * r->status. */
+HC_FN void hc_inf_symbols(hc_inf_reader* r, const hc_inf_code* lencode,
+                          const hc_inf_code* distcode, const hc_u16* fast,
+                          HC_GLOBAL hc_u8* out, hc_u32 out_len, hc_u32* produced_io,
+                          hc_u8* last_io) {
+  hc_u32 produced = *produced_io, i;
+  hc_u8 last = *last_io;
+  for (;;) {
+    hc_i32 sym = hc_inf_decode(r, lencode, fast);
+    if (r->status != HC_INF_OK) break;
+    if (sym < 256) {
+      if (produced == out_len) {
+        r->status = HC_INF_OVERRUN;
+        break;
+      }
+      last = (hc_u8)sym;
+      out[produced++] = last;
+    } else if (sym == 256) {
+      break;
+    } else {
+      hc_u32 idx = (hc_u32)sym - 257u, length, extra, d, dist;
+      if (idx > 28u) {
+        r->status = HC_INF_BAD_CODE;
+        break;
+      }
+      if (idx < 8u) {
+        length = 3u + idx;
+      } else if (idx == 28u) {
+        length = 258u;
+      } else {
+        extra = (idx - 4u) >> 2;
+        length = ((4u + (idx & 3u)) << extra) + 3u + hc_inf_bits(r, extra);
+      }
+      d = (hc_u32)hc_inf_decode_slow(r, distcode);
+      if (d > 29u) {
+        r->status = HC_INF_BAD_CODE;
+        break;
+      }
+      if (d < 4u) {
+        dist = d + 1u;
+      } else {
+        extra = (d - 2u) >> 1;
+        dist = ((2u + (d & 1u)) << extra) + 1u + hc_inf_bits(r, extra);
+      }
+      if (r->status != HC_INF_OK) break;
+      if (dist > produced) {
+        r->status = HC_INF_BAD_DISTANCE;
+        break;
+      }
+      if (out_len - produced < length) {
+        r->status = HC_INF_OVERRUN;
+        break;
+      }
+      /* Distance 1 (all that Z_RLE makes) repeats the byte in hand, without reading back
+       * what was just stored; a longer one reads the output. */
+      if (dist == 1u) {
+        for (i = 0; i < length; ++i) out[produced + i] = last;
+      } else {
+        for (i = 0; i < length; ++i) out[produced + i] = out[produced + i - dist];
+        last = out[produced + length - 1u];
+      }
+      produced += length;
+    }
+  }
+  *produced_io = produced;
+  *last_io = last;
+}
+
+/* The result words of a segment: every one is written, failed or not (the host reads them all
+ * back); for a good segment the Adler-32 of its output (the host combines the segments') and
+ * the largest filter type of its rows. */
+HC_FN void hc_inf_result(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8* out, hc_u32 out_len,
+                         hc_u32 status, hc_u32 produced, HC_GLOBAL hc_u32* result) {
+  hc_u32 i;
+  result[HC_INF_STATUS] = status;
+  result[HC_INF_ADLER] = 0;
+  result[HC_INF_MAX_TYPE] = 0;
+  result[HC_INF_PRODUCED] = produced;
+  if (status == HC_INF_OK) {
+    hc_u32 a = 1, b = 0, done = 0, max_type = 0;
+    const hc_u32 row = seg[HC_INF_ROW];
+    while (done < out_len) {
+      hc_u32 n = out_len - done < 5552u ? out_len - done : 5552u;
+      for (i = 0; i < n; ++i) {
+        a += out[done + i];
+        b += a;
+      }
+      a %= 65521u;
+      b %= 65521u;
+      done += n;
+    }
+    for (i = 0; row != 0u && i < out_len; i += row)
+      if (out[i] > max_type) max_type = out[i];
+    result[HC_INF_ADLER] = (b << 16) | a;
+    result[HC_INF_MAX_TYPE] = max_type;
+  }
+}
+
 /* Inflates the segment at row `seg` of the table: its input in `in` (the joined IDAT data),
  * its output at `out` + its offset. Writes the result words to `result`. */
 HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8* in,
@@ -158,7 +362,7 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
   hc_u16 lengths[320];
   HC_GLOBAL hc_u8* out = out_base + seg[HC_INF_OUT];
   const hc_u32 out_len = seg[HC_INF_OUT_LEN];
-  hc_u32 produced = 0, final_block = 0, i;
+  hc_u32 produced = 0, final_block = 0;
   hc_u8 last = 0; /* the byte before out[produced] */
   r.in = in + seg[HC_INF_IN];
   r.len = seg[HC_INF_IN_LEN];
@@ -182,185 +386,23 @@ HC_FN void hc_inflate_segment(const HC_GLOBAL hc_u32* seg, const HC_GLOBAL hc_u8
       break;
     }
     if (type == 0u) {
-      hc_u32 n, check;
-      /* Back to the byte boundary: whole bytes still in the buffer are given back. */
-      r.bits >>= r.nbits & 7u;
-      r.nbits -= r.nbits & 7u;
-      r.pos -= r.nbits >> 3;
-      r.bits = 0;
-      r.nbits = 0;
-      if (r.len - r.pos < 4u) {
-        r.status = HC_INF_SHORT_INPUT;
-        break;
-      }
-      n = (hc_u32)r.in[r.pos] | ((hc_u32)r.in[r.pos + 1u] << 8);
-      check = (hc_u32)r.in[r.pos + 2u] | ((hc_u32)r.in[r.pos + 3u] << 8);
-      r.pos += 4u;
-      if ((n ^ 0xFFFFu) != check) {
-        r.status = HC_INF_BAD_BLOCK;
-        break;
-      }
-      if (r.len - r.pos < n) {
-        r.status = HC_INF_SHORT_INPUT;
-        break;
-      }
-      if (out_len - produced < n) {
-        r.status = HC_INF_OVERRUN;
-        break;
-      }
-      for (i = 0; i < n; ++i) out[produced + i] = r.in[r.pos + i];
-      produced += n;
-      if (n) last = r.in[r.pos + n - 1u];
-      r.pos += n;
+      hc_inf_stored(&r, out, out_len, &produced, &last);
       continue;
     }
     if (type == 1u) {
-      for (i = 0; i < 144u; ++i) lengths[i] = 8;
-      for (; i < 256u; ++i) lengths[i] = 9;
-      for (; i < 280u; ++i) lengths[i] = 7;
-      for (; i < 288u; ++i) lengths[i] = 8;
-      hc_inf_build(&lencode, lengths, 288u, fast);
-      for (i = 0; i < 30u; ++i) lengths[i] = 5;
-      hc_inf_build(&distcode, lengths, 30u, 0);
+      hc_inf_fixed_tables(&lencode, &distcode, lengths, fast);
     } else if (type == 2u) {
-      const hc_u32 nlen = hc_inf_bits(&r, 5u) + 257u, ndist = hc_inf_bits(&r, 5u) + 1u;
-      const hc_u32 ncode = hc_inf_bits(&r, 4u) + 4u;
-      hc_u32 k;
-      if (nlen > 286u || ndist > 30u) {
-        r.status = HC_INF_BAD_CODE;
-        break;
-      }
-      /* The code-length code, its lengths in the order 16, 17, 18, 0, 8, 7, 9, 6, ... */
-      for (k = 0; k < 19u; ++k) lengths[k] = 0;
-      for (k = 0; k < ncode; ++k) {
-        const hc_u32 at = k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
-        lengths[at] = (hc_u16)hc_inf_bits(&r, 3u);
-      }
-      if (r.status != HC_INF_OK || hc_inf_build(&lencode, lengths, 19u, 0) != 0) {
-        r.status = r.status != HC_INF_OK ? r.status : HC_INF_BAD_CODE;
-        break;
-      }
-      for (k = 0; k < nlen + ndist && r.status == HC_INF_OK;) {
-        hc_i32 sym = hc_inf_decode_slow(&r, &lencode);
-        hc_u32 rep, v = 0;
-        if (sym < 16) {
-          lengths[k++] = (hc_u16)sym;
-          continue;
-        }
-        if (sym == 16) {
-          if (k == 0u) {
-            r.status = HC_INF_BAD_CODE;
-            break;
-          }
-          v = lengths[k - 1u];
-          rep = 3u + hc_inf_bits(&r, 2u);
-        } else if (sym == 17) {
-          rep = 3u + hc_inf_bits(&r, 3u);
-        } else {
-          rep = 11u + hc_inf_bits(&r, 7u);
-        }
-        if (k + rep > nlen + ndist) {
-          r.status = HC_INF_BAD_CODE;
-          break;
-        }
-        while (rep--) lengths[k++] = (hc_u16)v;
-      }
+      hc_inf_dynamic_tables(&r, &lencode, &distcode, lengths, fast);
       if (r.status != HC_INF_OK) break;
-      if (lengths[256] == 0u || hc_inf_build(&lencode, lengths, nlen, fast) != 0 ||
-          hc_inf_build(&distcode, lengths + nlen, ndist, 0) > 1) {
-        /* (a distance code may be empty, when the block has no matches) */
-        r.status = HC_INF_BAD_CODE;
-        break;
-      }
     } else {
       r.status = HC_INF_BAD_BLOCK;
       break;
     }
-    /* The block's symbols. */
-    for (;;) {
-      hc_i32 sym = hc_inf_decode(&r, &lencode, fast);
-      if (r.status != HC_INF_OK) break;
-      if (sym < 256) {
-        if (produced == out_len) {
-          r.status = HC_INF_OVERRUN;
-          break;
-        }
-        last = (hc_u8)sym;
-        out[produced++] = last;
-      } else if (sym == 256) {
-        break;
-      } else {
-        hc_u32 idx = (hc_u32)sym - 257u, length, extra, d, dist;
-        if (idx > 28u) {
-          r.status = HC_INF_BAD_CODE;
-          break;
-        }
-        if (idx < 8u) {
-          length = 3u + idx;
-        } else if (idx == 28u) {
-          length = 258u;
-        } else {
-          extra = (idx - 4u) >> 2;
-          length = ((4u + (idx & 3u)) << extra) + 3u + hc_inf_bits(&r, extra);
-        }
-        d = (hc_u32)hc_inf_decode_slow(&r, &distcode);
-        if (d > 29u) {
-          r.status = HC_INF_BAD_CODE;
-          break;
-        }
-        if (d < 4u) {
-          dist = d + 1u;
-        } else {
-          extra = (d - 2u) >> 1;
-          dist = ((2u + (d & 1u)) << extra) + 1u + hc_inf_bits(&r, extra);
-        }
-        if (r.status != HC_INF_OK) break;
-        if (dist > produced) {
-          r.status = HC_INF_BAD_DISTANCE;
-          break;
-        }
-        if (out_len - produced < length) {
-          r.status = HC_INF_OVERRUN;
-          break;
-        }
-        /* Distance 1 (all that Z_RLE makes) repeats the byte in hand, without reading back
-         * what was just stored; a longer one reads the output. */
-        if (dist == 1u) {
-          for (i = 0; i < length; ++i) out[produced + i] = last;
-        } else {
-          for (i = 0; i < length; ++i) out[produced + i] = out[produced + i - dist];
-          last = out[produced + length - 1u];
-        }
-        produced += length;
-      }
-    }
+    hc_inf_symbols(&r, &lencode, &distcode, fast, out, out_len, &produced, &last);
   }
   if (r.status == HC_INF_OK && (produced != out_len || (seg[HC_INF_LAST] && !final_block)))
     r.status = HC_INF_BAD_END;
-  /* Every word is written, failed or not: the host reads them all back. */
-  result[HC_INF_STATUS] = r.status;
-  result[HC_INF_ADLER] = 0;
-  result[HC_INF_MAX_TYPE] = 0;
-  result[HC_INF_PRODUCED] = produced;
-  if (r.status == HC_INF_OK) {
-    /* Adler-32 of the output (the host combines the segments'), and the filter types. */
-    hc_u32 a = 1, b = 0, done = 0, max_type = 0;
-    const hc_u32 row = seg[HC_INF_ROW];
-    while (done < out_len) {
-      hc_u32 n = out_len - done < 5552u ? out_len - done : 5552u;
-      for (i = 0; i < n; ++i) {
-        a += out[done + i];
-        b += a;
-      }
-      a %= 65521u;
-      b %= 65521u;
-      done += n;
-    }
-    for (i = 0; row != 0u && i < out_len; i += row)
-      if (out[i] > max_type) max_type = out[i];
-    result[HC_INF_ADLER] = (b << 16) | a;
-    result[HC_INF_MAX_TYPE] = max_type;
-  }
+  hc_inf_result(seg, out, out_len, r.status, produced, result);
 }
 
 /* Segment k of `count` inflated (the device inflate's entry points and the CPU's loop). */

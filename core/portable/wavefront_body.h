@@ -28,30 +28,11 @@
 #error "defilter_bands loads window k + 1 into window k - 2's slot"
 #endif
 
-/* Tile `group` of a launch (its ticket's, or diagonal's), solved in place; `scratch` holds the
- * ticket counter and one completion flag per tile (ticket order only, cleared before). */
-HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32 height,
-                                    hc_u32 row_bytes, hc_u32 bpp, hc_u32 tiles_x, hc_u32 tiles_y,
-                                    hc_i32 diagonal, HC_GLOBAL hc_u32* scratch, hc_u32 group,
-                                    hc_u32 lane, hc_u32 lanes, HC_LOCAL hc_wf_tile_local* loc) {
-  HC_LOCAL hc_u8* tile = loc->tile;
-  const hc_u64 stride = (hc_u64)row_bytes + 1u;
-  HC_GLOBAL hc_u8* base = rows + offset;
-  const volatile HC_GLOBAL hc_u8* vbase = base;
-  hc_u32 tx, ty, k, q, s;
-  if (diagonal >= 0) {
-    hc_wf_tile_on_diagonal((hc_u32)diagonal, group, tiles_x, &tx, &ty);
-  } else {
-    if (lane == 0) loc->ticket = HC_ATOMIC_ADD(&scratch[0], 1u);
-    HC_BARRIER();
-    hc_wf_tile_of(loc->ticket, tiles_x, tiles_y, &tx, &ty);
-  }
-  const hc_u32 y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
-  /* A tile whose first row needs no row above starts a band and does not wait on the tile
-   * above. */
-  const int band_start = y0 > 0u && HC_WF_NO_UP(base[(hc_u64)y0 * stride]);
-  /* The tile's own filtered bytes first: nothing else writes them, so they load while the
-   * tiles above and to the left may still be working. */
+/* The tile's own filtered bytes into local memory (zeros past the image's edges). */
+HC_FN void HC_WF_FN(tile_load)(const HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
+                               hc_u32 height, hc_u32 row_bytes, HC_LOCAL hc_u8* tile, hc_u32 lane,
+                               hc_u32 lanes) {
+  hc_u32 k;
   HC_UNROLL(8)
   for (k = lane; k < HC_WF_ROWS * HC_WF_BYTES; k += lanes) {
     const hc_u32 row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
@@ -59,21 +40,28 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
     tile[(row + 1u) * HC_WF_STRIDE + 8u + i] =
         (y < height && x < row_bytes) ? base[(hc_u64)y * stride + 1u + x] : (hc_u8)0;
   }
-  if (diagonal < 0) {
-    /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
-    if (lane == 0) {
-      if (ty > 0 && !band_start)
-        while (HC_ATOMIC_OR(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {
-        }
-      if (tx > 0)
-        while (HC_ATOMIC_OR(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {
-        }
-      HC_FENCE_GLOBAL(); /* acquire: the awaited tiles' bytes are read after their flags */
+}
+
+/* One lane's wait for the completion flags of the tiles above (unless the tile starts a band)
+ * and to the left, then the acquire fence. */
+HC_FN void HC_WF_FN(tile_wait)(HC_GLOBAL hc_u32* scratch, hc_u32 tx, hc_u32 ty, hc_u32 tiles_x,
+                               int band_start) {
+  if (ty > 0 && !band_start)
+    while (HC_ATOMIC_OR(&scratch[1u + (ty - 1u) * tiles_x + tx], 0u) == 0u) {
     }
-    HC_BARRIER_GLOBAL();
-  }
-  /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
-   * results, read through volatile pointers so that no stale cache line is used. */
+  if (tx > 0)
+    while (HC_ATOMIC_OR(&scratch[1u + ty * tiles_x + tx - 1u], 0u) == 0u) {
+    }
+  HC_FENCE_GLOBAL(); /* acquire: the awaited tiles' bytes are read after their flags */
+}
+
+/* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
+ * results, read through volatile pointers so that no stale cache line is used. */
+HC_FN void HC_WF_FN(tile_load_halo)(const volatile HC_GLOBAL hc_u8* vbase, hc_u64 stride,
+                                    hc_u32 y0, hc_u32 x0, hc_u32 height, hc_u32 row_bytes,
+                                    int band_start, HC_LOCAL hc_u8* tile, hc_u32 lane,
+                                    hc_u32 lanes) {
+  hc_u32 k;
   for (k = lane; k < HC_WF_BYTES + 8u; k += lanes) {
     const int x = (int)x0 + (int)k - 8;
     hc_u8 v = 0;
@@ -88,6 +76,76 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
     if (y < height && x >= 0) v = vbase[(hc_u64)y * stride + 1u + (hc_u32)x];
     tile[(row + 1u) * HC_WF_STRIDE + (k & 7u)] = v;
   }
+}
+
+/* What the tiles below and to the right read: the tile's last row, then the last 8 bytes
+ * (up to `end`) of each row. */
+HC_FN void HC_WF_FN(tile_store_edges)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
+                                      hc_u32 height, hc_u32 row_bytes, hc_u32 last_row,
+                                      hc_u32 end, const HC_LOCAL hc_u8* tile, hc_u32 lane,
+                                      hc_u32 lanes) {
+  hc_u32 k;
+  for (k = lane; k < HC_WF_BYTES; k += lanes)
+    if (x0 + k < row_bytes)
+      base[(hc_u64)last_row * stride + 1u + x0 + k] =
+          tile[(last_row - y0 + 1u) * HC_WF_STRIDE + 8u + k];
+  for (k = lane; k < HC_WF_ROWS * 8u; k += lanes) {
+    const hc_u32 row = k >> 3, yy = y0 + row;
+    const int x = (int)end - 8 + (int)(k & 7u);
+    if (yy < height && x >= (int)x0)
+      base[(hc_u64)yy * stride + 1u + (hc_u32)x] =
+          tile[(row + 1u) * HC_WF_STRIDE + 8u + ((hc_u32)x - x0)];
+  }
+}
+
+/* The tile's solved bytes back in place: all of them with `all` (a launch per diagonal), else
+ * all but those tile_store_edges wrote (a waiting tile may be reading them). */
+HC_FN void HC_WF_FN(tile_store_rest)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
+                                     hc_u32 height, hc_u32 row_bytes, hc_u32 last_row,
+                                     hc_u32 end, int all, const HC_LOCAL hc_u8* tile,
+                                     hc_u32 lane, hc_u32 lanes) {
+  hc_u32 k;
+  HC_UNROLL(8)
+  for (k = lane; k < HC_WF_ROWS * HC_WF_BYTES; k += lanes) {
+    const hc_u32 row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
+    const hc_u32 yy = y0 + row, x = x0 + i;
+    if (yy < height && x < row_bytes && (all || (yy != last_row && x + 8u < end)))
+      base[(hc_u64)yy * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
+  }
+}
+
+/* Tile `group` of a launch (its ticket's, or diagonal's), solved in place; `scratch` holds the
+ * ticket counter and one completion flag per tile (ticket order only, cleared before). */
+HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32 height,
+                                    hc_u32 row_bytes, hc_u32 bpp, hc_u32 tiles_x, hc_u32 tiles_y,
+                                    hc_i32 diagonal, HC_GLOBAL hc_u32* scratch, hc_u32 group,
+                                    hc_u32 lane, hc_u32 lanes, HC_LOCAL hc_wf_tile_local* loc) {
+  HC_LOCAL hc_u8* tile = loc->tile;
+  const hc_u64 stride = (hc_u64)row_bytes + 1u;
+  HC_GLOBAL hc_u8* base = rows + offset;
+  const volatile HC_GLOBAL hc_u8* vbase = base;
+  hc_u32 tx, ty, q, s;
+  if (diagonal >= 0) {
+    hc_wf_tile_on_diagonal((hc_u32)diagonal, group, tiles_x, &tx, &ty);
+  } else {
+    if (lane == 0) loc->ticket = HC_ATOMIC_ADD(&scratch[0], 1u);
+    HC_BARRIER();
+    hc_wf_tile_of(loc->ticket, tiles_x, tiles_y, &tx, &ty);
+  }
+  const hc_u32 y0 = ty * HC_WF_ROWS, x0 = tx * HC_WF_BYTES;
+  /* A tile whose first row needs no row above starts a band and does not wait on the tile
+   * above. */
+  const int band_start = y0 > 0u && HC_WF_NO_UP(base[(hc_u64)y0 * stride]);
+  /* The tile's own filtered bytes first: nothing else writes them, so they load while the
+   * tiles above and to the left may still be working. */
+  HC_WF_FN(tile_load)(base, stride, y0, x0, height, row_bytes, tile, lane, lanes);
+  if (diagonal < 0) {
+    /* Wait for the tiles above and to the left (flag 1 + tile index in scratch). */
+    if (lane == 0) HC_WF_FN(tile_wait)(scratch, tx, ty, tiles_x, band_start);
+    HC_BARRIER_GLOBAL();
+  }
+  HC_WF_FN(tile_load_halo)(vbase, stride, y0, x0, height, row_bytes, band_start, tile, lane,
+                           lanes);
   /* Lane r solves row r (on the CPU, one lane all rows): its left and upper-left bytes live in
    * two 8-byte register windows. */
   int type[HC_WF_LANE_ROWS];
@@ -122,29 +180,14 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
   if (diagonal < 0) {
     /* What the tiles below and to the right read goes out first, then the flag, then the rest:
      * the waiting tiles see the flag after a short fence rather than after the whole tile. */
-    for (k = lane; k < HC_WF_BYTES; k += lanes)
-      if (x0 + k < row_bytes)
-        base[(hc_u64)last_row * stride + 1u + x0 + k] =
-            tile[(last_row - y0 + 1u) * HC_WF_STRIDE + 8u + k];
-    for (k = lane; k < HC_WF_ROWS * 8u; k += lanes) {
-      const hc_u32 row = k >> 3, yy = y0 + row;
-      const int x = (int)end - 8 + (int)(k & 7u);
-      if (yy < height && x >= (int)x0)
-        base[(hc_u64)yy * stride + 1u + (hc_u32)x] =
-            tile[(row + 1u) * HC_WF_STRIDE + 8u + ((hc_u32)x - x0)];
-    }
+    HC_WF_FN(tile_store_edges)(base, stride, y0, x0, height, row_bytes, last_row, end, tile, lane,
+                               lanes);
     HC_FENCE_GLOBAL(); /* release: those bytes are visible before the flag */
     HC_BARRIER_GLOBAL();
     if (lane == 0) HC_ATOMIC_XCHG(&scratch[1u + ty * tiles_x + tx], 1u);
   }
-  HC_UNROLL(8)
-  for (k = lane; k < HC_WF_ROWS * HC_WF_BYTES; k += lanes) {
-    const hc_u32 row = k / HC_WF_BYTES, i = k % HC_WF_BYTES;
-    const hc_u32 yy = y0 + row, x = x0 + i;
-    /* (the bytes already written above are left alone: a waiting tile may be reading them) */
-    if (yy < height && x < row_bytes && (diagonal >= 0 || (yy != last_row && x + 8u < end)))
-      base[(hc_u64)yy * stride + 1u + x] = tile[(row + 1u) * HC_WF_STRIDE + 8u + i];
-  }
+  HC_WF_FN(tile_store_rest)(base, stride, y0, x0, height, row_bytes, last_row, end, diagonal >= 0,
+                            tile, lane, lanes);
 }
 
 /* Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) from global
