@@ -27,6 +27,10 @@
 #if HC_BAND_SLOTS != 3
 #error "defilter_bands loads window k + 1 into window k - 2's slot"
 #endif
+/* Calls that would not fit a line, under names clang-format reads as functions. */
+#define HC_WF_STORE_EDGES HC_WF_FN(tile_store_edges)
+#define HC_WF_STORE_REST HC_WF_FN(tile_store_rest)
+#define HC_WF_BAND_STORE HC_WF_FN(band_store)
 
 /* The tile's own filtered bytes into local memory (zeros past the image's edges). */
 HC_FN void HC_WF_FN(tile_load)(const HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
@@ -57,10 +61,9 @@ HC_FN void HC_WF_FN(tile_wait)(HC_GLOBAL hc_u32* scratch, hc_u32 tx, hc_u32 ty, 
 
 /* The halo row above (with 8 bytes to its left) and the left halo of each row: other tiles'
  * results, read through volatile pointers so that no stale cache line is used. */
-HC_FN void HC_WF_FN(tile_load_halo)(const volatile HC_GLOBAL hc_u8* vbase, hc_u64 stride,
-                                    hc_u32 y0, hc_u32 x0, hc_u32 height, hc_u32 row_bytes,
-                                    int band_start, HC_LOCAL hc_u8* tile, hc_u32 lane,
-                                    hc_u32 lanes) {
+HC_FN void HC_WF_FN(tile_load_halo)(const volatile HC_GLOBAL hc_u8* vbase, hc_u64 stride, hc_u32 y0,
+                                    hc_u32 x0, hc_u32 height, hc_u32 row_bytes, int band_start,
+                                    HC_LOCAL hc_u8* tile, hc_u32 lane, hc_u32 lanes) {
   hc_u32 k;
   for (k = lane; k < HC_WF_BYTES + 8u; k += lanes) {
     const int x = (int)x0 + (int)k - 8;
@@ -81,9 +84,8 @@ HC_FN void HC_WF_FN(tile_load_halo)(const volatile HC_GLOBAL hc_u8* vbase, hc_u6
 /* What the tiles below and to the right read: the tile's last row, then the last 8 bytes
  * (up to `end`) of each row. */
 HC_FN void HC_WF_FN(tile_store_edges)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
-                                      hc_u32 height, hc_u32 row_bytes, hc_u32 last_row,
-                                      hc_u32 end, const HC_LOCAL hc_u8* tile, hc_u32 lane,
-                                      hc_u32 lanes) {
+                                      hc_u32 height, hc_u32 row_bytes, hc_u32 last_row, hc_u32 end,
+                                      const HC_LOCAL hc_u8* tile, hc_u32 lane, hc_u32 lanes) {
   hc_u32 k;
   for (k = lane; k < HC_WF_BYTES; k += lanes)
     if (x0 + k < row_bytes)
@@ -101,9 +103,9 @@ HC_FN void HC_WF_FN(tile_store_edges)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u
 /* The tile's solved bytes back in place: all of them with `all` (a launch per diagonal), else
  * all but those tile_store_edges wrote (a waiting tile may be reading them). */
 HC_FN void HC_WF_FN(tile_store_rest)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 x0,
-                                     hc_u32 height, hc_u32 row_bytes, hc_u32 last_row,
-                                     hc_u32 end, int all, const HC_LOCAL hc_u8* tile,
-                                     hc_u32 lane, hc_u32 lanes) {
+                                     hc_u32 height, hc_u32 row_bytes, hc_u32 last_row, hc_u32 end,
+                                     int all, const HC_LOCAL hc_u8* tile, hc_u32 lane,
+                                     hc_u32 lanes) {
   hc_u32 k;
   HC_UNROLL(8)
   for (k = lane; k < HC_WF_ROWS * HC_WF_BYTES; k += lanes) {
@@ -144,8 +146,7 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
     if (lane == 0) HC_WF_FN(tile_wait)(scratch, tx, ty, tiles_x, band_start);
     HC_BARRIER_GLOBAL();
   }
-  HC_WF_FN(tile_load_halo)(vbase, stride, y0, x0, height, row_bytes, band_start, tile, lane,
-                           lanes);
+  HC_WF_FN(tile_load_halo)(vbase, stride, y0, x0, height, row_bytes, band_start, tile, lane, lanes);
   /* Lane r solves row r (on the CPU, one lane all rows): its left and upper-left bytes live in
    * two 8-byte register windows. */
   int type[HC_WF_LANE_ROWS];
@@ -180,14 +181,13 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
   if (diagonal < 0) {
     /* What the tiles below and to the right read goes out first, then the flag, then the rest:
      * the waiting tiles see the flag after a short fence rather than after the whole tile. */
-    HC_WF_FN(tile_store_edges)(base, stride, y0, x0, height, row_bytes, last_row, end, tile, lane,
-                               lanes);
+    HC_WF_STORE_EDGES(base, stride, y0, x0, height, row_bytes, last_row, end, tile, lane, lanes);
     HC_FENCE_GLOBAL(); /* release: those bytes are visible before the flag */
     HC_BARRIER_GLOBAL();
     if (lane == 0) HC_ATOMIC_XCHG(&scratch[1u + ty * tiles_x + tx], 1u);
   }
-  HC_WF_FN(tile_store_rest)(base, stride, y0, x0, height, row_bytes, last_row, end, diagonal >= 0,
-                            tile, lane, lanes);
+  HC_WF_STORE_REST(base, stride, y0, x0, height, row_bytes, last_row, end, diagonal >= 0, tile,
+                   lane, lanes);
 }
 
 /* Window k of the band's rows (HC_WF_BYTES bytes from byte k * HC_WF_BYTES of each) from global
@@ -213,8 +213,8 @@ HC_FN void HC_WF_FN(band_load)(const HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u3
 /* Window k of the band's rows from its ring slot back to global memory (nothing past the row's
  * end). */
 HC_FN void HC_WF_FN(band_store)(HC_GLOBAL hc_u8* base, hc_u64 stride, hc_u32 y0, hc_u32 rows,
-                                hc_u32 row_bytes, hc_u32 k, const HC_LOCAL hc_u8* slot,
-                                hc_u32 lane, hc_u32 lanes) {
+                                hc_u32 row_bytes, hc_u32 k, const HC_LOCAL hc_u8* slot, hc_u32 lane,
+                                hc_u32 lanes) {
   hc_u32 l, rr, j;
   for (l = lane; l < HC_WF_BYTES / HC_WF_CHUNK; l += lanes) {
     const hc_u32 x = k * HC_WF_BYTES + l * HC_WF_CHUNK;
@@ -285,10 +285,13 @@ HC_FN void HC_WF_FN(defilter_bands)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
     HC_BARRIER();
   }
   for (k = stored; k < windows; ++k)
-    HC_WF_FN(band_store)(base, stride, y0, band, row_bytes, k,
-                         ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, lane, lanes);
+    HC_WF_BAND_STORE(base, stride, y0, band, row_bytes, k,
+                     ring + (k % HC_BAND_SLOTS) * HC_BAND_SLOT, lane, lanes);
 }
 
+#undef HC_WF_STORE_EDGES
+#undef HC_WF_STORE_REST
+#undef HC_WF_BAND_STORE
 #undef HC_WF_FN
 #undef HC_WF_SOLVE
 #undef HC_WF_NO_UP
