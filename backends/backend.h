@@ -86,11 +86,11 @@ class Queue {
 // starts `job_offset` bytes into the buffer the kernels are given, a multiple of this.
 constexpr std::size_t kJpegJobAlign = 256;
 struct JpegJobInfo {
-  std::size_t job_bytes = 0;     // header + quantisation tables + token stream
-  std::size_t job_offset = 0;    // where the job starts in its buffer (kJpegJobAlign-aligned)
-  std::uint32_t groups = 0;      // 64-block groups of all components
-  std::uint32_t blocks = 0;      // blocks of all components (groups * 64 at most)
-  std::size_t plane_bytes = 0;   // component planes (the IDCT output)
+  std::size_t job_bytes = 0;    // header + quantisation tables + token stream
+  std::size_t job_offset = 0;   // where the job starts in its buffer (kJpegJobAlign-aligned)
+  std::uint32_t groups = 0;     // 64-block groups of all components
+  std::uint32_t blocks = 0;     // blocks of all components (groups * 64 at most)
+  std::size_t plane_bytes = 0;  // component planes (the IDCT output)
   std::uint32_t width = 0, height = 0, channels = 0;
   std::size_t output_bytes() const { return std::size_t(width) * height * channels; }
 };
@@ -145,13 +145,13 @@ class JpegKernels {
                               std::uint32_t pixels) = 0;
   virtual void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                                const JpegJobInfo& info) = 0;
-  virtual void run_decode_tokens(Queue& queue, const DeviceBuffer& job,
-                                 DeviceBuffer& coefficients, const JpegJobInfo& info) = 0;
+  virtual void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
+                                 const JpegJobInfo& info) = 0;
   virtual void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                         DeviceBuffer& planes, const JpegJobInfo& info) = 0;
-  virtual void run_upsample_color(Queue& queue, const DeviceBuffer& job,
-                                  const DeviceBuffer& planes, DeviceBuffer& out,
-                                  std::size_t out_offset, const JpegJobInfo& info) = 0;
+  virtual void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                                  DeviceBuffer& out, std::size_t out_offset,
+                                  const JpegJobInfo& info) = 0;
   // `groups` and `tiles`: the work-groups of the launch (the table's header words 1 and 2).
   virtual void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs,
                                      std::size_t table_offset, std::uint32_t groups,
@@ -176,7 +176,7 @@ struct PngFilterInfo {
 
 // One pass of filtered PNG data in device memory (a filter byte, then row_bytes bytes, per row).
 struct PngDefilterInfo {
-  std::uint64_t offset = 0;     // of the pass's first filter byte in the buffer
+  std::uint64_t offset = 0;  // of the pass's first filter byte in the buffer
   std::uint32_t height = 0;
   std::uint32_t row_bytes = 0;  // without the filter byte
   std::uint32_t bpp = 1;        // bytes per complete pixel for the filters, 1..8
@@ -223,8 +223,7 @@ class PngKernels {
   // (core/png/deflate_plan.h, which also sizes `work`, `syms` and `out`). Checks the stage and
   // that the plan is there (InvalidArgument).
   void deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
-               const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
-               DeviceBuffer& out);
+               const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms, DeviceBuffer& out);
   // CRC-32 of `count` pieces of the first `bytes` bytes of `data` (core/portable/png_crc.h:
   // piece j is [j * piece - skew, (j + 1) * piece - skew) clipped to the bytes), one work-item
   // each, as count words into `crcs` from byte crcs_offset (a multiple of 4; the same buffer
@@ -243,8 +242,8 @@ class PngKernels {
                           DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
                           std::uint32_t height, std::uint32_t pixel_bytes) = 0;
   virtual void run_inflate(Queue& queue, const DeviceBuffer& compressed,
-                           const DeviceBuffer& segments, DeviceBuffer& rows,
-                           DeviceBuffer& results, std::uint32_t count) = 0;
+                           const DeviceBuffer& segments, DeviceBuffer& rows, DeviceBuffer& results,
+                           std::uint32_t count) = 0;
   virtual void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                            const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                            DeviceBuffer& out) = 0;

@@ -28,7 +28,8 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
 void PngKernels::filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                              const PngFilterInfo& info) {
   if (info.bpp < 1 || info.bpp > 8 || info.mask == 0 || info.mask > 0x1F ||
-      info.row_bytes > PngFilterInfo::kMaxPngRowBytes || (info.row_bytes && info.row_bytes < info.bpp))
+      info.row_bytes > PngFilterInfo::kMaxPngRowBytes ||
+      (info.row_bytes && info.row_bytes < info.bpp))
     throw Error(ErrorCode::InvalidArgument,
                 "filter_rows: row of " + std::to_string(info.row_bytes) + " bytes, " +
                     std::to_string(info.bpp) + " per pixel, filter mask " +
@@ -47,7 +48,8 @@ void PngKernels::defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratc
                           const PngDefilterInfo& info, Wavefront order) {
   if (info.bpp < 1 || info.bpp > 8 || info.row_bytes > PngFilterInfo::kMaxPngRowBytes)
     throw Error(ErrorCode::InvalidArgument, "defilter: row of " + std::to_string(info.row_bytes) +
-                                                " bytes, " + std::to_string(info.bpp) + " per pixel");
+                                                " bytes, " + std::to_string(info.bpp) +
+                                                " per pixel");
   check_range("defilter rows", info.offset,
               std::size_t(info.height) * (std::size_t(info.row_bytes) + 1), rows.size());
   if (order == Wavefront::Auto) order = Wavefront::Tickets;  // the host resolves it (png.h)
@@ -60,7 +62,8 @@ void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffe
                         DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
                         std::uint32_t height, std::uint32_t pixel_bytes) {
   if (pixel_bytes < 1 || pixel_bytes > 8)
-    throw Error(ErrorCode::InvalidArgument, "unpack: " + std::to_string(pixel_bytes) + " bytes per pixel");
+    throw Error(ErrorCode::InvalidArgument,
+                "unpack: " + std::to_string(pixel_bytes) + " bytes per pixel");
   check_range("unpack job", 0, HC_PNG_JOB_BYTES, job.size());
   check_range("unpack output", out_offset, std::size_t(width) * height * pixel_bytes, out.size());
   if (width && height) run_unpack(queue, job, rows, out, out_offset, width, height, pixel_bytes);

@@ -51,7 +51,8 @@ std::vector<DefilterPass> plan_png_defilter(const PngDefilterInfo& info, Wavefro
     return passes;
   }
   if (info.bands) {
-    passes.push_back({DefilterKernel::Bands, launch_groups(hc_wf_tiles_y(info.height), HC_WF_ROWS)});
+    passes.push_back(
+        {DefilterKernel::Bands, launch_groups(hc_wf_tiles_y(info.height), HC_WF_ROWS)});
     return passes;
   }
   const std::uint32_t tiles_x = hc_wf_tiles_x(info.row_bytes), tiles_y = hc_wf_tiles_y(info.height);

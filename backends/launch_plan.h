@@ -35,8 +35,8 @@ enum class DefilterKernel { Clear, Rows, Bands, Tiles };
 struct DefilterPass {
   DefilterKernel kernel;
   Launch launch;
-  std::int32_t diagonal = -1;    // Tiles: the anti-diagonal, or -1 for ticket order
-  std::uint32_t clear_words = 0;  // Clear: the words of scratch to zero
+  std::int32_t diagonal = -1;              // Tiles: the anti-diagonal, or -1 for ticket order
+  std::uint32_t clear_words = 0;           // Clear: the words of scratch to zero
   std::uint32_t tiles_x = 0, tiles_y = 0;  // Tiles
 };
 // The passes that de-filter one pass of a PNG image in the order `order` (Auto as Tickets).

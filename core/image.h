@@ -42,7 +42,7 @@ inline const char* to_string(PixelFormat f) {
 // The format of `n` channels as PNG holds them: 1 Gray, 2 GrayAlpha, 3 RGB, 4 RGBA (others: RGB;
 // check the count first).
 inline PixelFormat png_format(int n) {
-  return n == 1 ? PixelFormat::Gray
+  return n == 1   ? PixelFormat::Gray
          : n == 2 ? PixelFormat::GrayAlpha
          : n == 4 ? PixelFormat::RGBA
                   : PixelFormat::RGB;

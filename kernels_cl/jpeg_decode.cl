@@ -33,8 +33,7 @@ __kernel void jpeg_idct(__global const uint* job_buffer, uint job_word,
 __kernel void jpeg_upsample_color(__global const uint* job_buffer, uint job_word,
                                   __global const uchar* planes, __global uchar* out,
                                   ulong out_offset, uint pixels) {
-  hc_jpeg_upsample_color(job_buffer + job_word, planes, out + out_offset, pixels,
-                         get_global_id(0));
+  hc_jpeg_upsample_color(job_buffer + job_word, planes, out + out_offset, pixels, get_global_id(0));
 }
 
 __kernel __attribute__((reqd_work_group_size(HC_CHUNK_TILE, 1, 1))) void jpeg_upsample_color_chunk(

@@ -26,8 +26,8 @@ __kernel __attribute__((reqd_work_group_size(HC_WF_THREADS, 1, 1))) void png_def
 }
 
 __kernel void png_unpack(__global const uchar* rows, __global const hc_png_job* job,
-                         __global uchar* out,
-                         uint width, uint height, uint pixel_bytes, ulong out_offset) {
+                         __global uchar* out, uint width, uint height, uint pixel_bytes,
+                         ulong out_offset) {
   hc_png_unpack_column(rows, job, out + out_offset, width, height, pixel_bytes, get_global_id(0),
                        get_group_id(1), get_num_groups(1));
 }

@@ -23,22 +23,19 @@ __kernel __attribute__((reqd_work_group_size(HC_CRC_LANES, 1, 1))) void png_crc3
 
 /* A kernel per deflate stage (HC_DFL_STAGE_LIST): ITEM stages an item to a work-item, GROUP
  * stages an item to a work-group, their scratch in local memory. */
-#define HC_DFL_KERNEL_ITEM(STAGE, NAME)                                                       \
-  __kernel void NAME(__global const uchar* data, __global const uint* plan,                   \
-                     __global uint* work, __global ushort* syms, __global uint* out,         \
-                     uint items) {                                                            \
-    const uint i = get_global_id(0);                                                          \
-    if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0, 0, 1);                \
+#define HC_DFL_KERNEL_ITEM(STAGE, NAME)                                                          \
+  __kernel void NAME(__global const uchar* data, __global const uint* plan, __global uint* work, \
+                     __global ushort* syms, __global uint* out, uint items) {                    \
+    const uint i = get_global_id(0);                                                             \
+    if (i < items) hc_dfl_run(STAGE, i, data, plan, work, syms, out, 0, 0, 1);                   \
   }
-#define HC_DFL_KERNEL_GROUP(STAGE, NAME)                                                      \
-  __kernel void NAME(__global const uchar* data, __global const uint* plan,                   \
-                     __global uint* work, __global ushort* syms, __global uint* out,         \
-                     uint items) {                                                            \
-    __local hc_dfl_state z;                                                                   \
-    const uint i = get_group_id(0);                                                           \
-    if (i < items)                                                                            \
-      hc_dfl_run(STAGE, i, data, plan, work, syms, out, &z, get_local_id(0),                  \
-                 get_local_size(0));                                                          \
+#define HC_DFL_KERNEL_GROUP(STAGE, NAME)                                                         \
+  __kernel void NAME(__global const uchar* data, __global const uint* plan, __global uint* work, \
+                     __global ushort* syms, __global uint* out, uint items) {                    \
+    __local hc_dfl_state z;                                                                      \
+    const uint i = get_group_id(0);                                                              \
+    if (i < items)                                                                               \
+      hc_dfl_run(STAGE, i, data, plan, work, syms, out, &z, get_local_id(0), get_local_size(0)); \
   }
 #define HC_DFL_KERNEL(STAGE, NAME, KIND) HC_DFL_KERNEL_##KIND(STAGE, NAME)
 HC_DFL_STAGE_LIST(HC_DFL_KERNEL)

@@ -57,10 +57,10 @@ cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const Launch& l,
   return cudaGetLastError();
 }
 
-cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l,
-                                      const std::uint8_t* job, std::uint8_t* coefficients) {
-  jpeg_decode_tokens<<<grid_of(l), l.lanes, 0, stream>>>(
-      words(job), reinterpret_cast<hc_i16*>(coefficients));
+cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
+                                      std::uint8_t* coefficients) {
+  jpeg_decode_tokens<<<grid_of(l), l.lanes, 0, stream>>>(words(job),
+                                                         reinterpret_cast<hc_i16*>(coefficients));
   return cudaGetLastError();
 }
 

@@ -22,8 +22,8 @@ cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const Launch& l, const s
                                    std::uint8_t* d_rgb, std::uint32_t pixels);
 cudaError_t launch_jpeg_decode_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                                     std::uint8_t* planes);
-cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l,
-                                      const std::uint8_t* job, std::uint8_t* coefficients);
+cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
+                                      std::uint8_t* coefficients);
 cudaError_t launch_jpeg_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                              const std::uint8_t* coefficients, std::uint8_t* planes,
                              std::uint32_t blocks);
@@ -42,10 +42,9 @@ cudaError_t launch_png_filter_rows(cudaStream_t stream, const Launch& l, const s
 cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const Launch& l, const std::uint8_t* data,
                                     std::uint32_t bytes, std::uint32_t piece, std::uint32_t skew,
                                     std::uint32_t* crcs, std::uint32_t count);
-cudaError_t launch_png_deflate(cudaStream_t stream, const Launch& l, int stage,
-                               std::uint32_t items, const std::uint8_t* data,
-                               const std::uint32_t* plan, std::uint32_t* work,
-                               std::uint16_t* syms, std::uint32_t* out);
+cudaError_t launch_png_deflate(cudaStream_t stream, const Launch& l, int stage, std::uint32_t items,
+                               const std::uint8_t* data, const std::uint32_t* plan,
+                               std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out);
 // PNG decode (kernels_cu/png_decode.cu): one pass of plan_png_defilter.
 cudaError_t launch_png_defilter(cudaStream_t stream, const DefilterPass& pass, std::uint8_t* rows,
                                 const PngDefilterInfo& info, std::uint32_t* scratch);

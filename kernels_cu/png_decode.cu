@@ -39,7 +39,8 @@ __global__ void png_unpack(const hc_u8* rows, const hc_png_job* job, hc_u8* out,
 
 __global__ void png_inflate(const hc_u8* compressed, const hc_u32* segments, hc_u8* rows,
                             hc_u32* results, hc_u32 count) {
-  hc_inflate_item(compressed, segments, rows, results, count, blockIdx.x * blockDim.x + threadIdx.x);
+  hc_inflate_item(compressed, segments, rows, results, count,
+                  blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 }  // namespace
@@ -71,8 +72,8 @@ cudaError_t launch_png_defilter(cudaStream_t stream, const DefilterPass& p, std:
 cudaError_t launch_png_unpack(cudaStream_t stream, const Launch& l, const std::uint8_t* rows,
                               const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
                               std::uint32_t height, std::uint32_t pixel_bytes) {
-  png_unpack<<<grid_of(l), l.lanes, 0, stream>>>(
-      rows, reinterpret_cast<const hc_png_job*>(job), out, width, height, pixel_bytes);
+  png_unpack<<<grid_of(l), l.lanes, 0, stream>>>(rows, reinterpret_cast<const hc_png_job*>(job),
+                                                 out, width, height, pixel_bytes);
   return cudaGetLastError();
 }
 

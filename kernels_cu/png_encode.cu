@@ -58,15 +58,14 @@ cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const Launch& l, const 
   return cudaGetLastError();
 }
 
-cudaError_t launch_png_deflate(cudaStream_t stream, const Launch& l, int stage,
-                               std::uint32_t items, const std::uint8_t* data,
-                               const std::uint32_t* plan, std::uint32_t* work,
-                               std::uint16_t* syms, std::uint32_t* out) {
+cudaError_t launch_png_deflate(cudaStream_t stream, const Launch& l, int stage, std::uint32_t items,
+                               const std::uint8_t* data, const std::uint32_t* plan,
+                               std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
   switch (stage) {
-#define HC_DFL_LAUNCH(S, name, kind)                                                          \
-  case S:                                                                                     \
-    png_deflate<S, k##kind><<<grid_of(l), l.lanes, 0, stream>>>(items, data, plan, work, syms, \
-                                                                out);                     \
+#define HC_DFL_LAUNCH(S, name, kind)                                              \
+  case S:                                                                         \
+    png_deflate<S, k##kind>                                                       \
+        <<<grid_of(l), l.lanes, 0, stream>>>(items, data, plan, work, syms, out); \
     break;
     HC_DFL_STAGE_LIST(HC_DFL_LAUNCH)
 #undef HC_DFL_LAUNCH

@@ -134,8 +134,7 @@ TEST_CASE("png info: the decoded size and format before decoding") {
   CHECK(queried >= 100);
   CHECK(refused >= 5);
 
-  const auto file =
-      read_bytes(data_dir() / "pngsuite" / "basn2c08.png");
+  const auto file = read_bytes(data_dir() / "pngsuite" / "basn2c08.png");
   for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(20)}) {
     INFO("cut at " << cut);
     try {
@@ -161,7 +160,8 @@ TEST_CASE("png info: the decoded size and format before decoding") {
 // (two specs, or `all` where the machine has several devices) with a message naming them, and
 // writes nothing; `devices` lists what the specs select.
 TEST_CASE("hetcodec --device: several devices where a command takes one are an error") {
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-device-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-device-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path in = data_dir() / "pngsuite" / "basn2c08.png";
   std::vector<std::string> specs;  // the devices `all` selects
@@ -176,7 +176,8 @@ TEST_CASE("hetcodec --device: several devices where a command takes one are an e
     CHECK(log.find("exit 0") != std::string::npos);
     fs::remove(out);
     if (specs.size() < 2) continue;  // no second device here
-    for (const std::string devices : {"-d " + specs[0] + " -d " + specs[1], std::string("-d all")}) {
+    for (const std::string devices :
+         {"-d " + specs[0] + " -d " + specs[1], std::string("-d all")}) {
       log = test::run_command(HETCODEC_TEST_CLI,
                               devices + " " + command + " " + in.string() + " " + out.string());
       INFO(log);

@@ -61,7 +61,9 @@ std::vector<std::uint8_t> strip_dht(const std::vector<std::uint8_t>& in) {
   std::size_t pos = 2;
   while (pos + 4 <= in.size() && in[pos] == 0xFF && in[pos + 1] != 0xDA) {
     const std::size_t len = std::size_t(in[pos + 2]) << 8 | in[pos + 3];
-    if (in[pos + 1] != 0xC4) out.insert(out.end(), in.begin() + std::ptrdiff_t(pos), in.begin() + std::ptrdiff_t(pos + 2 + len));
+    if (in[pos + 1] != 0xC4)
+      out.insert(out.end(), in.begin() + std::ptrdiff_t(pos),
+                 in.begin() + std::ptrdiff_t(pos + 2 + len));
     pos += 2 + len;
   }
   out.insert(out.end(), in.begin() + std::ptrdiff_t(pos), in.end());
@@ -176,7 +178,8 @@ std::vector<Sample> corpus(bool small) {
   for (const char* name : {"testorig.jpg", "testimgint.jpg"})
     out.push_back({name, read_file(data_dir() + "/" + name)});
   // A Motion-JPEG frame without DHT: the decoder must fall back to the standard tables.
-  out.push_back({"ffmpeg-no-dht", strip_dht(read_file(data_dir() + "/ffmpeg-yuvj420p-160x90-q20-default.jpg"))});
+  out.push_back({"ffmpeg-no-dht",
+                 strip_dht(read_file(data_dir() + "/ffmpeg-yuvj420p-160x90-q20-default.jpg"))});
   return out;
 }
 
@@ -419,23 +422,29 @@ TEST_CASE("truncated jpeg files decode as libjpeg-turbo decodes them, with a war
 
 #ifdef HETCODEC_TEST_CLI
 namespace {
-std::string run_cli(const std::string& args) { return hetcodec::test::run_command(HETCODEC_TEST_CLI, args); }
+std::string run_cli(const std::string& args) {
+  return hetcodec::test::run_command(HETCODEC_TEST_CLI, args);
+}
 }  // namespace
 
 TEST_CASE("hetcodec decode writes what djpeg -dct int -pnm writes; info describes the file") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-cli-test-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-cli-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string in = data_dir() + "/testorig.jpg";
   const std::string gray_in = (dir / "gray.jpg").string();
   {
     hetcodec::test::EncodeParams p;
-    const auto bytes = hetcodec::test::libjpeg_encode_ex(gray_of(hetcodec::test::synthetic_rgb(31, 17, 2)), p);
-    std::ofstream(gray_in, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    const auto bytes =
+        hetcodec::test::libjpeg_encode_ex(gray_of(hetcodec::test::synthetic_rgb(31, 17, 2)), p);
+    std::ofstream(gray_in, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   }
   // IN OUT, by extension: .pnm gives PPM for colour and PGM for grayscale, as djpeg -pnm.
-  for (const auto& [src, out, magic] : {std::tuple<std::string, std::string, std::string>{in, "a.pnm", "P6\n227 149\n255\n"},
-                                        {gray_in, "g.pnm", "P5\n31 17\n255\n"}}) {
+  for (const auto& [src, out, magic] :
+       {std::tuple<std::string, std::string, std::string>{in, "a.pnm", "P6\n227 149\n255\n"},
+        {gray_in, "g.pnm", "P5\n31 17\n255\n"}}) {
     const std::string log = run_cli("-d cpu decode " + src + " " + (dir / out).string());
     INFO(log);
     REQUIRE(log.find("exit 0") != std::string::npos);
@@ -443,11 +452,13 @@ TEST_CASE("hetcodec decode writes what djpeg -dct int -pnm writes; info describe
     const Raster ref = hetcodec::test::libjpeg_decode_default(read_file(src));
     REQUIRE(written.size() == magic.size() + ref.samples.size());
     CHECK(std::string(written.begin(), written.begin() + std::ptrdiff_t(magic.size())) == magic);
-    CHECK(std::equal(ref.samples.begin(), ref.samples.end(), written.begin() + std::ptrdiff_t(magic.size())));
+    CHECK(std::equal(ref.samples.begin(), ref.samples.end(),
+                     written.begin() + std::ptrdiff_t(magic.size())));
   }
   // --output-dir with --format, a missing input reported while the others are written.
-  const std::string log = run_cli("-d cpu decode -q --output-dir " + (dir / "out").string() +
-                                  " --format pam " + in + " " + gray_in + " " + (dir / "missing.jpg").string());
+  const std::string log =
+      run_cli("-d cpu decode -q --output-dir " + (dir / "out").string() + " --format pam " + in +
+              " " + gray_in + " " + (dir / "missing.jpg").string());
   INFO(log);
   CHECK(log.find("missing.jpg") != std::string::npos);
   CHECK(log.find("exit 1") != std::string::npos);

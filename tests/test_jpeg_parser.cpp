@@ -187,9 +187,9 @@ TEST_CASE("jpeg parser: every truncation and many flipped bytes fail cleanly or 
 // as parse() does, on every file; cut before the frame header, both fail with InvalidData, and
 // both apply the pixel limit.
 TEST_CASE("jpeg parser: parse_headers and parse_frame read the frame as parse does") {
-  for (const char* name : {"testorig.jpg", "testimgint.jpg", "testimgari.jpg", "monkey12.jpg",
-                           "ffmpeg-gray-45x29-q5-default.jpg",
-                           "ffmpeg-yuvj422p-64x40-q8-default.jpg"}) {
+  for (const char* name :
+       {"testorig.jpg", "testimgint.jpg", "testimgari.jpg", "monkey12.jpg",
+        "ffmpeg-gray-45x29-q5-default.jpg", "ffmpeg-yuvj422p-64x40-q8-default.jpg"}) {
     INFO(name);
     const auto file = read_file(name);
     const jpeg::Header whole = jpeg::parse(file.data(), file.size());

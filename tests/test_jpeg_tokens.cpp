@@ -127,16 +127,18 @@ TEST_CASE("a scan without restart markers decoded in pieces gives the same token
       p.h[0] = f[0];
       p.v[0] = f[1];
       p.quality = quality;
-      files.emplace_back("sampling " + std::to_string(f[0]) + "x" + std::to_string(f[1]) +
-                             " q" + std::to_string(quality),
+      files.emplace_back("sampling " + std::to_string(f[0]) + "x" + std::to_string(f[1]) + " q" +
+                             std::to_string(quality),
                          hetcodec::test::libjpeg_encode_ex(photo, p));
     }
   }
   hetcodec::test::Raster gray{photo.width, photo.height, 1, {}};
-  for (std::size_t i = 0; i < photo.samples.size(); i += 3) gray.samples.push_back(photo.samples[i + 1]);
+  for (std::size_t i = 0; i < photo.samples.size(); i += 3)
+    gray.samples.push_back(photo.samples[i + 1]);
   files.emplace_back("grayscale", hetcodec::test::libjpeg_encode_ex(gray, EncodeParams{}));
   const std::string dir = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/";
-  for (const char* name : {"testorig.jpg", "testimgint.jpg", "ffmpeg-yuvj420p-160x90-q20-default.jpg"}) {
+  for (const char* name :
+       {"testorig.jpg", "testimgint.jpg", "ffmpeg-yuvj420p-160x90-q20-default.jpg"}) {
     std::ifstream f(dir + name, std::ios::binary);
     REQUIRE_MESSAGE(f.good(), "cannot read " << dir << name);
     files.emplace_back(name, std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {}));

@@ -82,13 +82,14 @@ TEST_CASE("png filter_rows gives libpng's filter choice and rows on every device
     int w, h, channels, depth;
     bool noise;
   };
-  const Case cases[] = {{1, 1, 3, 8, false},  {1, 9, 1, 16, false}, {9, 1, 4, 8, true},
+  const Case cases[] = {{1, 1, 3, 8, false},   {1, 9, 1, 16, false},  {9, 1, 4, 8, true},
                         {37, 23, 3, 8, false}, {29, 17, 2, 16, true}, {300, 7, 4, 8, false},
                         {700, 5, 3, 16, false}};
   for_each_device([&](Device& dev) {
     for (const auto& c : cases) {
       INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
-      const png::Raster im = raster(c.w, c.h, c.channels, c.depth, unsigned(c.w + 7 * c.h), c.noise);
+      const png::Raster im =
+          raster(c.w, c.h, c.channels, c.depth, unsigned(c.w + 7 * c.h), c.noise);
       CHECK(filter_on(dev, im, png::libpng_filter_mask(std::uint32_t(c.w), std::uint32_t(c.h))) ==
             png::filter_rows_libpng(im));
     }
@@ -197,7 +198,7 @@ TEST_CASE("PngEncoder in compatible mode writes libpng's file on every device") 
     int w, h, channels, depth;
     bool noise;
   };
-  const Case cases[] = {{1, 1, 1, 8, false},  {1, 30, 3, 8, false},   {30, 1, 2, 16, true},
+  const Case cases[] = {{1, 1, 1, 8, false},   {1, 30, 3, 8, false},   {30, 1, 2, 16, true},
                         {97, 61, 3, 8, false}, {64, 40, 4, 16, false}, {200, 150, 4, 8, true}};
   for_each_device([&](Device& dev) {
     PngEncodeOptions compatible;
@@ -310,7 +311,8 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
 #ifdef HETCODEC_TEST_CLI
 TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPEG inputs") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-encode-test-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-encode-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& header,
                    const std::vector<std::uint8_t>& body) {
@@ -365,7 +367,8 @@ TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPE
   CHECK_MESSAGE(log.find("exit 1") != std::string::npos, log);
   CHECK(read(dir / "out2" / "a.png") == hetcodec::test::libpng_encode(rgb, Z_RLE));
   // The default, parallel mode: the samples come back through libpng, with the index.
-  log = cli("-d cpu encode --segments 4 " + (dir / "a.ppm").string() + " " + (dir / "p.png").string());
+  log = cli("-d cpu encode --segments 4 " + (dir / "a.ppm").string() + " " +
+            (dir / "p.png").string());
   CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
   const auto p = read(dir / "p.png");
   CHECK(hetcodec::test::libpng_decode(p).samples == rgb.samples);

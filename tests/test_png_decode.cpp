@@ -71,9 +71,10 @@ std::vector<std::uint8_t> zlib_compress(const std::vector<std::uint8_t>& in) {
 }
 
 // A PNG from its parts: IHDR fields, the filtered image data, and extra chunks before IDAT.
-std::vector<std::uint8_t> make_png(std::uint32_t w, std::uint32_t h, int depth, int color,
-                                   const std::vector<std::uint8_t>& filtered,
-                                   const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& extra = {}) {
+std::vector<std::uint8_t> make_png(
+    std::uint32_t w, std::uint32_t h, int depth, int color,
+    const std::vector<std::uint8_t>& filtered,
+    const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& extra = {}) {
   std::vector<std::uint8_t> f = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   std::vector<std::uint8_t> ihdr;
   put32(ihdr, w);
@@ -109,13 +110,13 @@ TEST_CASE("png decode: every valid PngSuite file equals libpng's expanded sample
 
 TEST_CASE("png decode: every broken PngSuite file is refused, saying what is wrong") {
   const std::map<std::string, std::string> expect = {
-      {"xs1n0g01.png", "signature"}, {"xs2n0g01.png", "signature"},
-      {"xs4n0g01.png", "signature"}, {"xs7n0g01.png", "signature"},
-      {"xcrn0g04.png", "signature"}, {"xlfn0g04.png", "signature"},
+      {"xs1n0g01.png", "signature"},      {"xs2n0g01.png", "signature"},
+      {"xs4n0g01.png", "signature"},      {"xs7n0g01.png", "signature"},
+      {"xcrn0g04.png", "signature"},      {"xlfn0g04.png", "signature"},
       {"xhdn0g08.png", "IHDR chunk CRC"}, {"xc1n0g08.png", "colour type 1"},
-      {"xc9n2c08.png", "colour type 9"}, {"xd0n2c08.png", "bit depth 0"},
-      {"xd3n2c08.png", "bit depth 3"}, {"xd9n2c08.png", "bit depth 99"},
-      {"xdtn0g01.png", "no image data"}, {"xcsn0g01.png", "IDAT chunk CRC"}};
+      {"xc9n2c08.png", "colour type 9"},  {"xd0n2c08.png", "bit depth 0"},
+      {"xd3n2c08.png", "bit depth 3"},    {"xd9n2c08.png", "bit depth 99"},
+      {"xdtn0g01.png", "no image data"},  {"xcsn0g01.png", "IDAT chunk CRC"}};
   int seen = 0;
   for (const auto& p : suite_files()) {
     const std::string name = p.filename().string();
@@ -151,7 +152,8 @@ TEST_CASE("png decode: ancillary chunks are kept, text decoded, CRC errors toler
   CHECK(w.empty());
   const auto g = read_bytes(suite_dir() / "g03n0g16.png");
   const auto gi = png::parse(g.data(), g.size());
-  CHECK(std::any_of(gi.ancillary.begin(), gi.ancillary.end(), [](const png::Chunk& c) { return c.type == "gAMA"; }));
+  CHECK(std::any_of(gi.ancillary.begin(), gi.ancillary.end(),
+                    [](const png::Chunk& c) { return c.type == "gAMA"; }));
 
   // An IDAT CRC error: refused, or a warning with ignore_crc, and the samples still decode.
   const auto bad = read_bytes(suite_dir() / "xcsn0g01.png");
@@ -277,12 +279,14 @@ TEST_CASE("png decode: files of the parallel mode inflate segment by segment") {
 
   // A damaged index (offsets swapped) is not trusted: the whole stream is inflated instead.
   auto bad = file;
-  const std::size_t at = std::size_t(std::search(bad.begin(), bad.end(), "hcRS", "hcRS" + 4) - bad.begin());
+  const std::size_t at =
+      std::size_t(std::search(bad.begin(), bad.end(), "hcRS", "hcRS" + 4) - bad.begin());
   REQUIRE(at < bad.size());
   std::swap(bad[at + 4 + 6 + 8 + 7], bad[at + 4 + 6 + 16 + 7]);  // low bytes of offsets 1 and 2
   const std::uint32_t len = 6 + 8 * 9;
   const std::uint32_t crc = png::crc32(0, bad.data() + at, len + 4);
-  for (int k = 0; k < 4; ++k) bad[at + 4 + len + std::size_t(k)] = std::uint8_t(crc >> (24 - 8 * k));
+  for (int k = 0; k < 4; ++k)
+    bad[at + 4 + len + std::size_t(k)] = std::uint8_t(crc >> (24 - 8 * k));
   const png::Info bi = png::parse(bad.data(), bad.size());
   std::vector<std::uint8_t> c(a.size());
   w.clear();
@@ -385,7 +389,8 @@ TEST_CASE(
   CHECK(decode_cpu(unflushed).samples == im.samples);
 }
 
-TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good and damaged segments") {
+TEST_CASE(
+    "png decode: the device inflate (core/portable/png_inflate.h) on good and damaged segments") {
   // The code every backend's png_inflate runs, here on the host: the segments of a parallel-
   // mode file give the filtered rows and the stream's Adler-32; damaged, they give a status
   // and never read or write outside their buffers (the ASan build of this suite checks that:
@@ -404,7 +409,9 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
   REQUIRE(table.size() == 6 * HC_INF_WORDS);
   const std::size_t segments = table.size() / HC_INF_WORDS;
   std::vector<std::uint8_t> joined;
-  for (const auto& [off, len] : info.idat) joined.insert(joined.end(), file.begin() + std::ptrdiff_t(off), file.begin() + std::ptrdiff_t(off + len));
+  for (const auto& [off, len] : info.idat)
+    joined.insert(joined.end(), file.begin() + std::ptrdiff_t(off),
+                  file.begin() + std::ptrdiff_t(off + len));
   auto run = [&](const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out) {
     std::vector<hc_u32> res(segments * HC_INF_RESULT_WORDS);
     for (std::size_t k = 0; k < segments; ++k)
@@ -418,7 +425,8 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
   for (std::size_t k = 0; k < segments; ++k) {
     INFO("segment " << k);
     CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_STATUS] == HC_INF_OK);
-    CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_PRODUCED] == table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
+    CHECK(res[k * HC_INF_RESULT_WORDS + HC_INF_PRODUCED] ==
+          table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
     adler = png::adler32_combine(adler, res[k * HC_INF_RESULT_WORDS + HC_INF_ADLER],
                                  table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
   }
@@ -431,7 +439,8 @@ TEST_CASE("png decode: the device inflate (core/portable/png_inflate.h) on good 
   std::size_t caught = 0, changed = 0;
   for (std::size_t k = 0; k + 3 < noise.size(); k += 4) {
     std::vector<std::uint8_t> bad = joined;
-    bad[(std::size_t(noise[k]) << 8 | noise[k + 1]) % (bad.size() - 4)] ^= std::uint8_t(noise[k + 2] | 1u);
+    bad[(std::size_t(noise[k]) << 8 | noise[k + 1]) % (bad.size() - 4)] ^=
+        std::uint8_t(noise[k + 2] | 1u);
     std::vector<std::uint8_t> o(filtered.size());
     const auto rr = run(bad, o);
     bool ok = true;

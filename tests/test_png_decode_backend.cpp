@@ -48,7 +48,8 @@ std::vector<std::uint8_t> filter_randomly(const png::Raster& im, unsigned seed, 
     if (bands) type = y % 32 == 0 ? choice[std::size_t(y)] % 2 : 2 + choice[std::size_t(y)] % 3;
     out.push_back(std::uint8_t(type));
     for (std::size_t i = 0; i < rb; ++i)
-      out.push_back(hc_png_filter_byte(type, row, y ? row - rb : row, y > 0, std::uint32_t(i), bpp));
+      out.push_back(
+          hc_png_filter_byte(type, row, y ? row - rb : row, y > 0, std::uint32_t(i), bpp));
   }
   return out;
 }
@@ -72,7 +73,8 @@ bool emulator(Device& dev) { return dev.info().is_emulator; }
 
 TEST_CASE("png decode on every device: PngSuite equals libpng") {
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite"))
+  for (const auto& e :
+       fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite"))
     if (e.path().extension() == ".png" && e.path().filename().string()[0] != 'x')
       files.push_back(e.path());
   std::sort(files.begin(), files.end());
@@ -117,7 +119,7 @@ TEST_CASE("png decode on every device: the wavefront engine, both orders, every 
       for (const Case& c : cases) {
         if (emulator(dev) && c.w * c.h > 20000) continue;
         INFO(c.w << "x" << c.h << " channels " << c.channels << " depth " << c.depth
-                  << (order == Wavefront::Tickets ? " tickets" : " diagonals"));
+                 << (order == Wavefront::Tickets ? " tickets" : " diagonals"));
         const png::Raster im = random_image(c.w, c.h, c.channels, c.depth, seed++);
         const auto file =
             png::assemble_compatible(im, filter_randomly(im, seed, c.sub_only, c.bands));
@@ -237,9 +239,9 @@ std::string outcome(PngDecoder& decoder, const std::vector<std::uint8_t>& file,
   try {
     const Image im = decoder.decode(file.data(), file.size());
     if (samples) *samples = im.pixels;
-    std::string s = "decoded " + std::to_string(im.pixels.size()) + " bytes, hash " +
-                    std::to_string(std::hash<std::string>()(
-                        std::string(im.pixels.begin(), im.pixels.end())));
+    std::string s =
+        "decoded " + std::to_string(im.pixels.size()) + " bytes, hash " +
+        std::to_string(std::hash<std::string>()(std::string(im.pixels.begin(), im.pixels.end())));
     for (const auto& w : im.warnings) s += "; " + w;
     return s;
   } catch (const Error& e) {
@@ -253,8 +255,11 @@ TEST_CASE("png decode on every device: hcRS segments inflated on the device") {
   };
   // Random and smooth areas (stored, fixed and dynamic blocks, matches), 8 and 16 bits, one
   // row per segment, a segment per several rows, and one image whose data spans IDAT chunks.
-  const std::vector<Case> cases = {{60, 40, 3, 8, 5},  {33, 20, 4, 16, 3}, {1, 30, 1, 8, 30},
-                                   {25, 9, 2, 8, 1},   {700, 600, 3, 8, 9}};
+  const std::vector<Case> cases = {{60, 40, 3, 8, 5},
+                                   {33, 20, 4, 16, 3},
+                                   {1, 30, 1, 8, 30},
+                                   {25, 9, 2, 8, 1},
+                                   {700, 600, 3, 8, 9}};
   std::vector<std::pair<png::Raster, std::vector<std::uint8_t>>> files;
   unsigned seed = 7;
   for (const Case& c : cases) {
@@ -450,19 +455,23 @@ TEST_CASE("png decode on every device: a bad filter type is an error with the ro
 
 #ifdef HETCODEC_TEST_CLI
 TEST_CASE("hetcodec decode: PNG to PAM keeps channels and depth; PPM refuses alpha") {
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-png-decode-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-png-decode-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path in = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / "basn4a16.png";
   const fs::path out = dir / "a.pam";
-  std::string log = test::run_command(HETCODEC_TEST_CLI, "-d cpu decode " + in.string() + " " + out.string());
+  std::string log =
+      test::run_command(HETCODEC_TEST_CLI, "-d cpu decode " + in.string() + " " + out.string());
   INFO(log);
   CHECK(log.find("exit 0") != std::string::npos);
   const png::Raster ref = test::libpng_decode_expanded(read_bytes(in));
-  const std::string header = "P7\nWIDTH 32\nHEIGHT 32\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n";
+  const std::string header =
+      "P7\nWIDTH 32\nHEIGHT 32\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n";
   std::vector<std::uint8_t> expect(header.begin(), header.end());
   expect.insert(expect.end(), ref.samples.begin(), ref.samples.end());
   CHECK(read_bytes(out) == expect);
-  log = test::run_command(HETCODEC_TEST_CLI, "-d cpu decode " + in.string() + " " + (dir / "a.ppm").string());
+  log = test::run_command(HETCODEC_TEST_CLI,
+                          "-d cpu decode " + in.string() + " " + (dir / "a.ppm").string());
   CHECK(log.find("alpha") != std::string::npos);
   CHECK(log.find("exit 1") != std::string::npos);
   fs::remove_all(dir);
@@ -475,10 +484,10 @@ TEST_CASE("png decode on every device: files of every type from libpng and from 
     int color, depth;
     bool trns;
   };
-  const std::vector<Kind> kinds = {
-      {0, 1, false}, {0, 2, true},  {0, 4, false}, {0, 8, true},  {0, 16, true},
-      {2, 8, true},  {2, 16, true}, {3, 1, true},  {3, 2, false}, {3, 4, true},
-      {3, 8, true},  {4, 8, false}, {4, 16, false}, {6, 8, false}, {6, 16, false}};
+  const std::vector<Kind> kinds = {{0, 1, false},  {0, 2, true},  {0, 4, false}, {0, 8, true},
+                                   {0, 16, true},  {2, 8, true},  {2, 16, true}, {3, 1, true},
+                                   {3, 2, false},  {3, 4, true},  {3, 8, true},  {4, 8, false},
+                                   {4, 16, false}, {6, 8, false}, {6, 16, false}};
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
   unsigned seed = 11;
   for (const Kind& k : kinds)
@@ -510,12 +519,13 @@ TEST_CASE("png decode on every device: files of every type from libpng and from 
         }
         (void)bytes;
       }
-      files.emplace_back("libpng color " + std::to_string(k.color) + " depth " +
-                             std::to_string(k.depth) + (interlace ? " adam7" : "") +
-                             (k.trns ? " trns" : ""),
-                         test::libpng_write_any(w, h, k.color, k.depth, interlace, rows, palette, trns));
+      files.emplace_back(
+          "libpng color " + std::to_string(k.color) + " depth " + std::to_string(k.depth) +
+              (interlace ? " adam7" : "") + (k.trns ? " trns" : ""),
+          test::libpng_write_any(w, h, k.color, k.depth, interlace, rows, palette, trns));
     }
-  for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "png-imagemagick"))
+  for (const auto& e :
+       fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "png-imagemagick"))
     if (e.path().extension() == ".png")
       files.emplace_back("ImageMagick " + e.path().filename().string(), read_bytes(e.path()));
   std::sort(files.begin(), files.end());

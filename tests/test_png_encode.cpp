@@ -85,7 +85,8 @@ TEST_CASE("png checksums equal zlib's crc32 and adler32, and combine") {
     INFO("split at " << split);
     const std::uint32_t ca = png::crc32(0, data.data(), split);
     const std::uint32_t cb = png::crc32(0, data.data() + split, data.size() - split);
-    CHECK(png::crc32_combine(ca, cb, data.size() - split) == ::crc32(0, data.data(), uInt(data.size())));
+    CHECK(png::crc32_combine(ca, cb, data.size() - split) ==
+          ::crc32(0, data.data(), uInt(data.size())));
     const std::uint32_t aa = png::adler32(1, data.data(), split);
     const std::uint32_t ab = png::adler32(1, data.data() + split, data.size() - split);
     CHECK(png::adler32_combine(aa, ab, data.size() - split) ==
@@ -217,10 +218,10 @@ TEST_CASE("compatible-mode PNG files equal libpng's with Z_RLE") {
   struct Case {
     int w, h, channels, depth;
   };
-  const Case cases[] = {{1, 1, 3, 8},    {1, 1, 1, 16},   {1, 37, 3, 8},   {53, 1, 4, 8},
-                        {64, 64, 1, 8},  {61, 47, 2, 8},  {97, 61, 3, 8},  {83, 59, 4, 8},
-                        {45, 33, 1, 16}, {39, 28, 2, 16}, {71, 44, 3, 16}, {33, 29, 4, 16},
-                        {1, 20, 1, 16},  {30, 1, 1, 8},   {1, 9, 2, 8},    {17, 1, 4, 16},
+  const Case cases[] = {{1, 1, 3, 8},     {1, 1, 1, 16},    {1, 37, 3, 8},    {53, 1, 4, 8},
+                        {64, 64, 1, 8},   {61, 47, 2, 8},   {97, 61, 3, 8},   {83, 59, 4, 8},
+                        {45, 33, 1, 16},  {39, 28, 2, 16},  {71, 44, 3, 16},  {33, 29, 4, 16},
+                        {1, 20, 1, 16},   {30, 1, 1, 8},    {1, 9, 2, 8},     {17, 1, 4, 16},
                         {300, 200, 3, 8}, {640, 480, 3, 8}, {257, 190, 4, 16}};
   for (const auto& c : cases) {
     INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits");
@@ -283,7 +284,8 @@ std::vector<std::uint8_t> idat_stream(const std::vector<std::uint8_t>& f) {
     const std::size_t len = std::size_t(f[at]) << 24 | std::size_t(f[at + 1]) << 16 |
                             std::size_t(f[at + 2]) << 8 | f[at + 3];
     if (std::memcmp(&f[at + 4], "IDAT", 4) == 0)
-      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8), f.begin() + std::ptrdiff_t(at + 8 + len));
+      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8),
+               f.begin() + std::ptrdiff_t(at + 8 + len));
     at += 12 + len;
   }
   return z;
@@ -313,11 +315,12 @@ TEST_CASE("parallel-mode PNG files: valid for libpng, segments inflate on their 
   struct Case {
     int w, h, channels, depth, segments;
   };
-  const Case cases[] = {{1, 1, 3, 8, 4},   {1, 9, 1, 16, 3},  {33, 20, 2, 8, 20}, {97, 61, 3, 8, 1},
-                        {97, 61, 3, 8, 7}, {64, 40, 4, 16, 64}, {300, 200, 3, 8, 16}};
+  const Case cases[] = {{1, 1, 3, 8, 4},     {1, 9, 1, 16, 3},  {33, 20, 2, 8, 20},
+                        {97, 61, 3, 8, 1},   {97, 61, 3, 8, 7}, {64, 40, 4, 16, 64},
+                        {300, 200, 3, 8, 16}};
   for (const auto& c : cases) {
     INFO(c.w << "x" << c.h << ", " << c.channels << " channels, " << c.depth << " bits, "
-              << c.segments << " segments");
+             << c.segments << " segments");
     const png::Raster im = photo(c.w, c.h, c.channels, c.depth, unsigned(c.w + c.h));
     const auto filtered = png::filter_rows_libpng(im);
     const auto file = png::assemble_parallel(im, filtered, c.segments, 3);
@@ -335,8 +338,9 @@ TEST_CASE("parallel-mode PNG files: valid for libpng, segments inflate on their 
       const std::size_t end = last ? z.size() - 4 : index.offset[k + 1];
       const auto rows = inflate_segment(z, index.offset[k], end, last);
       const std::size_t r1 = last ? std::size_t(c.h) : index.first_row[k + 1];
-      CHECK(rows == std::vector<std::uint8_t>(filtered.begin() + std::ptrdiff_t(index.first_row[k] * stride),
-                                              filtered.begin() + std::ptrdiff_t(r1 * stride)));
+      CHECK(rows == std::vector<std::uint8_t>(
+                        filtered.begin() + std::ptrdiff_t(index.first_row[k] * stride),
+                        filtered.begin() + std::ptrdiff_t(r1 * stride)));
     }
   }
   // The size cost of the segments on a photo: within 3% of the compatible mode's.

@@ -184,7 +184,8 @@ TEST_CASE("WorkerPool runs every index once per run, reuses its threads, and nes
   CHECK(inner.load() == 12);
   // parallel_for on the pool: every item once, exceptions come back.
   std::vector<std::atomic<int>> items(1000);
-  detail::parallel_for(items.size(), 5, [&](std::size_t i) { items[i].fetch_add(1); }, &pool);
+  detail::parallel_for(
+      items.size(), 5, [&](std::size_t i) { items[i].fetch_add(1); }, &pool);
   int total = 0;
   for (auto& v : items) total += v.load() == 1;
   CHECK(total == 1000);

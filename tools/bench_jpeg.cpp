@@ -253,8 +253,7 @@ JpegBatch load_batch(const BenchOptions& o) {
 struct Table {
   const JpegBatch& batch;
   nlohmann::json results = nlohmann::json::array();
-  void add(const std::string& name, const std::string& kind, double img_s,
-           nlohmann::json extra) {
+  void add(const std::string& name, const std::string& kind, double img_s, nlohmann::json extra) {
     const double mp_s = img_s * batch.mp / double(batch.files.size());
     nlohmann::json r = {
         {"name", name}, {"kind", kind}, {"images_per_s", img_s}, {"megapixels_per_s", mp_s}};

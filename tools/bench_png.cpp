@@ -111,7 +111,8 @@ Result measure_batch(const std::shared_ptr<Device>& device, const PngEncodeOptio
   batch.mp_s = measure_streams(
       ims.size(),
       [&ims](std::size_t k) { return double(ims[k].width) * double(ims[k].height) / 1e6; },
-      o.min_time, o.streams, [&] {
+      o.min_time, o.streams,
+      [&] {
         auto enc = std::make_shared<PngEncoder>(device, bo);
         return [enc, &ims](std::size_t k) { enc->encode(ims[k]); };
       });
@@ -121,8 +122,8 @@ Result measure_batch(const std::shared_ptr<Device>& device, const PngEncodeOptio
 
 // One device in both modes, with the deflate on the device and/or on host threads: one image at
 // a time, each step apart (--stages), and --streams encoders at once.
-void measure_device(const DeviceInfo& info, const std::vector<Image>& ims,
-                    const BenchPngOptions& o, std::vector<Result>& results) {
+void measure_device(const DeviceInfo& info, const std::vector<Image>& ims, const BenchPngOptions& o,
+                    std::vector<Result>& results) {
   auto device = open_device(info.spec);
   std::vector<PngDeflate> where;
   if (o.deflate != "host") where.push_back(PngDeflate::Device);
@@ -166,7 +167,9 @@ void write_json(const std::vector<Result>& results, const std::string& source, d
   j["megapixels"] = total_mp;
   j["min_time_s"] = o.min_time;
   for (const auto& r : results) {
-    nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"megapixels_per_s", r.mp_s},
+    nlohmann::json e = {{"name", r.name},
+                        {"kind", r.kind},
+                        {"megapixels_per_s", r.mp_s},
                         {"output_bytes", r.bytes}};
     if (!r.device.is_null()) e["device"] = r.device;
     if (!r.mode.empty()) e["mode"] = r.mode;
@@ -233,8 +236,7 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
                   "filtered rows, or both measured")
       ->check(CLI::IsMember({"device", "host", "both"}))
       ->capture_default_str();
-  cmd->add_option("--streams", o->streams,
-                  "encoders at once in batch mode (1: single images only)")
+  cmd->add_option("--streams", o->streams, "encoders at once in batch mode (1: single images only)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_flag("--stages", o->stages,

@@ -55,7 +55,8 @@ std::vector<std::uint8_t> idat_of(const std::vector<std::uint8_t>& f) {
     const std::uint32_t len = std::uint32_t(f[at]) << 24 | std::uint32_t(f[at + 1]) << 16 |
                               std::uint32_t(f[at + 2]) << 8 | f[at + 3];
     if (std::equal(f.begin() + std::ptrdiff_t(at + 4), f.begin() + std::ptrdiff_t(at + 8), "IDAT"))
-      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8), f.begin() + std::ptrdiff_t(at + 8 + len));
+      z.insert(z.end(), f.begin() + std::ptrdiff_t(at + 8),
+               f.begin() + std::ptrdiff_t(at + 8 + len));
     at += 12 + len;
   }
   return z;
@@ -70,11 +71,12 @@ struct DecodeSet {
 // Decodes the set round-robin on `streams` threads for at least min_time seconds.
 template <typename Make>
 double measure_decode(const DecodeSet& set, double min_time, int streams, Make&& make) {
-  return measure_streams(set.files.size(), [&set](std::size_t k) { return set.mp[k]; }, min_time,
-                         streams, [&make, &set] {
-                           auto decode = make();
-                           return [&set, decode](std::size_t k) { decode(set.files[k]); };
-                         });
+  return measure_streams(
+      set.files.size(), [&set](std::size_t k) { return set.mp[k]; }, min_time, streams,
+      [&make, &set] {
+        auto decode = make();
+        return [&set, decode](std::size_t k) { decode(set.files[k]); };
+      });
 }
 
 // One result: a decoder (ours on a device, or a peer) on one set of files, one image at a time
@@ -121,7 +123,8 @@ Row measure_ours(const std::shared_ptr<Device>& device, const DeviceInfo& info,
       std::lock_guard<std::mutex> lock(m);
       decoders.push_back(dec);
     }
-    return [dec, out](const std::vector<std::uint8_t>& f) { dec->decode(f.data(), f.size(), *out); };
+    return
+        [dec, out](const std::vector<std::uint8_t>& f) { dec->decode(f.data(), f.size(), *out); };
   });
   double inflate = 0, up = 0, kern = 0, down = 0;
   std::uint64_t images = 0;
@@ -132,8 +135,8 @@ Row measure_ours(const std::shared_ptr<Device>& device, const DeviceInfo& info,
     kern += d->stage_times().kernels;
     down += d->stage_times().download;
   }
-  Row r{"hetcodec " + info.spec, "hetcodec", set.name, streams == 1 ? "single" : "batch", v,
-        to_json(info)};
+  Row r{"hetcodec " + info.spec,           "hetcodec", set.name,
+        streams == 1 ? "single" : "batch", v,          to_json(info)};
   const double per = 1e3 / double(std::max<std::uint64_t>(1, images));
   r.inflate_ms = inflate * per;
   r.upload_ms = up * per;
@@ -228,8 +231,12 @@ void measure_peers(const DecodeSet& set, int cw, int ch, const BenchPngDecodeOpt
       auto buf = std::make_shared<std::vector<std::uint8_t>>();
       return [buf](const std::vector<std::uint8_t>& f) { libpng_read(f, *buf); };
     });
-    rows.push_back({streams == 1 ? "libpng" : "libpng x" + std::to_string(streams), "libpng",
-                    set.name, streams == 1 ? "single" : "batch", v, {}});
+    rows.push_back({streams == 1 ? "libpng" : "libpng x" + std::to_string(streams),
+                    "libpng",
+                    set.name,
+                    streams == 1 ? "single" : "batch",
+                    v,
+                    {}});
     print(rows.back());
   }
   std::vector<std::vector<std::uint8_t>> streams_z;
@@ -258,12 +265,17 @@ void write_json(const std::vector<Row>& rows, const std::string& source, double 
   j["batch_streams"] = o.streams;
   j["overlap_bytes"] = o.overlap;
   for (const auto& r : rows) {
-    nlohmann::json e = {{"name", r.name}, {"kind", r.kind}, {"files", r.files},
-                        {"mode", r.mode}, {"megapixels_per_s", r.mp_s}};
+    nlohmann::json e = {{"name", r.name},
+                        {"kind", r.kind},
+                        {"files", r.files},
+                        {"mode", r.mode},
+                        {"megapixels_per_s", r.mp_s}};
     if (!r.device.is_null()) e["device"] = r.device;
     if (r.kind == "hetcodec") {
-      e["ms_per_image"] = {{"host", r.inflate_ms}, {"upload", r.upload_ms},
-                           {"kernels", r.kernels_ms}, {"download", r.download_ms}};
+      e["ms_per_image"] = {{"host", r.inflate_ms},
+                           {"upload", r.upload_ms},
+                           {"kernels", r.kernels_ms},
+                           {"download", r.download_ms}};
     }
     j["results"].push_back(e);
   }

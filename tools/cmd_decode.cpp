@@ -98,9 +98,9 @@ void write_raw(const Image& img, const std::string& format, const std::string& p
   if (format == "pam") {
     static const char* tuple[] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
     write_bytes(path,
-                "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " + std::to_string(img.height) +
-                    "\nDEPTH " + std::to_string(img.channels()) + "\nMAXVAL " + maxval +
-                    "\nTUPLTYPE " + tuple[img.channels()] + "\nENDHDR\n",
+                "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " +
+                    std::to_string(img.height) + "\nDEPTH " + std::to_string(img.channels()) +
+                    "\nMAXVAL " + maxval + "\nTUPLTYPE " + tuple[img.channels()] + "\nENDHDR\n",
                 img.pixels);
   } else if (format == "png") {
     PngEncoder encoder(device);
@@ -108,9 +108,8 @@ void write_raw(const Image& img, const std::string& format, const std::string& p
   } else if (format == "pgm" || format == "ppm" || format == "pnm") {
     const bool gray = img.channels() == 1;
     if (img.channels() == 2 || img.channels() == 4)
-      throw Error(ErrorCode::InvalidArgument,
-                  path + ": the image has an alpha channel, which " + format +
-                      " cannot hold (use .pam)");
+      throw Error(ErrorCode::InvalidArgument, path + ": the image has an alpha channel, which " +
+                                                  format + " cannot hold (use .pam)");
     if (format == "pgm" && !gray)
       throw Error(ErrorCode::InvalidArgument,
                   path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
@@ -229,8 +228,8 @@ struct DecodeRun {
 
   // Files jobs[start, end): read, decoded (JPEG and PNG in a batch each), written, reported.
   // Returns how many failed.
-  int decode_files(const std::vector<std::pair<std::string, std::string>>& jobs,
-                   std::size_t start, std::size_t end) {
+  int decode_files(const std::vector<std::pair<std::string, std::string>>& jobs, std::size_t start,
+                   std::size_t end) {
     std::vector<std::vector<std::uint8_t>> bytes;
     std::vector<std::string> read_errors(end - start);
     for (std::size_t i = start; i < end; ++i) {
@@ -251,7 +250,8 @@ struct DecodeRun {
     BatchErrors errors, png_errors;
     const std::vector<Image> images = decoder.decode_batch(inputs, &errors);
     std::vector<std::size_t> png_slot(bytes.size(), 0);
-    const std::vector<Image> png_images = decode_pngs(bytes, png, read_errors, png_slot, png_errors);
+    const std::vector<Image> png_images =
+        decode_pngs(bytes, png, read_errors, png_slot, png_errors);
     int failed = 0;
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
@@ -328,8 +328,8 @@ nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
 void print_info(const std::string& p, const JpegFileInfo& fi) {
   std::string sampling;
   for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
-  std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(),
-              fi.width, fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
+  std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(), fi.width,
+              fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
               fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
               fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
   std::printf(

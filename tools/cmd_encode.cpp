@@ -44,7 +44,8 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
     skip_space();
     long v = 0;
     std::size_t digits = 0;
-    while (at < b.size() && std::isdigit(b[at]) && digits < 10) v = v * 10 + (b[at++] - '0'), ++digits;
+    while (at < b.size() && std::isdigit(b[at]) && digits < 10)
+      v = v * 10 + (b[at++] - '0'), ++digits;
     if (!digits) bad(path, "bad header (a number expected at byte " + std::to_string(at) + ")");
     return v;
   };
@@ -69,10 +70,14 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
         ++at;
         break;
       }
-      if (key == "WIDTH") w = number();
-      else if (key == "HEIGHT") h = number();
-      else if (key == "DEPTH") depth = number();
-      else if (key == "MAXVAL") maxval = number();
+      if (key == "WIDTH")
+        w = number();
+      else if (key == "HEIGHT")
+        h = number();
+      else if (key == "DEPTH")
+        depth = number();
+      else if (key == "MAXVAL")
+        maxval = number();
       else if (key == "TUPLTYPE") {
         while (at < b.size() && b[at] != '\n') ++at;
       } else if (key.empty() || at >= b.size()) {
@@ -89,8 +94,8 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
   if (maxval != 255 && maxval != 65535)
     bad(path, "maxval " + std::to_string(maxval) + " (PNG keeps 255 or 65535 exactly)");
   im.bit_depth = maxval == 255 ? 8 : 16;
-  if (im.width < 1 || im.height < 1) bad(path, "image size " + std::to_string(im.width) + " x " +
-                                                   std::to_string(im.height));
+  if (im.width < 1 || im.height < 1)
+    bad(path, "image size " + std::to_string(im.width) + " x " + std::to_string(im.height));
   const std::size_t need = im.row_bytes() * std::size_t(im.height);
   if (at > b.size() || b.size() - at < need)
     bad(path, "truncated: " + std::to_string(need) + " bytes of samples expected");
@@ -143,13 +148,13 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   PngEncoder encoder(device, opts);
   if (!o.quiet)
     std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
-              << device->info().spec << " (" << device->info().name << "), " << o.mode
-              << " mode\n";
+              << device->info().spec << " (" << device->info().name << "), " << o.mode << " mode\n";
   int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string progress =
-        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " : "";
+        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
+                        : "";
     try {
       const Image im = read_image_file(jobs[i].first, device);
       const auto file = encoder.encode(im);

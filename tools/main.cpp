@@ -39,9 +39,9 @@ DeviceInfo single_device(const GlobalOptions& options, const std::string& comman
   if (devices.size() == 1) return devices[0];
   std::string specs;
   for (const auto& d : devices) specs += (specs.empty() ? "" : ", ") + d.spec;
-  throw Error(ErrorCode::InvalidArgument,
-              command + " runs on one device; --device selects " +
-                  std::to_string(devices.size()) + " (" + specs + "): give one spec");
+  throw Error(ErrorCode::InvalidArgument, command + " runs on one device; --device selects " +
+                                              std::to_string(devices.size()) + " (" + specs +
+                                              "): give one spec");
 }
 
 nlohmann::json to_json(const DeviceInfo& d) {
@@ -65,9 +65,9 @@ std::vector<std::pair<std::string, std::string>> plan_jobs(const std::string& co
   std::vector<std::pair<std::string, std::string>> jobs;
   if (output_dir.empty()) {
     if (files.size() != 2)
-      throw Error(ErrorCode::InvalidArgument,
-                  command + " IN OUT, or " + command + " --output-dir DIR FILES... (got " +
-                      std::to_string(files.size()) + " paths)");
+      throw Error(ErrorCode::InvalidArgument, command + " IN OUT, or " + command +
+                                                  " --output-dir DIR FILES... (got " +
+                                                  std::to_string(files.size()) + " paths)");
     jobs.push_back({files[0], files[1]});
     return jobs;
   }

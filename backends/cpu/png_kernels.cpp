@@ -27,8 +27,8 @@ class CpuPngKernels : public PngKernels {
     const hc_u8* in = bytes(rows);
     hc_u8* o = bytes(filtered);
     run_groups(plan_png_filter_rows(info), [&](hc_u32 y) {
-      hc_png_filter_row(in, o, info.row_bytes, info.bpp, info.mask,
-                        info.band_rows, y, 0, 1, local.get());
+      hc_png_filter_row(in, o, info.row_bytes, info.bpp, info.mask, info.band_rows, y, 0, 1,
+                        local.get());
     });
   }
 
@@ -60,8 +60,8 @@ class CpuPngKernels : public PngKernels {
           auto local = std::make_unique<hc_wf_tile_local>();
           run_groups(pass.launch, [&](hc_u32 g) {
             hc_png_defilter_tiles(r, info.offset, info.height, info.row_bytes, info.bpp,
-                                  pass.tiles_x, pass.tiles_y, pass.diagonal, flags, g, 0,
-                                  1, local.get());
+                                  pass.tiles_x, pass.tiles_y, pass.diagonal, flags, g, 0, 1,
+                                  local.get());
           });
           break;
         }

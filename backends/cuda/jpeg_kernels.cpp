@@ -37,10 +37,10 @@ class CudaJpegKernels : public JpegKernels {
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
                 DeviceBuffer& planes, const JpegJobInfo& info) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_idct(q.stream(), plan_jpeg_idct(info.groups),
-                                    ptr_of(job) + info.job_offset, ptr_of(coefficients),
-                                    ptr_of(planes), info.groups * 64),
-                   "jpeg_idct");
+    q.after_launch(
+        launch_jpeg_idct(q.stream(), plan_jpeg_idct(info.groups), ptr_of(job) + info.job_offset,
+                         ptr_of(coefficients), ptr_of(planes), info.groups * 64),
+        "jpeg_idct");
   }
 
   void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
@@ -57,10 +57,10 @@ class CudaJpegKernels : public JpegKernels {
   void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,
                              std::uint32_t groups, DeviceBuffer& planes) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_idct_chunk(q.stream(), plan_jpeg_decode_idct(groups),
-                                                 ptr_of(jobs), std::uint32_t(table_offset / 4),
-                                                 ptr_of(planes)),
-                   "jpeg_decode_idct_chunk");
+    q.after_launch(
+        launch_jpeg_decode_idct_chunk(q.stream(), plan_jpeg_decode_idct(groups), ptr_of(jobs),
+                                      std::uint32_t(table_offset / 4), ptr_of(planes)),
+        "jpeg_decode_idct_chunk");
   }
 
   void run_upsample_color_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,

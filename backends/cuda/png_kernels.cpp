@@ -35,10 +35,10 @@ class CudaPngKernels : public PngKernels {
                   DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
                   std::uint32_t height, std::uint32_t pixel_bytes) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_png_unpack(q.stream(), plan_png_unpack(width, height), ptr_of(rows),
-                                     words(job), ptr_of(out) + out_offset, width, height,
-                                     pixel_bytes),
-                   "png_unpack");
+    q.after_launch(
+        launch_png_unpack(q.stream(), plan_png_unpack(width, height), ptr_of(rows), words(job),
+                          ptr_of(out) + out_offset, width, height, pixel_bytes),
+        "png_unpack");
   }
 
   void run_inflate(Queue& queue, const DeviceBuffer& compressed, const DeviceBuffer& segments,

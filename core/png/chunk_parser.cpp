@@ -19,10 +19,16 @@ const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}
 
 bool valid_depth(int color_type, int depth) {
   switch (color_type) {
-    case kGray: return depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16;
-    case kPalette: return depth == 1 || depth == 2 || depth == 4 || depth == 8;
-    case kRgb: case kGrayAlpha: case kRgba: return depth == 8 || depth == 16;
-    default: return false;
+    case kGray:
+      return depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16;
+    case kPalette:
+      return depth == 1 || depth == 2 || depth == 4 || depth == 8;
+    case kRgb:
+    case kGrayAlpha:
+    case kRgba:
+      return depth == 8 || depth == 16;
+    default:
+      return false;
   }
 }
 
@@ -46,7 +52,8 @@ void check_signature(const std::uint8_t* data, std::size_t size) {
 // an error, or a warning in `info` with limits.ignore_crc); returns its type.
 std::string check_chunk(const std::uint8_t* data, std::size_t size, std::size_t at,
                         const DecodeLimits& limits, Info& info) {
-  if (size - at < 12) invalid(at, "truncated chunk header (" + std::to_string(size - at) + " bytes left)");
+  if (size - at < 12)
+    invalid(at, "truncated chunk header (" + std::to_string(size - at) + " bytes left)");
   const std::uint32_t len = be32(data + at);
   const std::uint8_t* type = data + at + 4;
   const std::string name(reinterpret_cast<const char*>(type), 4);
@@ -54,7 +61,8 @@ std::string check_chunk(const std::uint8_t* data, std::size_t size, std::size_t 
     invalid(at, "invalid chunk type (bytes " + std::to_string(type[0]) + " " +
                     std::to_string(type[1]) + " " + std::to_string(type[2]) + " " +
                     std::to_string(type[3]) + ")");
-  if (len > 0x7FFFFFFFu) invalid(at, name + " chunk length " + std::to_string(len) + " exceeds 2^31 - 1");
+  if (len > 0x7FFFFFFFu)
+    invalid(at, name + " chunk length " + std::to_string(len) + " exceeds 2^31 - 1");
   if (std::uint64_t(len) + 12 > size - at)
     invalid(at, name + " chunk of " + std::to_string(len) + " bytes runs past the end of the file");
   const std::uint8_t* body = data + at + 8;
@@ -67,8 +75,8 @@ std::string check_chunk(const std::uint8_t* data, std::size_t size, std::size_t 
   return name;
 }
 
-void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len,
-               std::size_t at, const DecodeLimits& limits) {
+void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len, std::size_t at,
+               const DecodeLimits& limits) {
   if (r.seen_ihdr) invalid(at, "a second IHDR chunk");
   if (len != 13) invalid(at, "IHDR length " + std::to_string(len) + " (must be 13)");
   r.seen_ihdr = true;
@@ -92,8 +100,8 @@ void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t l
   const std::uint64_t pixels = std::uint64_t(info.width) * info.height;
   if (pixels > limits.max_pixels)
     throw Error(ErrorCode::LimitExceeded,
-                "png: " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                    " is " + std::to_string(pixels) + " pixels, over the limit of " +
+                "png: " + std::to_string(info.width) + "x" + std::to_string(info.height) + " is " +
+                    std::to_string(pixels) + " pixels, over the limit of " +
                     std::to_string(limits.max_pixels));
   if (inflated_bytes(info) > limits.max_inflated_bytes)
     throw Error(ErrorCode::LimitExceeded,
@@ -101,7 +109,8 @@ void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t l
                     " bytes, over the limit of " + std::to_string(limits.max_inflated_bytes));
 }
 
-void read_plte(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len, std::size_t at) {
+void read_plte(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len,
+               std::size_t at) {
   if (r.seen_plte) invalid(at, "a second PLTE chunk");
   if (r.idat_done || r.in_idat) invalid(at, "PLTE after the image data");
   if (info.color_type == kGray || info.color_type == kGrayAlpha)
@@ -146,7 +155,8 @@ void read_chunk(Info& info, Reading& r, const std::string& name, const std::uint
     read_plte(info, r, body, len, at);
   } else if (name == "IDAT") {
     if (r.idat_done) invalid(at, "IDAT chunks that are not consecutive");
-    if (info.color_type == kPalette && !r.seen_plte) invalid(at, "a palette image without PLTE before its data");
+    if (info.color_type == kPalette && !r.seen_plte)
+      invalid(at, "a palette image without PLTE before its data");
     r.in_idat = true;
     info.idat.emplace_back(at + 8, len);
     info.idat_bytes += len;
@@ -173,25 +183,36 @@ void read_chunk(Info& info, Reading& r, const std::string& name, const std::uint
 
 int Info::samples_per_pixel() const {
   switch (color_type) {
-    case kRgb: return 3;
-    case kGrayAlpha: return 2;
-    case kRgba: return 4;
-    default: return 1;
+    case kRgb:
+      return 3;
+    case kGrayAlpha:
+      return 2;
+    case kRgba:
+      return 4;
+    default:
+      return 1;
   }
 }
 
-std::uint32_t Info::bits_per_pixel() const { return std::uint32_t(samples_per_pixel() * bit_depth); }
+std::uint32_t Info::bits_per_pixel() const {
+  return std::uint32_t(samples_per_pixel() * bit_depth);
+}
 
 std::uint32_t Info::filter_bpp() const { return std::max<std::uint32_t>(1, bits_per_pixel() / 8); }
 
 int Info::out_channels() const {
   const bool key = !trns.empty();
   switch (color_type) {
-    case kGray: return key ? 2 : 1;
-    case kRgb: return key ? 4 : 3;
-    case kPalette: return key ? 4 : 3;
-    case kGrayAlpha: return 2;
-    default: return 4;
+    case kGray:
+      return key ? 2 : 1;
+    case kRgb:
+      return key ? 4 : 3;
+    case kPalette:
+      return key ? 4 : 3;
+    case kGrayAlpha:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -230,7 +251,8 @@ std::vector<std::pair<std::string, std::string>> text_chunks(const Info& info,
     const auto& d = c.data;
     const auto nul = std::find(d.begin(), d.end(), 0);
     if (nul == d.end() || nul == d.begin()) {
-      warnings.push_back("png: " + c.type + " chunk at byte " + std::to_string(c.offset) + " without a keyword");
+      warnings.push_back("png: " + c.type + " chunk at byte " + std::to_string(c.offset) +
+                         " without a keyword");
       continue;
     }
     std::string key(d.begin(), nul);

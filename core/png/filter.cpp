@@ -8,11 +8,11 @@
 
 namespace hetcodec::png {
 
-void filter_row(int type, const std::uint8_t* row, const std::uint8_t* prev, std::size_t n,
-                int bpp, std::uint8_t* out) {
+void filter_row(int type, const std::uint8_t* row, const std::uint8_t* prev, std::size_t n, int bpp,
+                std::uint8_t* out) {
   for (std::size_t i = 0; i < n; ++i)
-    out[i] = hc_png_filter_byte(type, row, prev ? prev : row, prev != nullptr, hc_u32(i),
-                                hc_u32(bpp));
+    out[i] =
+        hc_png_filter_byte(type, row, prev ? prev : row, prev != nullptr, hc_u32(i), hc_u32(bpp));
 }
 
 unsigned libpng_filter_mask(std::uint32_t width, std::uint32_t height) {
@@ -22,13 +22,13 @@ unsigned libpng_filter_mask(std::uint32_t width, std::uint32_t height) {
   return mask ? mask : 1u << kNone;
 }
 
-int choose_filter_libpng(const std::uint8_t* row, const std::uint8_t* prev, std::size_t n,
-                         int bpp, unsigned mask, std::uint8_t* out) {
+int choose_filter_libpng(const std::uint8_t* row, const std::uint8_t* prev, std::size_t n, int bpp,
+                         unsigned mask, std::uint8_t* out) {
   hc_u64 s[HC_PNG_FILTERS] = {0, 0, 0, 0, 0};
   for (std::size_t i = 0; i < n; ++i)
     for (int t = 0; t < HC_PNG_FILTERS; ++t)
-      s[t] += hc_png_score(hc_png_filter_byte(t, row, prev ? prev : row, prev != nullptr,
-                                              hc_u32(i), hc_u32(bpp)));
+      s[t] += hc_png_score(
+          hc_png_filter_byte(t, row, prev ? prev : row, prev != nullptr, hc_u32(i), hc_u32(bpp)));
   const int best = hc_png_pick(s[0], s[1], s[2], s[3], s[4], mask);
   out[0] = std::uint8_t(best);
   filter_row(best, row, prev, n, bpp, out + 1);

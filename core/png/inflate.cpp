@@ -37,7 +37,8 @@ InflateResult inflate_chunks(const std::vector<std::pair<const std::uint8_t*, st
       std::uint8_t spare[64];
       const bool past = done == out_size;  // the image is complete: anything more is extra
       z.next_out = past ? spare : out + done;
-      z.avail_out = past ? uInt(sizeof spare) : uInt(std::min<std::size_t>(out_size - done, 1u << 30));
+      z.avail_out =
+          past ? uInt(sizeof spare) : uInt(std::min<std::size_t>(out_size - done, 1u << 30));
       const uInt before = z.avail_out;
       const int rc = inflate(&z, Z_NO_FLUSH);
       const std::size_t made = before - z.avail_out;
@@ -81,13 +82,15 @@ SegmentInflater::SegmentInflater(const std::uint8_t* data, const Info& info)
   adler_.assign(seg_.size(), 1);
 }
 
-std::vector<std::pair<const std::uint8_t*, std::size_t>> SegmentInflater::range(std::uint64_t from,
-                                                                                std::uint64_t to) const {
+std::vector<std::pair<const std::uint8_t*, std::size_t>> SegmentInflater::range(
+    std::uint64_t from, std::uint64_t to) const {
   std::vector<std::pair<const std::uint8_t*, std::size_t>> r;
-  std::size_t c = std::size_t(std::upper_bound(idat_at_.begin(), idat_at_.end(), from) - idat_at_.begin()) - 1;
+  std::size_t c =
+      std::size_t(std::upper_bound(idat_at_.begin(), idat_at_.end(), from) - idat_at_.begin()) - 1;
   for (; from < to && c < idat_.size(); ++c) {
     const std::uint64_t end = idat_at_[c] + idat_[c].second, stop = std::min(end, to);
-    if (stop > from) r.emplace_back(data_ + idat_[c].first + (from - idat_at_[c]), std::size_t(stop - from));
+    if (stop > from)
+      r.emplace_back(data_ + idat_[c].first + (from - idat_at_[c]), std::size_t(stop - from));
     from = stop;
   }
   return r;
@@ -99,7 +102,8 @@ bool SegmentInflater::inflate(std::size_t k, std::uint8_t* out) {
   // Each segment is raw deflate from its offset to the next one's and ends on a sync flush; the
   // last one ends the stream, and the 4-byte Adler-32 follows it.
   const std::uint64_t in0 = seg_[k].second, in1 = last ? idat_bytes_ : seg_[k + 1].second;
-  const std::uint64_t o0 = std::uint64_t(first_row(k)) * row_bytes_, o1 = std::uint64_t(end_row(k)) * row_bytes_;
+  const std::uint64_t o0 = std::uint64_t(first_row(k)) * row_bytes_,
+                      o1 = std::uint64_t(end_row(k)) * row_bytes_;
   if (in1 <= in0 || (last && in1 - in0 < 4)) return false;
   bool good;
 #if defined(HETCODEC_HAVE_LIBDEFLATE)
@@ -108,7 +112,8 @@ bool SegmentInflater::inflate(std::size_t k, std::uint8_t* out) {
   // end-of-block code: bytes 03 00).
   thread_local std::vector<std::uint8_t> piece;
   piece.clear();
-  for (const auto& [p, len] : range(in0, last ? in1 - 4 : in1)) piece.insert(piece.end(), p, p + len);
+  for (const auto& [p, len] : range(in0, last ? in1 - 4 : in1))
+    piece.insert(piece.end(), p, p + len);
   if (!last) piece.insert(piece.end(), {0x03, 0x00});
   thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
       libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
@@ -122,7 +127,8 @@ bool SegmentInflater::inflate(std::size_t k, std::uint8_t* out) {
 #else
   // A middle segment consumes all its input without ending the stream; the last one ends it.
   const auto r = inflate_chunks(range(in0, in1), out + o0, std::size_t(o1 - o0), -15);
-  good = !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) || (last && !r.ended));
+  good =
+      !(r.bad || r.left_over || r.produced != o1 - o0 || (!last && r.ended) || (last && !r.ended));
 #endif
   if (good) adler_[k] = adler32(1, out + o0, std::size_t(o1 - o0));
   return good;
@@ -206,10 +212,14 @@ void inflate_image(const std::uint8_t* data, const Info& info, std::uint8_t* out
     invalid(at, "the image data ends early: " + std::to_string(r.produced) + " of " +
                     std::to_string(total) + " bytes");
   }
-  if (r.left_over) warnings.push_back("png: too much image data; the extra is ignored");
-  else if (r.trailing) warnings.push_back("png: bytes after the end of the compressed image data ignored");
-  else if (r.bad) warnings.push_back("png: the compressed data is damaged after the image (" + r.message + ")");
-  else if (!r.ended) warnings.push_back("png: the compressed image data has no end");
+  if (r.left_over)
+    warnings.push_back("png: too much image data; the extra is ignored");
+  else if (r.trailing)
+    warnings.push_back("png: bytes after the end of the compressed image data ignored");
+  else if (r.bad)
+    warnings.push_back("png: the compressed data is damaged after the image (" + r.message + ")");
+  else if (!r.ended)
+    warnings.push_back("png: the compressed image data has no end");
 }
 
 }  // namespace hetcodec::png

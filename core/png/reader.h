@@ -26,15 +26,15 @@
 namespace hetcodec::png {
 
 struct DecodeLimits {
-  std::uint64_t max_pixels = 1ull << 28;           // 268 MP, as the JPEG decoder
-  std::uint64_t max_inflated_bytes = 1ull << 32;   // filtered image data (4 GiB)
-  std::uint32_t max_chunk_bytes = 8u << 20;        // an ancillary chunk (libpng: 8 MB)
-  std::uint32_t max_text_bytes = 1u << 20;         // a zTXt/iTXt text once inflated
+  std::uint64_t max_pixels = 1ull << 28;          // 268 MP, as the JPEG decoder
+  std::uint64_t max_inflated_bytes = 1ull << 32;  // filtered image data (4 GiB)
+  std::uint32_t max_chunk_bytes = 8u << 20;       // an ancillary chunk (libpng: 8 MB)
+  std::uint32_t max_text_bytes = 1u << 20;        // a zTXt/iTXt text once inflated
   bool ignore_crc = false;  // a CRC mismatch is an error unless this is set (then a warning)
 };
 
 struct Chunk {
-  std::string type;  // four letters
+  std::string type;        // four letters
   std::size_t offset = 0;  // of the chunk's length field in the file
   std::vector<std::uint8_t> data;
 };
@@ -46,15 +46,15 @@ struct Info {
   std::uint32_t width = 0, height = 0;
   int bit_depth = 8, color_type = kRgb, interlace = 0;
   std::vector<std::array<std::uint8_t, 3>> palette;
-  std::vector<std::uint8_t> trns;   // the tRNS chunk's data, when it applies
-  std::vector<Chunk> ancillary;     // every other ancillary chunk, in file order
+  std::vector<std::uint8_t> trns;  // the tRNS chunk's data, when it applies
+  std::vector<Chunk> ancillary;    // every other ancillary chunk, in file order
   std::vector<std::pair<std::size_t, std::size_t>> idat;  // offset and length of each IDAT's data
   std::uint64_t idat_bytes = 0;
   std::vector<std::string> warnings;
 
-  int samples_per_pixel() const;           // in the file: 1, 2, 3 or 4 (palette: 1)
-  std::uint32_t bits_per_pixel() const;    // in the file
-  std::uint32_t filter_bpp() const;        // bytes per pixel for the filters (at least 1)
+  int samples_per_pixel() const;         // in the file: 1, 2, 3 or 4 (palette: 1)
+  std::uint32_t bits_per_pixel() const;  // in the file
+  std::uint32_t filter_bpp() const;      // bytes per pixel for the filters (at least 1)
   // Output after expansion: channels (1-4) and bit depth (8 or 16).
   int out_channels() const;
   int out_depth() const { return bit_depth == 16 ? 16 : 8; }
@@ -72,10 +72,10 @@ std::vector<std::pair<std::string, std::string>> text_chunks(const Info& info,
 
 // One sub-image of the filtered data: the whole image, or one Adam7 pass.
 struct Pass {
-  std::uint32_t width = 0, height = 0;  // in pixels; a pass may be empty
+  std::uint32_t width = 0, height = 0;           // in pixels; a pass may be empty
   std::uint32_t x0 = 0, y0 = 0, dx = 1, dy = 1;  // where its pixels go in the image
-  std::uint64_t offset = 0;  // of its first filter byte in the inflated data
-  std::uint32_t row_bytes = 0;  // bytes of one row without the filter byte
+  std::uint64_t offset = 0;                      // of its first filter byte in the inflated data
+  std::uint32_t row_bytes = 0;                   // bytes of one row without the filter byte
 };
 std::vector<Pass> passes(const Info& info);
 std::uint64_t inflated_bytes(const Info& info);
@@ -114,7 +114,9 @@ class SegmentInflater {
   const std::string& kind() const { return kind_; }  // "hcRS" or "iDOT"
   // Segment k's rows [first_row(k), end_row(k)).
   std::uint32_t first_row(std::size_t k) const { return seg_[k].first; }
-  std::uint32_t end_row(std::size_t k) const { return k + 1 < seg_.size() ? seg_[k + 1].first : height_; }
+  std::uint32_t end_row(std::size_t k) const {
+    return k + 1 < seg_.size() ? seg_[k + 1].first : height_;
+  }
   // Inflates segment k into its rows of `out` (inflated_bytes(info) bytes); false when it does
   // not inflate to exactly its rows on its own. Calls for different k may run at once.
   bool inflate(std::size_t k, std::uint8_t* out);
@@ -123,7 +125,8 @@ class SegmentInflater {
 
  private:
   // Bytes [from, to) of the joined IDAT data, as pieces of the chunks.
-  std::vector<std::pair<const std::uint8_t*, std::size_t>> range(std::uint64_t from, std::uint64_t to) const;
+  std::vector<std::pair<const std::uint8_t*, std::size_t>> range(std::uint64_t from,
+                                                                 std::uint64_t to) const;
   const std::uint8_t* data_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> idat_;  // offset in the file, length
   std::vector<std::uint64_t> idat_at_;  // where each chunk starts in the joined data

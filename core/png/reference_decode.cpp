@@ -13,7 +13,8 @@ void bad_filter_type(std::uint32_t row, unsigned type, bool adam7) {
                                           std::to_string(type) + " (0 to 4 exist)");
 }
 
-void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes, std::uint32_t bpp) {
+void defilter(std::uint8_t* rows, std::uint32_t height, std::uint32_t row_bytes,
+              std::uint32_t bpp) {
   const std::size_t stride = std::size_t(row_bytes) + 1;
   for (std::uint32_t y = 0; y < height; ++y) {
     std::uint8_t* r = rows + y * stride;
@@ -53,7 +54,8 @@ Raster decode(const std::uint8_t* data, std::size_t size, const DecodeLimits& li
   std::vector<std::uint8_t> rows(inflated_bytes(info));
   inflate_image(data, info, rows.data(), warnings);
   for (const Pass& p : passes(info))
-    if (p.width && p.height) defilter(rows.data() + p.offset, p.height, p.row_bytes, info.filter_bpp());
+    if (p.width && p.height)
+      defilter(rows.data() + p.offset, p.height, p.row_bytes, info.filter_bpp());
   return unpack(info, rows);
 }
 

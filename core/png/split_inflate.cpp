@@ -447,7 +447,8 @@ int split_inflate(const std::uint8_t* zlib, std::size_t zlib_bytes, std::uint8_t
   cut.push_back(std::uint64_t(n) * 8);
   thread_local Scratch kept;
   Scratch& scratch = kept;  // the caller's: the helpers' lambdas run on other threads too
-  const std::vector<std::size_t> start = inflate_pieces(d, n, cut, out, total, threads, run, scratch);
+  const std::vector<std::size_t> start =
+      inflate_pieces(d, n, cut, out, total, threads, run, scratch);
   if (start.empty()) {
     scratch.trim();
     return 0;

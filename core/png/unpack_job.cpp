@@ -64,17 +64,24 @@ hc_png_job unpack_job(const Info& info) {
     // libpng compares the key masked to the depth (png_do_expand).
     for (int k = 0; k < info.samples_per_pixel(); ++k)
       job.key[k] = ((std::uint32_t(info.trns[2 * std::size_t(k)]) << 8) |
-                    info.trns[2 * std::size_t(k) + 1]) & mask;
+                    info.trns[2 * std::size_t(k) + 1]) &
+                   mask;
   }
   const auto ps = passes(info);
   for (std::size_t p = 0; p < ps.size(); ++p)
-    job.pass[p] = {ps[p].x0,    ps[p].y0,        ps[p].dx,
-                   ps[p].dy,    ps[p].width,     ps[p].row_bytes,
+    job.pass[p] = {ps[p].x0,
+                   ps[p].y0,
+                   ps[p].dx,
+                   ps[p].dy,
+                   ps[p].width,
+                   ps[p].row_bytes,
                    std::uint32_t(ps[p].offset)};
   for (std::size_t i = 0; i < 256; ++i) {
     if (i < info.palette.size())
-      for (int k = 0; k < 3; ++k) job.palette[4 * i + std::size_t(k)] = info.palette[i][std::size_t(k)];
-    job.palette[4 * i + 3] = info.color_type == kPalette && i < info.trns.size() ? info.trns[i] : 255;
+      for (int k = 0; k < 3; ++k)
+        job.palette[4 * i + std::size_t(k)] = info.palette[i][std::size_t(k)];
+    job.palette[4 * i + 3] =
+        info.color_type == kPalette && i < info.trns.size() ? info.trns[i] : 255;
   }
   return job;
 }

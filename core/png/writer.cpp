@@ -134,9 +134,9 @@ void start_file(std::vector<std::uint8_t>& out, const Raster& im) {
 
 void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes) {
   if (width < 1 || height < 1)
-    throw Error(ErrorCode::InvalidArgument,
-                "png: image size " + std::to_string(width) + " x " + std::to_string(height) +
-                    " (PNG takes 1 to 2^31 - 1 each way)");
+    throw Error(ErrorCode::InvalidArgument, "png: image size " + std::to_string(width) + " x " +
+                                                std::to_string(height) +
+                                                " (PNG takes 1 to 2^31 - 1 each way)");
   if (channels < 1 || channels > 4)
     throw Error(ErrorCode::InvalidArgument,
                 "png: " + std::to_string(channels) + " channels (1 to 4 are possible)");
@@ -199,10 +199,9 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& im,
   if (filtered.size() != (rb + 1) * std::size_t(im.height))
     throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");
   const std::uint64_t size = image_size(im);
-  std::vector<std::uint8_t> z =
-      zlib_rle_compress(filtered.data(), filtered.size(),
-                        std::vector<std::size_t>(std::size_t(im.height), rb + 1),
-                        libpng_window_bits(size), threads);
+  std::vector<std::uint8_t> z = zlib_rle_compress(
+      filtered.data(), filtered.size(), std::vector<std::size_t>(std::size_t(im.height), rb + 1),
+      libpng_window_bits(size), threads);
   return compatible_file(im, {{z.data(), 2}, {z.data() + 2, z.size() - 2}});
 }
 
@@ -223,8 +222,8 @@ std::vector<std::uint8_t> compatible_file(const Raster& im, std::vector<StreamPa
 }
 
 std::vector<std::uint8_t> assemble_parallel(const Raster& im,
-                                            const std::vector<std::uint8_t>& filtered,
-                                            int segments, int threads) {
+                                            const std::vector<std::uint8_t>& filtered, int segments,
+                                            int threads) {
   // The samples are not read (the rows come filtered): the shape alone is checked.
   check_shape(im.width, im.height, im.channels, im.bit_depth,
               im.row_bytes() * std::size_t(im.height));
@@ -251,7 +250,8 @@ ParallelSegments parallel_segments(const Raster& im, int segments) {
   return r;
 }
 
-std::vector<std::uint8_t> parallel_file(const Raster& im, const std::vector<std::uint32_t>& first_row,
+std::vector<std::uint8_t> parallel_file(const Raster& im,
+                                        const std::vector<std::uint32_t>& first_row,
                                         const std::vector<std::size_t>& offsets,
                                         const std::vector<StreamPart>& parts) {
   std::size_t total = 0;
@@ -279,7 +279,8 @@ RestartIndex read_restart_index(const std::vector<std::uint8_t>& f) {
   RestartIndex r;
   std::size_t at = 8;
   auto get32 = [&](std::size_t i) {
-    return std::uint32_t(f[i]) << 24 | std::uint32_t(f[i + 1]) << 16 | std::uint32_t(f[i + 2]) << 8 | f[i + 3];
+    return std::uint32_t(f[i]) << 24 | std::uint32_t(f[i + 1]) << 16 |
+           std::uint32_t(f[i + 2]) << 8 | f[i + 3];
   };
   while (at + 12 <= f.size()) {
     const std::uint32_t len = get32(at);

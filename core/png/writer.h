@@ -14,8 +14,8 @@ namespace hetcodec::png {
 // bits, 16-bit samples big-endian, no padding.
 struct Raster {
   int width = 0, height = 0;
-  int channels = 3;    // 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
-  int bit_depth = 8;   // 8 or 16
+  int channels = 3;   // 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
+  int bit_depth = 8;  // 8 or 16
   std::vector<std::uint8_t> samples;
   std::size_t row_bytes() const {
     return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
@@ -40,8 +40,8 @@ std::vector<std::uint8_t> assemble_compatible(const Raster& image,
 // ending on a byte boundary, and an hcRS chunk before the IDAT chunks listing where each
 // segment's rows and data start. A valid PNG for every decoder.
 std::vector<std::uint8_t> assemble_parallel(const Raster& image,
-                                            const std::vector<std::uint8_t>& filtered,
-                                            int segments, int threads);
+                                            const std::vector<std::uint8_t>& filtered, int segments,
+                                            int threads);
 
 // The hcRS chunk's contents parsed: the segments' first rows and their offsets in the zlib
 // stream (the IDAT data joined). Empty when `file` has no valid hcRS chunk.

@@ -37,7 +37,9 @@ constexpr std::size_t kSymLimit = HC_DFL_SYM_LIMIT;  // symbols per block (lit_b
 // kMatch + length - 3 for a match at distance 1.
 using Symbol = std::uint16_t;
 constexpr Symbol kMatch = 256;
-constexpr std::size_t symbol_bytes(Symbol s) { return s < kMatch ? 1 : std::size_t(s - kMatch) + 3; }
+constexpr std::size_t symbol_bytes(Symbol s) {
+  return s < kMatch ? 1 : std::size_t(s - kMatch) + 3;
+}
 
 // The length code (0..28) of every match (symbol - kMatch), png_deflate.h's as a table.
 struct LengthCodes {
@@ -185,7 +187,7 @@ class Deflater {
   }
 
   BitWriter bits_;
-  std::unique_ptr<hc_dfl_state> z_;  // the trees' scratch (about 12 KiB, on the heap)
+  std::unique_ptr<hc_dfl_state> z_;        // the trees' scratch (about 12 KiB, on the heap)
   std::array<std::uint32_t, 512> hist_{};  // per symbol value
   std::vector<Symbol> syms_;
 };
@@ -306,7 +308,8 @@ std::vector<Symbol> parse_parallel(const std::uint8_t* data, std::size_t n, int 
     cut[t] = c;
   }
   std::vector<std::vector<Symbol>> parsed(pieces);
-  run_parallel(pieces, threads, [&](std::size_t t) { parse(data, n, cut[t], cut[t + 1], parsed[t]); });
+  run_parallel(pieces, threads,
+               [&](std::size_t t) { parse(data, n, cut[t], cut[t + 1], parsed[t]); });
   std::vector<Symbol> syms;
   std::size_t total = 0;
   for (const auto& p : parsed) total += p.size();
@@ -396,11 +399,11 @@ bool compress_parallel(const std::uint8_t* data, std::size_t n, int window_bits,
   bits.windup();
   // Adler-32 in the parse's pieces, combined.
   std::vector<std::uint32_t> adler(cut.size() - 1);
-  run_parallel(adler.size(), threads, [&](std::size_t t) {
-    adler[t] = adler32(1, data + cut[t], cut[t + 1] - cut[t]);
-  });
+  run_parallel(adler.size(), threads,
+               [&](std::size_t t) { adler[t] = adler32(1, data + cut[t], cut[t + 1] - cut[t]); });
   std::uint32_t a32 = 1;
-  for (std::size_t t = 0; t < adler.size(); ++t) a32 = adler32_combine(a32, adler[t], cut[t + 1] - cut[t]);
+  for (std::size_t t = 0; t < adler.size(); ++t)
+    a32 = adler32_combine(a32, adler[t], cut[t + 1] - cut[t]);
   put_be32(out, a32);
   return true;
 }
@@ -442,11 +445,12 @@ void zlib_header(std::vector<std::uint8_t>& out, int window_bits) {
 }
 
 std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
-                                            const std::vector<std::size_t>& pieces,
-                                            int window_bits, int threads) {
+                                            const std::vector<std::size_t>& pieces, int window_bits,
+                                            int threads) {
   if (window_bits == 8) window_bits = 9;
   std::vector<std::uint8_t> out;
-  if (threads > 1 && n >= (std::size_t(1) << 18) && compress_parallel(data, n, window_bits, threads, out))
+  if (threads > 1 && n >= (std::size_t(1) << 18) &&
+      compress_parallel(data, n, window_bits, threads, out))
     return out;
   return compress_sequential(data, n, pieces, window_bits);
 }

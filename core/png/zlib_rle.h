@@ -15,8 +15,8 @@ namespace hetcodec::png {
 // piece). `window_bits` 8..15 (8 becomes 9, as deflateInit2 makes it). With `threads` > 1 the
 // work of inputs of 256 KiB or more is spread over that many threads (the same bytes).
 std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_t n,
-                                            const std::vector<std::size_t>& pieces,
-                                            int window_bits, int threads = 1);
+                                            const std::vector<std::size_t>& pieces, int window_bits,
+                                            int threads = 1);
 
 // The parallel mode's stream: one zlib stream (window 2^15) whose data is cut into segments
 // starting at the byte offsets `starts` (the first 0, increasing). Each segment is coded as if
@@ -25,8 +25,8 @@ std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_
 // segment ends with the final block instead), so every segment starts on a byte boundary and
 // inflates on its own with a raw inflater. Segments are made on up to `threads` threads.
 struct SegmentedStream {
-  std::vector<std::uint8_t> stream;   // zlib header, segments, Adler-32
-  std::vector<std::size_t> offsets;   // where each segment starts in `stream`
+  std::vector<std::uint8_t> stream;  // zlib header, segments, Adler-32
+  std::vector<std::size_t> offsets;  // where each segment starts in `stream`
 };
 // The two-byte zlib header zlib writes for a window of 2^window_bits with the Z_RLE strategy.
 void zlib_header(std::vector<std::uint8_t>& out, int window_bits);

@@ -15,8 +15,8 @@
 /* Shorts per block in a work-group's tile of 64 blocks: 33 words, so that 32 threads reading
  * the same coefficient of consecutive blocks hit 32 different local-memory banks. */
 #define HC_TILE_STRIDE 66
-#define HC_JPEG_GROUP_LANES 64 /* the decode stages' work-group: a lane per block of a group */
-#define HC_JPEG_IDCT_LANES 128 /* the separate IDCT's work-group: a block per lane */
+#define HC_JPEG_GROUP_LANES 64  /* the decode stages' work-group: a lane per block of a group */
+#define HC_JPEG_IDCT_LANES 128  /* the separate IDCT's work-group: a block per lane */
 #define HC_JPEG_PIXEL_LANES 256 /* the colour stage's work-group (HC_CHUNK_TILE for a chunk) */
 
 /* The fused stage's local memory: a group's 64 blocks of coefficients. */
@@ -74,9 +74,8 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
   int c;
   for (c = 0; c < nc; c++) {
     HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-    s[c] = hc_upsample_at(planes + r->plane_offset, r->stride, (hc_i32)r->width,
-                          (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method,
-                          x, y);
+    s[c] = hc_upsample_at(planes + r->plane_offset, r->stride, (hc_i32)r->width, (hc_i32)r->height,
+                          (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y);
   }
   switch (h->color) {
     case HC_COLOR_GRAY:
@@ -111,7 +110,7 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
  * of the decode launch (by first_group), or with `tiles` of the colour launch (by first_tile); a
  * binary search, the first work-groups rise with the entries. */
 HC_FN HC_GLOBAL const hc_jpeg_chunk_entry* hc_chunk_entry(HC_GLOBAL const hc_u32* table, int tiles,
-                                                         hc_u32 wg) {
+                                                          hc_u32 wg) {
   HC_GLOBAL const hc_jpeg_chunk_entry* e =
       (HC_GLOBAL const hc_jpeg_chunk_entry*)(table + sizeof(hc_jpeg_chunk) / 4u);
   hc_u32 lo = 0, hi = ((HC_GLOBAL const hc_jpeg_chunk*)table)->jobs;
@@ -162,8 +161,9 @@ HC_FN int hc_jpeg_has_block(HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk) 
 
 /* Coefficients `in` (natural order) of block `blk` of record `rec` dequantised in place, then
  * inverse-transformed into `planes`. */
-HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_jpeg_component* rec,
-                                 hc_u32 blk, hc_i32* in, HC_GLOBAL hc_u8* planes) {
+HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job,
+                                 HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk, hc_i32* in,
+                                 HC_GLOBAL hc_u8* planes) {
   HC_GLOBAL const hc_i32* q = hc_job_quant(job, rec);
   int k;
   HC_UNROLL(64)

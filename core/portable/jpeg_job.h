@@ -17,23 +17,23 @@
 
 /* A component's record in the job header. */
 typedef struct hc_jpeg_component {
-  hc_u32 grid_w;       /* blocks per row of the component's block grid */
-  hc_u32 grid_h;       /* block rows */
-  hc_u32 first_group;  /* index of its first group in the directory */
+  hc_u32 grid_w;      /* blocks per row of the component's block grid */
+  hc_u32 grid_h;      /* block rows */
+  hc_u32 first_group; /* index of its first group in the directory */
   hc_u32 groups;
   hc_u32 quant;        /* its table among the job's four (the job holds one per component) */
   hc_u32 plane_offset; /* byte offset of its plane in the planes buffer */
   hc_u32 stride;       /* plane row pitch in bytes: grid_w * 8 */
   hc_u32 width;        /* downsampled width and height in samples */
   hc_u32 height;
-  hc_u32 hr, vr;       /* upsampling factors */
-  hc_u32 method;       /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
+  hc_u32 hr, vr; /* upsampling factors */
+  hc_u32 method; /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
 } hc_jpeg_component;
 
 /* The job header: HC_JOB_WORDS words of fixed-width fields, the same layout in C++, CUDA and
  * OpenCL C (core/jpeg/job.cpp checks it with static_assert). */
 typedef struct hc_jpeg_job {
-  hc_u32 magic;        /* HC_JOB_MAGIC */
+  hc_u32 magic; /* HC_JOB_MAGIC */
   hc_u32 width, height;
   hc_u32 components;
   hc_u32 color;        /* HC_COLOR_* below */
@@ -58,16 +58,16 @@ typedef struct hc_jpeg_job {
  * order. A job's colour work-groups start on a multiple of HC_CHUNK_TILE pixels of the launch,
  * so every work-group belongs to one job. */
 typedef struct hc_jpeg_chunk {
-  hc_u32 jobs;    /* jobs in the table */
-  hc_u32 groups;  /* work-groups of the decode launch (64 blocks each) */
-  hc_u32 tiles;   /* work-groups of the colour launch (HC_CHUNK_TILE pixels each) */
+  hc_u32 jobs;   /* jobs in the table */
+  hc_u32 groups; /* work-groups of the decode launch (64 blocks each) */
+  hc_u32 tiles;  /* work-groups of the colour launch (HC_CHUNK_TILE pixels each) */
   hc_u32 reserved;
 } hc_jpeg_chunk;
 
 typedef struct hc_jpeg_chunk_entry {
-  hc_u32 job;         /* the job's first word in the job buffer */
-  hc_u32 first_group; /* its first work-group in the decode launch */
-  hc_u32 first_tile;  /* and in the colour launch */
+  hc_u32 job;                  /* the job's first word in the job buffer */
+  hc_u32 first_group;          /* its first work-group in the decode launch */
+  hc_u32 first_tile;           /* and in the colour launch */
   hc_u32 planes_lo, planes_hi; /* byte offset of its planes in the planes buffer */
   hc_u32 out_lo, out_hi;       /* byte offset of its pixels in the output buffer */
   hc_u32 reserved;

@@ -11,7 +11,11 @@
 /* Byte x of a row filtered with `type`, from its reconstructed neighbours: a (left), b (up),
  * c (upper-left), each 0 outside the image. */
 HC_FN hc_u8 hc_png_unfilter_byte(hc_i32 type, hc_i32 x, hc_i32 a, hc_i32 b, hc_i32 c) {
-  hc_i32 pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) >> 1 : type == 4 ? hc_png_paeth(a, b, c) : 0;
+  hc_i32 pred = type == 1   ? a
+                : type == 2 ? b
+                : type == 3 ? (a + b) >> 1
+                : type == 4 ? hc_png_paeth(a, b, c)
+                            : 0;
   return (hc_u8)((x + pred) & 0xFF);
 }
 
@@ -36,12 +40,12 @@ typedef struct hc_png_pass {
 
 typedef struct hc_png_job {
   hc_u32 width, height;
-  hc_u32 color;        /* colour type */
-  hc_u32 depth;        /* bit depth in the file */
+  hc_u32 color; /* colour type */
+  hc_u32 depth; /* bit depth in the file */
   hc_u32 out_channels;
   hc_u32 interlace;
-  hc_u32 trns;         /* 1: a tRNS colour key applies (gray or RGB) */
-  hc_u32 key[3];       /* gray, or red, green, blue, masked to the depth */
+  hc_u32 trns;   /* 1: a tRNS colour key applies (gray or RGB) */
+  hc_u32 key[3]; /* gray, or red, green, blue, masked to the depth */
   hc_png_pass pass[7];
   hc_u32 reserved;
   hc_u8 palette[256 * 4];

@@ -21,8 +21,7 @@
  * with constant indices into registers, and byte j waits only on byte j - bpp, so the bpp samples of a pixel are
  * reconstructed side by side rather than one after another. */
 HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* cur,
-                                 const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,
-                                 hc_u32* upl) {
+                                 const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left, hc_u32* upl) {
   hc_u32 raw[HC_WF_CHUNK], w[8 + HC_WF_CHUNK], u[8 + HC_WF_CHUNK];
   hc_u32 j;
   /* All loads first, whatever n is (a tile row holds HC_WF_BYTES bytes, zero past the image),
@@ -40,7 +39,8 @@ HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* 
    * after another. */
   for (j = 0; j < HC_WF_CHUNK; ++j)
     w[8u + j] = (raw[j] + hc_png_predict(type, (hc_i32)w[8u + j - bpp], (hc_i32)u[8u + j],
-                                         (hc_i32)u[8u + j - bpp])) & 0xFFu;
+                                         (hc_i32)u[8u + j - bpp])) &
+                0xFFu;
   for (j = 0; j < HC_WF_CHUNK; ++j)
     if (j < n && type != 0) cur[j] = (hc_u8)w[8u + j];
   for (j = 0; j < 8u; ++j) {
@@ -55,12 +55,24 @@ HC_FN void hc_png_unfilter_chunk_any(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cu
                                      const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,
                                      hc_u32* upl) {
   switch (bpp) {
-    case 1u: hc_png_unfilter_chunk(type, 1u, cur, up, n, left, upl); break;
-    case 2u: hc_png_unfilter_chunk(type, 2u, cur, up, n, left, upl); break;
-    case 3u: hc_png_unfilter_chunk(type, 3u, cur, up, n, left, upl); break;
-    case 4u: hc_png_unfilter_chunk(type, 4u, cur, up, n, left, upl); break;
-    case 6u: hc_png_unfilter_chunk(type, 6u, cur, up, n, left, upl); break;
-    default: hc_png_unfilter_chunk(type, 8u, cur, up, n, left, upl); break;
+    case 1u:
+      hc_png_unfilter_chunk(type, 1u, cur, up, n, left, upl);
+      break;
+    case 2u:
+      hc_png_unfilter_chunk(type, 2u, cur, up, n, left, upl);
+      break;
+    case 3u:
+      hc_png_unfilter_chunk(type, 3u, cur, up, n, left, upl);
+      break;
+    case 4u:
+      hc_png_unfilter_chunk(type, 4u, cur, up, n, left, upl);
+      break;
+    case 6u:
+      hc_png_unfilter_chunk(type, 6u, cur, up, n, left, upl);
+      break;
+    default:
+      hc_png_unfilter_chunk(type, 8u, cur, up, n, left, upl);
+      break;
   }
 }
 

@@ -224,9 +224,11 @@ HC_FN void hc_dfl_bits(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
                        const HC_GLOBAL hc_u16* syms, hc_u32 p) {
   hc_u32 first, end, k, i, bits = 0;
   hc_dfl_piece_symbols(plan, work, p, &first, &end, &k);
-  if (first < end && work[hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS + HC_DFL_BI_TYPE] != 0u) {
+  if (first < end &&
+      work[hc_dfl_header(plan)->w_block + k * HC_DFL_BI_WORDS + HC_DFL_BI_TYPE] != 0u) {
     const HC_GLOBAL hc_u32* codes = work + hc_dfl_header(plan)->w_codes + k * HC_DFL_CODE_WORDS;
-    const HC_GLOBAL hc_u16* sp = syms + plan[hc_dfl_header(plan)->seg_start + plan[hc_dfl_header(plan)->piece_seg + p]];
+    const HC_GLOBAL hc_u16* sp =
+        syms + plan[hc_dfl_header(plan)->seg_start + plan[hc_dfl_header(plan)->piece_seg + p]];
     const hc_u32 stop = (first / HC_DFL_SYM_LIMIT + 1u) * HC_DFL_SYM_LIMIT;
     for (i = first; i < end && i < stop; ++i) bits += codes[2u * sp[i] + 1u];
   }
@@ -270,7 +272,10 @@ HC_FN void hc_dfl_place(const HC_GLOBAL hc_u32* plan, HC_GLOBAL hc_u32* work,
   end = p1;
   while (p0 < p1) {
     const hc_u32 mid = p0 + (p1 - p0) / 2u;
-    if (off[mid] < lo) p0 = mid + 1u; else p1 = mid;
+    if (off[mid] < lo)
+      p0 = mid + 1u;
+    else
+      p1 = mid;
   }
   p1 = end;
   end = p0;
@@ -368,7 +373,8 @@ HC_FN void hc_dfl_pack_block(const HC_GLOBAL hc_u8* data, const HC_GLOBAL hc_u32
     if (hbits & 31u) hc_dfl_bw_put(&w, hdr[i / 32u] & ((1u << (hbits & 31u)) - 1u), hbits & 31u);
     hc_dfl_bw_end(&w);
     /* The end-of-block code, after the symbols' codes. */
-    hc_dfl_bw_start(&w, out, hc_dfl_data_bit(plan, work, k) + bi[HC_DFL_BI_DATA_BITS] - codes[1025]);
+    hc_dfl_bw_start(&w, out,
+                    hc_dfl_data_bit(plan, work, k) + bi[HC_DFL_BI_DATA_BITS] - codes[1025]);
     hc_dfl_bw_put(&w, codes[1024], codes[1025]);
   }
   if (bi[HC_DFL_BI_FLUSH]) {
@@ -430,24 +436,42 @@ HC_FN void hc_dfl_run(int stage, hc_u32 i, const HC_GLOBAL hc_u8* data,
     case HC_DFL_CLEAR:
       hc_dfl_clear(plan, out, i);
       break;
-    case HC_DFL_COUNT: hc_dfl_count(data, plan, work, i); break;
-    case HC_DFL_SCAN_CHUNKS: hc_dfl_scan_chunk(plan, work, i); break;
-    case HC_DFL_SCAN: hc_dfl_scan(plan, work, i); break;
-    case HC_DFL_EMIT: hc_dfl_emit(data, plan, work, syms, i); break;
+    case HC_DFL_COUNT:
+      hc_dfl_count(data, plan, work, i);
+      break;
+    case HC_DFL_SCAN_CHUNKS:
+      hc_dfl_scan_chunk(plan, work, i);
+      break;
+    case HC_DFL_SCAN:
+      hc_dfl_scan(plan, work, i);
+      break;
+    case HC_DFL_EMIT:
+      hc_dfl_emit(data, plan, work, syms, i);
+      break;
     case HC_DFL_HIST:
       hc_dfl_hist(plan, work, syms, i, z->l_freq, lane, lanes);
       break;
     case HC_DFL_BLOCK:
       hc_dfl_block(plan, work, i, z, lane, lanes);
       break;
-    case HC_DFL_LAYOUT: hc_dfl_layout(plan, work, i); break;
-    case HC_DFL_OFFSETS: hc_dfl_offsets(plan, work); break;
-    case HC_DFL_BITS: hc_dfl_bits(plan, work, syms, i); break;
+    case HC_DFL_LAYOUT:
+      hc_dfl_layout(plan, work, i);
+      break;
+    case HC_DFL_OFFSETS:
+      hc_dfl_offsets(plan, work);
+      break;
+    case HC_DFL_BITS:
+      hc_dfl_bits(plan, work, syms, i);
+      break;
     case HC_DFL_PLACE:
       hc_dfl_place(plan, work, syms, i, z->l_freq, lane, lanes);
       break;
-    case HC_DFL_PACK_BLOCKS: hc_dfl_pack_block(data, plan, work, out, i); break;
-    default: hc_dfl_pack(plan, work, syms, out, i); break;
+    case HC_DFL_PACK_BLOCKS:
+      hc_dfl_pack_block(data, plan, work, out, i);
+      break;
+    default:
+      hc_dfl_pack(plan, work, syms, out, i);
+      break;
   }
 }
 

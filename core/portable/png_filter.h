@@ -19,14 +19,17 @@ HC_FN hc_i32 hc_png_paeth(hc_i32 a, hc_i32 b, hc_i32 c) {
 
 /* Byte i of `row` filtered with `type` (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth); `prev` is the
  * row above, read only when has_prev (the first row has zeros above it). */
-HC_FN hc_u8 hc_png_filter_byte(hc_i32 type, const HC_GLOBAL hc_u8* row,
-                               const HC_GLOBAL hc_u8* prev, hc_i32 has_prev, hc_u32 i,
-                               hc_u32 bpp) {
+HC_FN hc_u8 hc_png_filter_byte(hc_i32 type, const HC_GLOBAL hc_u8* row, const HC_GLOBAL hc_u8* prev,
+                               hc_i32 has_prev, hc_u32 i, hc_u32 bpp) {
   hc_i32 x = row[i];
   hc_i32 a = i >= bpp ? row[i - bpp] : 0;
   hc_i32 b = has_prev ? prev[i] : 0;
   hc_i32 c = (has_prev && i >= bpp) ? prev[i - bpp] : 0;
-  hc_i32 pred = type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) >> 1 : type == 4 ? hc_png_paeth(a, b, c) : 0;
+  hc_i32 pred = type == 1   ? a
+                : type == 2 ? b
+                : type == 3 ? (a + b) >> 1
+                : type == 4 ? hc_png_paeth(a, b, c)
+                            : 0;
   return (hc_u8)((x - pred) & 0xFF);
 }
 
@@ -94,13 +97,15 @@ HC_FN void hc_png_filter_row(const HC_GLOBAL hc_u8* rows, HC_GLOBAL hc_u8* out, 
     HC_BARRIER();
   }
   if (lane == 0)
-    loc->choice = hc_png_pick(loc->part[0], loc->part[HC_PNG_FILTER_LANES],
-                              loc->part[2 * HC_PNG_FILTER_LANES], loc->part[3 * HC_PNG_FILTER_LANES],
-                              loc->part[4 * HC_PNG_FILTER_LANES], hc_png_row_mask(mask, band_rows, y));
+    loc->choice =
+        hc_png_pick(loc->part[0], loc->part[HC_PNG_FILTER_LANES],
+                    loc->part[2 * HC_PNG_FILTER_LANES], loc->part[3 * HC_PNG_FILTER_LANES],
+                    loc->part[4 * HC_PNG_FILTER_LANES], hc_png_row_mask(mask, band_rows, y));
   HC_BARRIER();
   best = loc->choice;
   if (lane == 0) o[0] = (hc_u8)best;
-  for (i = lane; i < row_bytes; i += lanes) o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
+  for (i = lane; i < row_bytes; i += lanes)
+    o[1 + i] = hc_png_filter_byte(best, row, prev, y > 0, i, bpp);
 }
 
 #endif /* HETCODEC_PORTABLE_PNG_FILTER_H */

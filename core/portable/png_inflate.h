@@ -17,12 +17,12 @@
 #include "core/portable/common.h"
 
 /* The segment table: HC_INF_WORDS words per segment. */
-#define HC_INF_IN 0       /* offset of the segment's first deflate byte in the joined IDAT data */
-#define HC_INF_IN_LEN 1   /* its deflate bytes (the last segment: without the Adler-32) */
-#define HC_INF_OUT 2      /* offset of its first filtered byte in the inflated data */
-#define HC_INF_OUT_LEN 3  /* its filtered bytes: whole rows */
-#define HC_INF_ROW 4      /* bytes per filtered row (the filter byte included) */
-#define HC_INF_LAST 5     /* 1 for the last segment, which ends the stream */
+#define HC_INF_IN 0      /* offset of the segment's first deflate byte in the joined IDAT data */
+#define HC_INF_IN_LEN 1  /* its deflate bytes (the last segment: without the Adler-32) */
+#define HC_INF_OUT 2     /* offset of its first filtered byte in the inflated data */
+#define HC_INF_OUT_LEN 3 /* its filtered bytes: whole rows */
+#define HC_INF_ROW 4     /* bytes per filtered row (the filter byte included) */
+#define HC_INF_LAST 5    /* 1 for the last segment, which ends the stream */
 #define HC_INF_WORDS 6
 /* The result: HC_INF_RESULT_WORDS words per segment. */
 #define HC_INF_STATUS 0   /* one of HC_INF_OK... */
@@ -32,12 +32,12 @@
 #define HC_INF_RESULT_WORDS 4
 
 #define HC_INF_OK 0
-#define HC_INF_BAD_BLOCK 1     /* block type 3, or a stored block whose length check fails */
-#define HC_INF_BAD_CODE 2      /* an incomplete or over-subscribed code, or a code not in it */
-#define HC_INF_BAD_DISTANCE 3  /* a match reaching before the segment */
-#define HC_INF_OVERRUN 4       /* more output than the segment's rows */
-#define HC_INF_SHORT_INPUT 5   /* the input ends inside a block */
-#define HC_INF_BAD_END 6       /* final block in a middle segment, none in the last, or short output */
+#define HC_INF_BAD_BLOCK 1    /* block type 3, or a stored block whose length check fails */
+#define HC_INF_BAD_CODE 2     /* an incomplete or over-subscribed code, or a code not in it */
+#define HC_INF_BAD_DISTANCE 3 /* a match reaching before the segment */
+#define HC_INF_OVERRUN 4      /* more output than the segment's rows */
+#define HC_INF_SHORT_INPUT 5  /* the input ends inside a block */
+#define HC_INF_BAD_END 6 /* final block in a middle segment, none in the last, or short output */
 
 #define HC_INF_FAST_BITS 9
 
@@ -151,8 +151,8 @@ HC_FN hc_i32 hc_inf_decode(hc_inf_reader* r, const hc_inf_code* h, const hc_u16*
 /* A stored block (RFC 1951 3.2.4) after its header bits: back to the byte boundary, LEN and
  * NLEN, then its bytes copied to out[*produced...]; *last is the byte before out[*produced].
  * An error is left in r->status. */
-HC_FN void hc_inf_stored(hc_inf_reader* r, HC_GLOBAL hc_u8* out, hc_u32 out_len,
-                         hc_u32* produced, hc_u8* last) {
+HC_FN void hc_inf_stored(hc_inf_reader* r, HC_GLOBAL hc_u8* out, hc_u32 out_len, hc_u32* produced,
+                         hc_u8* last) {
   const hc_u32 done = *produced;
   hc_u32 n, check, i;
   /* Back to the byte boundary: whole bytes still in the buffer are given back. */
@@ -212,7 +212,10 @@ HC_FN void hc_inf_dynamic_tables(hc_inf_reader* r, hc_inf_code* lencode, hc_inf_
   /* The code-length code, its lengths in the order 16, 17, 18, 0, 8, 7, 9, 6, ... */
   for (k = 0; k < 19u; ++k) lengths[k] = 0;
   for (k = 0; k < ncode; ++k) {
-    const hc_u32 at = k < 3u ? 16u + k : k == 3u ? 0u : (k & 1u) ? 7u - (k - 5u) / 2u : 8u + (k - 4u) / 2u;
+    const hc_u32 at = k < 3u     ? 16u + k
+                      : k == 3u  ? 0u
+                      : (k & 1u) ? 7u - (k - 5u) / 2u
+                                 : 8u + (k - 4u) / 2u;
     lengths[at] = (hc_u16)hc_inf_bits(r, 3u);
   }
   if (r->status != HC_INF_OK || hc_inf_build(lencode, lengths, 19u, 0) != 0) {
@@ -255,10 +258,9 @@ HC_FN void hc_inf_dynamic_tables(hc_inf_reader* r, hc_inf_code* lencode, hc_inf_
 /* A coded block's symbols up to its end-of-block code, into out[*produced...]; *last is the
  * byte before out[*produced]. Both are kept in locals for the loop. An error is left in
  * r->status. */
-HC_FN void hc_inf_symbols(hc_inf_reader* r, const hc_inf_code* lencode,
-                          const hc_inf_code* distcode, const hc_u16* fast,
-                          HC_GLOBAL hc_u8* out, hc_u32 out_len, hc_u32* produced_io,
-                          hc_u8* last_io) {
+HC_FN void hc_inf_symbols(hc_inf_reader* r, const hc_inf_code* lencode, const hc_inf_code* distcode,
+                          const hc_u16* fast, HC_GLOBAL hc_u8* out, hc_u32 out_len,
+                          hc_u32* produced_io, hc_u8* last_io) {
   hc_u32 produced = *produced_io, i;
   hc_u8 last = *last_io;
   for (;;) {

@@ -61,7 +61,9 @@ typedef struct hc_wf_band_local {
 } hc_wf_band_local;
 
 /* Tiles across and down a pass of `height` rows of `row_bytes` bytes. */
-HC_FN hc_u32 hc_wf_tiles_x(hc_u32 row_bytes) { return (row_bytes + HC_WF_BYTES - 1u) / HC_WF_BYTES; }
+HC_FN hc_u32 hc_wf_tiles_x(hc_u32 row_bytes) {
+  return (row_bytes + HC_WF_BYTES - 1u) / HC_WF_BYTES;
+}
 HC_FN hc_u32 hc_wf_tiles_y(hc_u32 height) { return (height + HC_WF_ROWS - 1u) / HC_WF_ROWS; }
 
 /* The first and last tile row on anti-diagonal d (tx + ty = d). */

@@ -26,12 +26,13 @@ namespace hetcodec {
 PngDecoder::PngDecoder(const std::string& spec, PngDecodeOptions options)
     : PngDecoder(open_device(spec), options) {}
 
-PngDecoder::PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options)
-{
+PngDecoder::PngDecoder(std::shared_ptr<Device> device, PngDecodeOptions options) {
   if (!device) throw Error(ErrorCode::InvalidArgument, "PngDecoder: no device");
-  if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.threads <= 0)
+    options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   if (options.batch_streams <= 0) options.batch_streams = 1;
-  options.max_inflated_bytes = std::min<std::uint64_t>(options.max_inflated_bytes, (1ull << 32) - 1);
+  options.max_inflated_bytes =
+      std::min<std::uint64_t>(options.max_inflated_bytes, (1ull << 32) - 1);
   impl_ = Impl::make(std::move(device), options);
 }
 
@@ -55,8 +56,7 @@ ImageInfo PngDecoder::info(const std::uint8_t* data, std::size_t size) const {
 
 // The filter types are checked here (on the device: their largest), and each pass learns
 // whether its rows are independent, or its tile rows bands (PngDefilterInfo::bands).
-std::vector<PngDefilterInfo> PngDecoder::Impl::defilter_passes(const png::Info& info,
-                                                               int max_type,
+std::vector<PngDefilterInfo> PngDecoder::Impl::defilter_passes(const png::Info& info, int max_type,
                                                                std::size_t& scratch_bytes) const {
   std::vector<PngDefilterInfo> work;
   for (const png::Pass& p : png::passes(info)) {
@@ -84,8 +84,8 @@ std::vector<PngDefilterInfo> PngDecoder::Impl::defilter_passes(const png::Info& 
 }
 
 DeviceImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
-                                     std::shared_ptr<DeviceBuffer>& dst,
-                                     std::vector<Arrival>* arrivals) {
+                                  std::shared_ptr<DeviceBuffer>& dst,
+                                  std::vector<Arrival>* arrivals) {
   const auto t0 = Clock::now();
   const png::Info info = png::parse(data, size, limits());
   DeviceImage img;
@@ -155,21 +155,25 @@ bool PngDecoder::Impl::inflate_on_device(const std::uint8_t* data, const png::In
   const std::size_t n = table.size() / HC_INF_WORDS;
   const std::size_t table_bytes = table.size() * 4;
   // The segment table, then the joined IDAT data, in one pinned buffer.
-  ensure(inflate_in, table_bytes + info.idat_bytes, [&](std::size_t b) { return device->alloc_pinned(b); });
+  ensure(inflate_in, table_bytes + info.idat_bytes,
+         [&](std::size_t b) { return device->alloc_pinned(b); });
   detail::copy_to_pinned(inflate_in->data(), table.data(), table_bytes);
   std::uint8_t* joined = inflate_in->data() + table_bytes;
   for (const auto& [off, len] : info.idat) {
     detail::copy_to_pinned(joined, data + off, len);
     joined += len;
   }
-  const std::uint32_t stream_adler = std::uint32_t(joined[-4]) << 24 | std::uint32_t(joined[-3]) << 16 |
+  const std::uint32_t stream_adler = std::uint32_t(joined[-4]) << 24 |
+                                     std::uint32_t(joined[-3]) << 16 |
                                      std::uint32_t(joined[-2]) << 8 | joined[-1];
   times.inflate += since(t0);
   auto t1 = Clock::now();
   ensure(segment_table, table_bytes, [&](std::size_t b) { return device->alloc(b); });
-  ensure(compressed, std::max<std::size_t>(info.idat_bytes, 1), [&](std::size_t b) { return device->alloc(b); });
+  ensure(compressed, std::max<std::size_t>(info.idat_bytes, 1),
+         [&](std::size_t b) { return device->alloc(b); });
   ensure(results, n * HC_INF_RESULT_WORDS * 4, [&](std::size_t b) { return device->alloc(b); });
-  ensure(inflate_results, n * HC_INF_RESULT_WORDS * 4, [&](std::size_t b) { return device->alloc_pinned(b); });
+  ensure(inflate_results, n * HC_INF_RESULT_WORDS * 4,
+         [&](std::size_t b) { return device->alloc_pinned(b); });
   queue->write(*segment_table, 0, *inflate_in, 0, table_bytes);
   queue->write(*compressed, 0, *inflate_in, table_bytes, info.idat_bytes);
   queue->finish();
@@ -250,8 +254,7 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, Image
   img.warnings = std::move(d.warnings);
 }
 
-std::vector<Image> PngDecoder::decode_batch(const std::vector<Input>& inputs,
-                                            BatchErrors* errors) {
+std::vector<Image> PngDecoder::decode_batch(const std::vector<Input>& inputs, BatchErrors* errors) {
   Impl& m = *impl_;
   // Oclgrind is not safe to drive from several host threads at once: one stream there.
   const int wanted = m.device->info().is_emulator ? 1 : m.options.batch_streams;

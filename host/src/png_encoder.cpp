@@ -142,8 +142,8 @@ const png::DeflatePlan* PngEncoder::Impl::deflate_plan(const png::Raster& shape,
     window_bits = png::compatible_window_bits(shape);
     stored_limit = png::compatible_stored_limit(n, window_bits);
   } else {
-    const int segments = options.segments > 0 ? options.segments
-                                              : std::max(1, int(device->info().compute_units));
+    const int segments =
+        options.segments > 0 ? options.segments : std::max(1, int(device->info().compute_units));
     seg = png::parallel_segments(shape, segments);
   }
   if (!made_any || made_n != n || made_starts != seg.starts || made_limit != stored_limit) {
@@ -249,7 +249,8 @@ PngEncoder::PngEncoder(std::shared_ptr<Device> device, PngEncodeOptions options)
     : impl_(std::make_unique<Impl>()) {
   if (!device) throw Error(ErrorCode::InvalidArgument, "PngEncoder: no device");
   impl_->device = std::move(device);
-  if (options.threads <= 0) options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.threads <= 0)
+    options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   impl_->options = options;
 }
 
@@ -287,7 +288,8 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
-  if (!image.buffer) throw Error(ErrorCode::InvalidArgument, "png: a device image without a buffer");
+  if (!image.buffer)
+    throw Error(ErrorCode::InvalidArgument, "png: a device image without a buffer");
   if (image.format == PixelFormat::CMYK)
     throw Error(ErrorCode::InvalidArgument, "png: a CMYK image has no PNG form");
   const int ch = image.channels();
@@ -306,8 +308,8 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   const png::Raster shape = shape_of(width, height, channels, bit_depth);
   const std::size_t rb = shape.row_bytes();
   if (rb > PngFilterInfo::kMaxPngRowBytes)
-    throw Error(ErrorCode::LimitExceeded, "png: rows of " + std::to_string(rb) +
-                                              " bytes (the encoder takes at most 2^28)");
+    throw Error(ErrorCode::LimitExceeded,
+                "png: rows of " + std::to_string(rb) + " bytes (the encoder takes at most 2^28)");
   Device& dev = *im.device;
   const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
   // The device deflate reads the rows as 8-byte words: room for the last one, zeroed once
@@ -329,10 +331,9 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   im.lap(im.times.filter);
   if (im.options.profile) ++im.times.images;
   im.on_device = false;
-  const bool device_deflate =
-      im.options.deflate == PngDeflate::Device ||
-      (im.options.deflate == PngDeflate::Auto && dev.info().kind != DeviceKind::Cpu &&
-       !dev.info().is_emulator);
+  const bool device_deflate = im.options.deflate == PngDeflate::Device ||
+                              (im.options.deflate == PngDeflate::Auto &&
+                               dev.info().kind != DeviceKind::Cpu && !dev.info().is_emulator);
   if (device_deflate) {
     std::vector<std::uint8_t> file;
     try {
@@ -360,8 +361,8 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   if (im.options.mode == PngMode::Compatible) {
     file = png::assemble_compatible(shape, filtered, im.options.threads);
   } else {
-    const int segments = im.options.segments > 0 ? im.options.segments
-                                                 : std::max(1, int(dev.info().compute_units));
+    const int segments =
+        im.options.segments > 0 ? im.options.segments : std::max(1, int(dev.info().compute_units));
     file = png::assemble_parallel(shape, filtered, segments, im.options.threads);
   }
   im.lap(im.times.host);

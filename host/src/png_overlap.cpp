@@ -24,8 +24,8 @@ struct PngDecoder::Impl::Overlap {
   DeviceBuffer& dst;
   std::vector<Arrival>* arrivals;
   png::SegmentInflater& seg;
-  hc_png_job whole_job;  // the unpack job of the whole image
-  PngDefilterInfo whole;                 // the de-filter of the whole pass
+  hc_png_job whole_job;   // the unpack job of the whole image
+  PngDefilterInfo whole;  // the de-filter of the whole pass
   Wavefront order;
   std::size_t stride = 0, pixel_bytes = 0, out_row = 0;
   std::uint32_t height = 0, rows_per_piece = 0;

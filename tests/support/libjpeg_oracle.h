@@ -55,8 +55,7 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodePar
 // Decompresses as djpeg does by default: JDCT_ISLOW, fancy upsampling, the default output
 // colour space (grayscale for 1 component, RGB for YCbCr and RGB, CMYK for CMYK and YCCK).
 // Warnings libjpeg emitted are returned in `warnings` when not null.
-Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg,
-                              int* warnings = nullptr);
+Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnings = nullptr);
 
 // The quantised DCT coefficients libjpeg's jpeg_read_coefficients() gives: per component,
 // width_in_blocks x height_in_blocks blocks of 64 values in natural order, row-major.

@@ -165,7 +165,8 @@ png::Raster read_with_libpng(const std::vector<std::uint8_t>& file, bool expand)
   im.bit_depth = png_get_bit_depth(png, info);
   im.channels = png_get_channels(png, info);
   im.samples.resize(im.row_bytes() * std::size_t(im.height));
-  for (int y = 0; y < im.height; ++y) rows.push_back(im.samples.data() + std::size_t(y) * im.row_bytes());
+  for (int y = 0; y < im.height; ++y)
+    rows.push_back(im.samples.data() + std::size_t(y) * im.row_bytes());
   png_read_image(png, rows.data());
   png_read_end(png, nullptr);
   png_destroy_read_struct(&png, &info, nullptr);
@@ -174,7 +175,9 @@ png::Raster read_with_libpng(const std::vector<std::uint8_t>& file, bool expand)
 
 }  // namespace
 
-png::Raster libpng_decode(const std::vector<std::uint8_t>& file) { return read_with_libpng(file, false); }
+png::Raster libpng_decode(const std::vector<std::uint8_t>& file) {
+  return read_with_libpng(file, false);
+}
 
 png::Raster libpng_decode_expanded(const std::vector<std::uint8_t>& file) {
   return read_with_libpng(file, true);

@@ -25,9 +25,9 @@ inline void in_reverse(std::size_t n, const std::function<void(std::size_t)>& fn
 inline std::vector<std::uint8_t> token_stream_bytes(const jpeg::EntropyDecoder& d,
                                                     const std::vector<jpeg::EntropyResult>& r) {
   std::vector<std::uint32_t> words(d.stream_bytes(r) / 4);
-  d.write_stream(r, reinterpret_cast<std::uint8_t*>(words.data()),
-                 r.size() > 1 ? jpeg::EntropyDecoder::Parallel(in_reverse)
-                              : jpeg::EntropyDecoder::Parallel());
+  d.write_stream(
+      r, reinterpret_cast<std::uint8_t*>(words.data()),
+      r.size() > 1 ? jpeg::EntropyDecoder::Parallel(in_reverse) : jpeg::EntropyDecoder::Parallel());
   std::vector<std::uint8_t> out(words.size() * 4);
   if (!out.empty()) std::memcpy(out.data(), words.data(), out.size());
   return out;

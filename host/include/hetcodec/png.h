@@ -46,12 +46,12 @@ class PngEncoder {
  public:
   // Seconds spent per step, summed over the images encoded with PngEncodeOptions::profile on.
   struct StageTimes {
-    double upload = 0;        // the samples to the device
-    double filter = 0;        // the filter choice and the filtered rows
-    double deflate = 0;       // the device deflate, all its stages
+    double upload = 0;                   // the samples to the device
+    double filter = 0;                   // the filter choice and the filtered rows
+    double deflate = 0;                  // the device deflate, all its stages
     std::vector<double> deflate_stages;  // each stage of it (core/portable/png_deflate.h order)
-    double download = 0;      // the deflate data (or, for the host deflate, the filtered rows)
-    double host = 0;          // the host's part: the stream (host deflate), chunks and CRCs
+    double download = 0;  // the deflate data (or, for the host deflate, the filtered rows)
+    double host = 0;      // the host's part: the stream (host deflate), chunks and CRCs
     std::uint64_t images = 0;
   };
 
@@ -101,8 +101,8 @@ class PngEncoder {
 enum class PngInflate { Auto, Host, Device };
 
 struct PngDecodeOptions {
-  std::uint64_t max_pixels = 1ull << 28;                 // LimitExceeded past it
-  std::uint64_t max_inflated_bytes = (1ull << 32) - 1;   // filtered image data
+  std::uint64_t max_pixels = 1ull << 28;                // LimitExceeded past it
+  std::uint64_t max_inflated_bytes = (1ull << 32) - 1;  // filtered image data
   std::uint32_t max_chunk_bytes = 8u << 20;  // ancillary chunks past it are skipped (a warning)
   bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
   int threads = 0;          // host threads for segment-parallel inflate; 0: hardware threads
@@ -137,10 +137,10 @@ class PngDecoder {
     double upload = 0;    // the inflated rows to the device
     double kernels = 0;   // de-filter and unpack
     double download = 0;  // a host image's samples back into its vector
-    bool used_index = false;  // the last file was inflated segment by segment
+    bool used_index = false;          // the last file was inflated segment by segment
     bool inflated_on_device = false;  // ... and its segments on the device
-    int split_pieces = 0;      // the last file had no index and was inflated in this many pieces cut
-                               // at block starts, on host threads (0: whole, or it had an index)
+    int split_pieces = 0;  // the last file had no index and was inflated in this many pieces cut
+                           // at block starts, on host threads (0: whole, or it had an index)
     // The last file was decoded in overlapping pieces (PngDecodeOptions::overlap_bytes): its
     // inflate time then covers the pieces' upload and kernels that ran meanwhile, and upload and
     // kernels count only the device time waited for after the inflate.
