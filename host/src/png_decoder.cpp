@@ -217,8 +217,8 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, Image
   img.bit_depth = d.bit_depth;
   const std::size_t bytes = d.bytes();
   ensure(download, bytes, [&](std::size_t n) { return device->alloc_pinned(n); });
-  // Out of pinned memory into the vector on several threads (one thread's copy, about 10 GB/s,
-  // took longer than the transfer itself for a 2040x1356 RGB image), piece by piece as the
+  // Out of pinned memory into the vector on several threads (one thread's copy took longer
+  // than the transfer itself for a 2040x1356 RGB image), piece by piece as the
   // pieces arrive, so that the copies overlap the transfer of the pieces after them. Only this
   // thread waits for the pieces (waits from several threads at once cost more on NVIDIA's
   // OpenCL than the overlap saved).

@@ -33,9 +33,8 @@ struct PngDecoder::Impl {
   // queues in turn (`queue` the first), with the piece's de-filter scratch there. The pieces are
   // independent of one another, and one piece's de-filter takes about as long as the whole
   // image's (the chain along a band or a tile row is as long), so they must run side by side:
-  // with 4 queues, the 8 pieces of a 2040x1356 RGB image read 1.87-1.99 GP/s on the H100
-  // machine, with 8 2.11-2.22. No queue waits on another's event (NVIDIA's OpenCL held such
-  // waits for milliseconds).
+  // eight queues, so that the eight pieces of an image never share one (docs/png-decode.md).
+  // No queue waits on another's event (NVIDIA's OpenCL held such waits for milliseconds).
   static constexpr std::size_t kPieceQueues = 8;
   std::vector<std::unique_ptr<Queue>> piece_queues;
   std::unique_ptr<PinnedBuffer> piece_jobs;  // each piece's unpack job, pinned then on the device

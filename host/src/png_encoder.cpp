@@ -24,9 +24,8 @@ namespace hetcodec {
 namespace {
 
 // Host images being encoded at once in this process. The upload's copy threads are shared out
-// among them: one encoder copies on 8, four at once on 2 each (on the H100 machine's 16 cores,
-// four NVIDIA OpenCL encoders read 0.88-0.95 of CUDA's rate with 8 copy threads each, 0.99-1.02
-// with 2: docs/png-encode.md).
+// among them: one encoder copies on 8, four at once on 2 each (four encoders with 8 copy
+// threads each held each other up on NVIDIA's OpenCL: docs/png-encode.md).
 std::atomic<int> host_encodes{0};
 
 struct CountEncode {

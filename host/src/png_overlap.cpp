@@ -153,7 +153,7 @@ bool PngDecoder::Impl::overlapped(const std::uint8_t* data, const png::Info& inf
   // Under four host threads the decoder is one of several sharing the host (decode_batch's
   // streams, or a caller's decoders on their own threads), whose images overlap one another's
   // stages already: pieces only add launches and queues there (eight decoders of two threads
-  // each on the H100 machine, NVIDIA OpenCL: 3.02-3.24 GP/s with pieces, 3.26-3.37 without).
+  // each read less with pieces than without: docs/png-decode.md).
   if (info.interlace || options.overlap_bytes == 0 || options.threads < 4 ||
       total < 2 * std::uint64_t(options.overlap_bytes))
     return false;

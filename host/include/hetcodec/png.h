@@ -107,8 +107,8 @@ struct PngDecodeOptions {
   bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
   int threads = 0;          // host threads for segment-parallel inflate; 0: hardware threads
   // decode_batch: images decoded at once, each on its own host thread and device queue (the
-  // host inflate of one overlaps the device work of another). 8: on the H100 machine, 8 gave
-  // 1.3-1.6x the throughput of 4 (docs/benchmarks.md).
+  // host inflate of one overlaps the device work of another). 8 gave more throughput than 4
+  // (docs/benchmarks.md).
   int batch_streams = 8;
   // Tile order of the de-filter (hetcodec/device.h). Auto: tickets on a GPU, one launch per
   // diagonal on CPU devices and the emulator.
@@ -117,7 +117,7 @@ struct PngDecodeOptions {
   // (Apple's) are inflated: on host
   // threads, or on the device, one work-item per segment (core/portable/png_inflate.h); a
   // device inflate that fails for any reason falls back to the host, which then reports what
-  // is wrong. Auto: the host (measured faster on the GPU machine: docs/benchmarks.md).
+  // is wrong. Auto: the host (faster: docs/benchmarks.md).
   PngInflate inflate = PngInflate::Auto;
   // A non-interlaced file with an index whose segments the host inflates is decoded in pieces
   // of about this many inflated bytes, cut before rows filtered with None or Sub (which need no
