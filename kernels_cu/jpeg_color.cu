@@ -14,8 +14,7 @@ __global__ void jpeg_ycc_to_rgb(const hc_u8* ycc, hc_u8* rgb, hc_u32 pixels) {
 
 cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const Launch& l, const std::uint8_t* d_ycc,
                                    std::uint8_t* d_rgb, std::uint32_t pixels) {
-  jpeg_ycc_to_rgb<<<grid_of(l), l.lanes, 0, stream>>>(d_ycc, d_rgb, pixels);
-  return cudaGetLastError();
+  return launch(jpeg_ycc_to_rgb, stream, l, d_ycc, d_rgb, pixels);
 }
 
 }  // namespace hetcodec::cuda

@@ -46,45 +46,37 @@ __global__ void __launch_bounds__(HC_CHUNK_TILE)
 
 cudaError_t launch_jpeg_decode_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                                     std::uint8_t* planes) {
-  jpeg_decode_idct<<<grid_of(l), l.lanes, 0, stream>>>(words(job), planes);
-  return cudaGetLastError();
+  return launch(jpeg_decode_idct, stream, l, words(job), planes);
 }
 
 cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const Launch& l,
                                           const std::uint8_t* jobs, std::uint32_t table_word,
                                           std::uint8_t* planes) {
-  jpeg_decode_idct_chunk<<<grid_of(l), l.lanes, 0, stream>>>(words(jobs), table_word, planes);
-  return cudaGetLastError();
+  return launch(jpeg_decode_idct_chunk, stream, l, words(jobs), table_word, planes);
 }
 
 cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                                       std::uint8_t* coefficients) {
-  jpeg_decode_tokens<<<grid_of(l), l.lanes, 0, stream>>>(words(job),
-                                                         reinterpret_cast<hc_i16*>(coefficients));
-  return cudaGetLastError();
+  return launch(jpeg_decode_tokens, stream, l, words(job), reinterpret_cast<hc_i16*>(coefficients));
 }
 
 cudaError_t launch_jpeg_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                              const std::uint8_t* coefficients, std::uint8_t* planes,
                              std::uint32_t blocks) {
-  jpeg_idct<<<grid_of(l), l.lanes, 0, stream>>>(
-      words(job), reinterpret_cast<const hc_i16*>(coefficients), planes, blocks);
-  return cudaGetLastError();
+  return launch(jpeg_idct, stream, l, words(job), reinterpret_cast<const hc_i16*>(coefficients),
+                planes, blocks);
 }
 
 cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const Launch& l,
                                        const std::uint8_t* job, const std::uint8_t* planes,
                                        std::uint8_t* out, std::uint32_t pixels) {
-  jpeg_upsample_color<<<grid_of(l), l.lanes, 0, stream>>>(words(job), planes, out, pixels);
-  return cudaGetLastError();
+  return launch(jpeg_upsample_color, stream, l, words(job), planes, out, pixels);
 }
 
 cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const Launch& l,
                                              const std::uint8_t* jobs, std::uint32_t table_word,
                                              const std::uint8_t* planes, std::uint8_t* out) {
-  jpeg_upsample_color_chunk<<<grid_of(l), l.lanes, 0, stream>>>(words(jobs), table_word, planes,
-                                                                out);
-  return cudaGetLastError();
+  return launch(jpeg_upsample_color_chunk, stream, l, words(jobs), table_word, planes, out);
 }
 
 }  // namespace hetcodec::cuda

@@ -16,6 +16,16 @@ namespace hetcodec::cuda {
 
 inline dim3 grid_of(const Launch& l) { return dim3(l.groups_x, l.groups_y); }
 
+#if defined(__CUDACC__)
+// Enqueues `kernel` with a launch plan's geometry on `stream` and returns the launch status (the
+// entry points' launchers in kernels_cu/*.cu; g++ compiles this header too, without it).
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), cudaStream_t stream, const Launch& l, Args... args) {
+  kernel<<<grid_of(l), l.lanes, 0, stream>>>(args...);
+  return cudaGetLastError();
+}
+#endif
+
 // JPEG (kernels_cu/jpeg_decode.cu, jpeg_color.cu): `job` is the job itself, `jobs` a job buffer
 // holding a chunk table at word `table_word`.
 cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const Launch& l, const std::uint8_t* d_ycc,

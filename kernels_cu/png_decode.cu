@@ -47,41 +47,34 @@ __global__ void png_inflate(const hc_u8* compressed, const hc_u32* segments, hc_
 
 cudaError_t launch_png_defilter(cudaStream_t stream, const DefilterPass& p, std::uint8_t* rows,
                                 const PngDefilterInfo& info, std::uint32_t* scratch) {
-  const dim3 grid = grid_of(p.launch);
+  const Launch& l = p.launch;
   switch (p.kernel) {
     case DefilterKernel::Clear:
-      png_clear<<<grid, p.launch.lanes, 0, stream>>>(scratch, p.clear_words);
-      break;
+      return launch(png_clear, stream, l, scratch, p.clear_words);
     case DefilterKernel::Rows:
-      png_defilter_rows<<<grid, p.launch.lanes, 0, stream>>>(rows, info.offset, info.height,
-                                                             info.row_bytes, info.bpp);
-      break;
+      return launch(png_defilter_rows, stream, l, rows, info.offset, info.height, info.row_bytes,
+                    info.bpp);
     case DefilterKernel::Bands:
-      png_defilter_bands<<<grid, p.launch.lanes, 0, stream>>>(rows, info.offset, info.height,
-                                                              info.row_bytes, info.bpp);
-      break;
+      return launch(png_defilter_bands, stream, l, rows, info.offset, info.height, info.row_bytes,
+                    info.bpp);
     case DefilterKernel::Tiles:
-      png_defilter_tiles<<<grid, p.launch.lanes, 0, stream>>>(rows, info.offset, info.height,
-                                                              info.row_bytes, info.bpp, p.tiles_x,
-                                                              p.tiles_y, p.diagonal, scratch);
-      break;
+      return launch(png_defilter_tiles, stream, l, rows, info.offset, info.height, info.row_bytes,
+                    info.bpp, p.tiles_x, p.tiles_y, p.diagonal, scratch);
   }
-  return cudaGetLastError();
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t launch_png_unpack(cudaStream_t stream, const Launch& l, const std::uint8_t* rows,
                               const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
                               std::uint32_t height, std::uint32_t pixel_bytes) {
-  png_unpack<<<grid_of(l), l.lanes, 0, stream>>>(rows, reinterpret_cast<const hc_png_job*>(job),
-                                                 out, width, height, pixel_bytes);
-  return cudaGetLastError();
+  return launch(png_unpack, stream, l, rows, reinterpret_cast<const hc_png_job*>(job), out, width,
+                height, pixel_bytes);
 }
 
 cudaError_t launch_png_inflate(cudaStream_t stream, const Launch& l, const std::uint8_t* compressed,
                                const std::uint32_t* segments, std::uint8_t* rows,
                                std::uint32_t* results, std::uint32_t count) {
-  png_inflate<<<grid_of(l), l.lanes, 0, stream>>>(compressed, segments, rows, results, count);
-  return cudaGetLastError();
+  return launch(png_inflate, stream, l, compressed, segments, rows, results, count);
 }
 
 }  // namespace hetcodec::cuda

@@ -46,33 +46,28 @@ constexpr bool kITEM = false, kGROUP = true;
 
 cudaError_t launch_png_filter_rows(cudaStream_t stream, const Launch& l, const std::uint8_t* rows,
                                    std::uint8_t* out, const PngFilterInfo& info) {
-  png_filter_rows<<<grid_of(l), l.lanes, 0, stream>>>(rows, out, info.row_bytes, info.bpp,
-                                                      info.mask, info.band_rows);
-  return cudaGetLastError();
+  return launch(png_filter_rows, stream, l, rows, out, info.row_bytes, info.bpp, info.mask,
+                info.band_rows);
 }
 
 cudaError_t launch_png_crc32_pieces(cudaStream_t stream, const Launch& l, const std::uint8_t* data,
                                     std::uint32_t bytes, std::uint32_t piece, std::uint32_t skew,
                                     std::uint32_t* crcs, std::uint32_t count) {
-  png_crc32_pieces<<<grid_of(l), l.lanes, 0, stream>>>(data, bytes, piece, skew, crcs, count);
-  return cudaGetLastError();
+  return launch(png_crc32_pieces, stream, l, data, bytes, piece, skew, crcs, count);
 }
 
 cudaError_t launch_png_deflate(cudaStream_t stream, const Launch& l, int stage, std::uint32_t items,
                                const std::uint8_t* data, const std::uint32_t* plan,
                                std::uint32_t* work, std::uint16_t* syms, std::uint32_t* out) {
   switch (stage) {
-#define HC_DFL_LAUNCH(S, name, kind)                                              \
-  case S:                                                                         \
-    png_deflate<S, k##kind>                                                       \
-        <<<grid_of(l), l.lanes, 0, stream>>>(items, data, plan, work, syms, out); \
-    break;
+#define HC_DFL_LAUNCH(S, name, kind) \
+  case S:                            \
+    return launch(png_deflate<S, k##kind>, stream, l, items, data, plan, work, syms, out);
     HC_DFL_STAGE_LIST(HC_DFL_LAUNCH)
 #undef HC_DFL_LAUNCH
     default:
       return cudaErrorInvalidValue;
   }
-  return cudaGetLastError();
 }
 
 }  // namespace hetcodec::cuda
