@@ -186,7 +186,7 @@ struct PngDefilterInfo {
   // Every tile row after the first (rows HC_WF_ROWS, 2 * HC_WF_ROWS, ... of the pass) starts
   // with a row filtered with None or Sub, which needs no row above: the bands of HC_WF_ROWS
   // rows are de-filtered side by side, one work-group each along the whole width, with no
-  // scratch and no wait on another (core/portable/png_decode.h, HC_BAND_SLOTS).
+  // scratch and no wait on another (core/portable/wavefront.h, HC_BAND_SLOTS).
   bool bands = false;
 };
 // Wavefront (the wavefront engine's tile order) is public: hetcodec/device.h.

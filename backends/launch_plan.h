@@ -7,6 +7,7 @@
 #ifndef HETCODEC_BACKENDS_LAUNCH_PLAN_H
 #define HETCODEC_BACKENDS_LAUNCH_PLAN_H
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -14,7 +15,6 @@ namespace hetcodec {
 
 struct PngDefilterInfo;
 struct PngFilterInfo;
-struct JpegJobInfo;
 enum class Wavefront;
 
 struct Launch {

@@ -28,6 +28,15 @@ std::vector<std::uint8_t> read_bytes(const fs::path& p) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
+// The query's answer is the decoded image's size and format.
+void check_info_describes(const ImageInfo& info, const Image& image) {
+  CHECK(info.width == image.width);
+  CHECK(info.height == image.height);
+  CHECK(info.format == image.format);
+  CHECK(info.bit_depth == image.bit_depth);
+  CHECK(info.bytes() == image.pixels.size());
+}
+
 }  // namespace
 
 // JpegDecoder::info, the query before decoding: for every file of tests/data/jpeg, the size and
@@ -62,11 +71,7 @@ TEST_CASE("jpeg info: the decoded size and format before decoding") {
       continue;
     }
     ++queried;
-    CHECK(info.width == image.width);
-    CHECK(info.height == image.height);
-    CHECK(info.format == image.format);
-    CHECK(info.bit_depth == image.bit_depth);
-    CHECK(info.bytes() == image.pixels.size());
+    check_info_describes(info, image);
   }
   CHECK(queried >= 7);
 
@@ -126,11 +131,7 @@ TEST_CASE("png info: the decoded size and format before decoding") {
     }
     if (decode_error) continue;  // damaged image data, which only the decode reads
     ++queried;
-    CHECK(info.width == image.width);
-    CHECK(info.height == image.height);
-    CHECK(info.format == image.format);
-    CHECK(info.bit_depth == image.bit_depth);
-    CHECK(info.bytes() == image.pixels.size());
+    check_info_describes(info, image);
   }
   CHECK(queried >= 100);
   CHECK(refused >= 5);
