@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "hetcodec/jpeg.h"
@@ -417,6 +418,84 @@ TEST_CASE("truncated jpeg files decode as libjpeg-turbo decodes them, with a war
         CHECK(!img.warnings.empty());
       }
     }
+  });
+}
+
+namespace {
+// libjpeg-turbo's C code path: libjpeg-turbo 2.1 reads JSIMD_FORCENONE once per thread, so the
+// oracle runs in a thread of its own started with the variable set. Its SIMD IDCT differs from
+// the C one on the out-of-range coefficients corrupt data produces; the C code is what
+// hetcodec matches (README, "Damaged files").
+Raster libjpeg_c_path(const std::vector<std::uint8_t>& jpeg, int& warnings, bool& failed) {
+  Raster out;
+  failed = false;
+  ::setenv("JSIMD_FORCENONE", "1", 1);
+  std::thread t([&] {
+    try {
+      out = hetcodec::test::libjpeg_decode_default(jpeg, &warnings);
+    } catch (const std::exception&) {
+      failed = true;
+    }
+  });
+  t.join();
+  ::unsetenv("JSIMD_FORCENONE");
+  return out;
+}
+}  // namespace
+
+// Pins what the README promises about damaged files: a bit flipped in the entropy-coded data
+// gives libjpeg-turbo's C code path's pixels, with a warning exactly when libjpeg-turbo warns,
+// and an error exactly when it fails.
+TEST_CASE("bit-flipped jpeg files decode as libjpeg-turbo's C code path decodes them") {
+  EncodeParams p;
+  p.h[0] = 2;
+  p.v[0] = 2;
+  p.restart_blocks = 4;
+  const std::vector<std::vector<std::uint8_t>> files = {
+      read_file(data_dir() + "/testorig.jpg"),
+      hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(75, 51, 9), p),
+      read_file(data_dir() + "/ffmpeg-yuvj422p-64x40-q8-default.jpg"),
+      hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(640, 480, 3),
+                                        EncodeParams{})};
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    JpegDecoder decoder(shared);
+    int warned = 0;
+    for (const auto& file : files) {
+      // The entropy-coded data: after the first SOS segment, before EOI.
+      std::size_t sos = 2;
+      while (sos + 3 < file.size() && !(file[sos] == 0xFF && file[sos + 1] == 0xDA)) ++sos;
+      const std::size_t begin = sos + 2 + std::size_t(file[sos + 2] << 8 | file[sos + 3]);
+      const std::size_t span = file.size() - 2 - begin;
+      for (unsigned i = 0; i < 100; ++i) {
+        auto bad = file;
+        const std::size_t at = begin + (std::size_t(i) * 7919u) % span;
+        bad[at] ^= std::uint8_t(1u << (i % 8));
+        INFO("bit " << i % 8 << " of byte " << at);
+        int warnings = 0;
+        bool failed = false;
+        const Raster ref = libjpeg_c_path(bad, warnings, failed);
+        if (failed) {
+          CHECK_THROWS_AS(decoder.decode(bad), Error);
+          continue;
+        }
+        const Image img = decoder.decode(bad);
+        check_equal(img, ref, "bit-flipped");
+        // A warning wherever libjpeg-turbo warns. hetcodec also reports two damages that
+        // libjpeg-turbo passes over silently in some of its paths: a bad Huffman code (its fast
+        // path does not warn) and bytes left over after an interval's last MCU (counted only
+        // when its read-ahead has not reached the marker yet). Those are the only additions.
+        if (warnings > 0) CHECK(!img.warnings.empty());
+        for (const auto& w : img.warnings)
+          if (warnings == 0)
+            CHECK_MESSAGE((w.find("extraneous bytes") != std::string::npos ||
+                           w.find("bad Huffman code") != std::string::npos),
+                          w);
+        warned += warnings > 0;
+      }
+    }
+    CHECK(warned > 0);  // the flips did damage something
   });
 }
 

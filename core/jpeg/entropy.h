@@ -143,10 +143,12 @@ class EntropyDecoder {
   // The stream's header; returns where its directory starts.
   std::uint32_t* write_header(std::uint8_t* out) const;
   void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
-  void decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
+  // Decodes one restart interval into `out`; true when it ran out of data (libjpeg-turbo's
+  // insufficient_data: its last MCUs were decoded from zero bits or left zero).
+  bool decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
                        EntropyResult& out) const;
-  bool interval_bytes(const Scan& scan, std::uint32_t interval, std::size_t& begin,
-                      std::size_t& end, EntropyResult& out) const;
+  bool interval_bytes(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
+                      std::size_t& begin, std::size_t& end, EntropyResult& out) const;
   struct Split;  // run_split()'s pieces and the steps that decode and join them
 
   const std::uint8_t* data_;

@@ -1,44 +1,92 @@
 // The sequential decoding of one restart interval of a JPEG scan (T.81 F.2.2, F.1.2.3) into
 // tokens: EntropyDecoder::run() runs it for each interval of a task, in order.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "core/jpeg/entropy_parts.h"
 
 namespace hetcodec::jpeg {
 
-// The interval's bytes: from the scan start or the byte after the RSTn before it, to the next
-// marker. An interval whose restart marker is missing has no data (decoded as all zero): then
-// false.
-bool EntropyDecoder::interval_bytes(const Scan& scan, std::uint32_t interval, std::size_t& begin,
-                                    std::size_t& end, EntropyResult& out) const {
+// The interval's bytes: from the scan start, or where Scan::interval_starts says, to the next
+// RSTn (the decoder stops at any marker before it). An interval libjpeg-turbo finds no data for
+// has none: false, unless libjpeg-turbo would decode its first MCU from zero bits (the
+// interval before it ended without running out of data); then an empty range.
+bool EntropyDecoder::interval_bytes(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
+                                    std::size_t& begin, std::size_t& end,
+                                    EntropyResult& out) const {
   begin = scan.data_offset;
   end = scan.data_end;
   if (interval > 0) {
-    if (interval - 1 >= scan.restarts.size()) {
-      if (interval - 1 == scan.restarts.size())
-        out.warnings.push_back("corrupt JPEG data: restart marker " + std::to_string(interval - 1) +
-                               " missing; the rest of the scan " + "is left grey");
-      return false;
+    const auto& starts = scan.interval_starts;
+    const Scan::IntervalStart s = interval - 1 < starts.size()
+                                      ? starts[interval - 1]
+                                      : Scan::IntervalStart{Scan::kEmptyInterval, -2};
+    const std::string expected = "RST" + std::to_string((interval - 1) & 7);
+    if (s.found >= 0) {
+      char found[16];
+      std::snprintf(found, sizeof found, "0x%02x", s.found);
+      out.warnings.push_back("corrupt JPEG data: found marker " + std::string(found) +
+                             " instead of " + expected + " (restart interval " +
+                             std::to_string(interval) + ")");
     }
-    std::size_t m = scan.restarts[interval - 1];
-    while (m < size_ && data_[m] == 0xFF) ++m;
-    if (m < size_ && (data_[m] & 7) != int((interval - 1) & 7))
-      out.warnings.push_back("corrupt JPEG data: restart marker RST" +
-                             std::to_string(data_[m] & 7) + " where RST" +
-                             std::to_string((interval - 1) & 7) + " was expected");
-    begin = m + 1;
+    if (s.begin == Scan::kEmptyInterval) {
+      // libjpeg-turbo's insufficient_data: set when the interval before ran out of data, or
+      // had none itself; else this interval's first MCU is decoded from zero bits.
+      bool before_ran_out = true;
+      if (interval - 1 == 0 ||
+          (interval - 2 < starts.size() && starts[interval - 2].begin != Scan::kEmptyInterval)) {
+        EntropyResult scratch;
+        before_ran_out = decode_interval(plan, scan, interval - 1, scratch);
+      }
+      if (before_ran_out) return false;
+      begin = end = scan.data_end;
+      return true;
+    }
+    begin = s.begin;
   }
-  if (interval < scan.restarts.size()) end = scan.restarts[interval];
+  const auto next = std::upper_bound(scan.restarts.begin(), scan.restarts.end(), begin);
+  if (next != scan.restarts.end()) end = *next;
   begin = std::min(begin, end);
   return true;
 }
 
-HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
+namespace {
+void warn_extraneous(const std::uint8_t* data_, std::size_t size_, const BitReader& br,
+                     const Scan& scan, std::uint32_t interval, std::size_t end,
+                     EntropyResult& out) {
+  std::size_t left = std::size_t(br.nbits - br.pad) / 8;
+  const std::uint8_t* q = br.p;
+  const std::uint8_t* const stop = data_ + end;
+  while (q < stop) {
+    if (*q != 0xFF) {
+      ++left, ++q;
+      continue;
+    }
+    const std::uint8_t* r = q;
+    while (r < stop && *r == 0xFF) ++r;
+    if (r == stop || *r != 0) break;  // fill bytes before the marker
+    ++left;                           // FF 00: one byte of data
+    q = r + 1;
+  }
+  if (left == 0) return;
+  const std::size_t marker = end < size_ ? end : size_;
+  std::size_t m = marker;
+  while (m < size_ && data_[m] == 0xFF) ++m;
+  char name[16] = "end";
+  if (m < size_) std::snprintf(name, sizeof name, "0x%02x", data_[m]);
+  out.warnings.push_back("corrupt JPEG data: " + std::to_string(left) +
+                         " extraneous bytes before marker " + name + " (scan at byte " +
+                         std::to_string(scan.data_offset) + ", restart interval " +
+                         std::to_string(interval) + ")");
+}
+}  // namespace
+
+HC_BMI2_CLONES bool EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
                                                     std::uint32_t interval,
                                                     EntropyResult& out) const {
   std::size_t begin, end;
-  if (!interval_bytes(scan, interval, begin, end, out)) return;
+  if (!interval_bytes(plan, scan, interval, begin, end, out)) return true;
   BitReader br{data_ + begin, data_ + end};
   const int first_mcu = plan.restart ? int(interval) * plan.restart : 0;
   const int last_mcu = plan.restart ? std::min(plan.mcus, first_mcu + plan.restart) : plan.mcus;
@@ -101,12 +149,14 @@ HC_BMI2_CLONES void EntropyDecoder::decode_interval(const ScanPlan& plan, const 
       break;
     }
   }
+  if (!br.exhausted()) warn_extraneous(data_, size_, br, scan, interval, end, out);
   out.tokens.resize(ntokens);
   out.block_ids.resize(nblocks);
   out.block_tokens.resize(nblocks);
   if (bad_code)
     out.warnings.push_back("corrupt JPEG data: bad Huffman code (restart interval " +
                            std::to_string(interval) + ")");
+  return br.exhausted();
 }
 
 }  // namespace hetcodec::jpeg

@@ -162,26 +162,94 @@ void parse_sof(Reader& r, int marker, std::size_t at, Header& h, const Limits& l
 }
 
 // Finds the end of the entropy-coded data that starts at `pos`: the first marker other than
-// RSTn. Stuffed 0xFF00 pairs and fill bytes are data. Records each RSTn.
+// RSTn from SOF0 (0xC0) on. Stuffed 0xFF00 pairs and fill bytes are data. Records each RSTn.
+// A marker below 0xC0 (TEM, reserved), which only corrupt data holds there, stays inside the
+// data: the entropy decoder stops at it as at any marker (the rest of its interval is grey)
+// and the next interval starts after the next RSTn, as libjpeg-turbo's resync_to_restart skips
+// such markers; without restarts the rest of the scan is grey, as in libjpeg-turbo.
+// Scan::interval_starts from the markers inside the scan's data (offset of the 0xFF, code),
+// ending with the one that ends it (0xD9 for the end of the file, as libjpeg-turbo's source
+// manager fakes an EOI there). At each restart boundary libjpeg-turbo takes the next marker:
+// the RSTn expected is swallowed; otherwise jpeg_resync_to_restart skips reserved markers and
+// the two RSTn before the one expected (action 2), leaves any other marker and the two RSTn
+// after it for later, the interval being empty (action 3), and swallows any other RSTn
+// (action 1).
+void plan_intervals(const std::vector<std::pair<std::size_t, int>>& markers, Scan& scan) {
+  std::size_t cur = 0;
+  for (unsigned k = 1; cur < markers.size(); ++k) {
+    const int desired = 0xD0 + int((k - 1) & 7);
+    Scan::IntervalStart start;
+    for (;;) {
+      const int m = markers[cur].second;
+      const bool rst = m >= 0xD0 && m <= 0xD7;
+      const int ahead = (m - desired) & 7;  // for an RSTn: how far after the one expected
+      if (rst && ahead == 0 && start.found < 0) {
+        start.begin = markers[cur++].first + 2;
+        break;
+      }
+      if (start.found < 0) start.found = m;
+      if (m < 0xC0 || (rst && (ahead == 7 || ahead == 6))) {
+        if (++cur == markers.size()) return;  // past the last marker: nothing more to skip to
+        continue;
+      }
+      if (!rst || ahead == 1 || ahead == 2) {
+        start.begin = Scan::kEmptyInterval;
+        break;
+      }
+      start.begin = markers[cur++].first + 2;
+      break;
+    }
+    scan.interval_starts.push_back(start);
+    // A marker left unread (not an RSTn) stays: every later interval is empty.
+    if (start.begin == Scan::kEmptyInterval &&
+        !(markers[cur].second >= 0xD0 && markers[cur].second <= 0xD7))
+      return;
+  }
+}
+
 std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, Scan& scan) {
+  std::size_t reserved = 0;  // the last reserved marker (0x02..0xBF) met, plus one
+  // libjpeg-turbo skips a reserved marker when it resynchronises to the next RSTn, but one
+  // that no RSTn follows reaches its marker reader, for which it is a fatal error
+  // (jdmarker.c: JERR_UNKNOWN_MARKER).
+  auto check_reserved = [&] {
+    if (reserved && (scan.restart_interval == 0 || scan.restarts.empty() ||
+                     scan.restarts.back() < reserved - 1))
+      invalid(reserved - 1, "reserved marker " + hex(d[reserved]) +
+                                " in the scan's data (libjpeg-turbo stops there too)");
+  };
+  std::vector<std::pair<std::size_t, int>> markers;
+  auto finish = [&](std::size_t end, int code) {
+    check_reserved();
+    if (scan.restart_interval > 0) {
+      markers.push_back({end, code});
+      plan_intervals(markers, scan);
+    }
+    return end;
+  };
   while (pos < size) {
     const void* ff = std::memchr(d + pos, 0xFF, size - pos);
-    if (!ff) return size;
+    if (!ff) return finish(size, 0xD9);
     pos = static_cast<const std::uint8_t*>(ff) - d;
     std::size_t next = pos + 1;
     while (next < size && d[next] == 0xFF) ++next;  // fill bytes
-    if (next >= size) return size;
+    if (next >= size) return finish(size, 0xD9);
     int m = d[next];
     if (m == 0x00) {
       pos = next + 1;
     } else if (m >= 0xD0 && m <= 0xD7) {
       scan.restarts.push_back(pos);
+      markers.push_back({next - 1, m});
+      pos = next + 1;
+    } else if (m < 0xC0) {
+      if (m != 0x01) reserved = next;
+      markers.push_back({next - 1, m});
       pos = next + 1;
     } else {
-      return pos;
+      return finish(pos, m);
     }
   }
-  return size;
+  return finish(size, 0xD9);
 }
 
 void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t size, const Tables& t,
@@ -275,9 +343,19 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
       h.warnings.push_back("premature end of JPEG file (no EOI marker)");
       break;
     }
-    if (d[pos] != 0xFF) {  // garbage between segments: skip to the next marker, as libjpeg does
+    std::size_t after_fill = pos;
+    while (after_fill < size && d[after_fill] == 0xFF) ++after_fill;
+    if (d[pos] != 0xFF || (after_fill < size && d[after_fill] == 0x00)) {
+      // Garbage between segments: skipped to the next marker, as libjpeg's next_marker does,
+      // stuffed FF 00 pairs included.
       std::size_t start = pos;
-      while (pos < size && d[pos] != 0xFF) ++pos;
+      for (;;) {
+        while (pos < size && d[pos] != 0xFF) ++pos;
+        std::size_t q = pos;
+        while (q < size && d[q] == 0xFF) ++q;
+        if (q >= size || d[q] != 0x00) break;
+        pos = q + 1;
+      }
       h.warnings.push_back("corrupt JPEG data: " + std::to_string(pos - start) +
                            " extraneous bytes before marker at byte " + std::to_string(pos));
       continue;
@@ -292,15 +370,27 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
     }
     if (m == 0xD8) invalid(at, "second SOI marker");
     if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) continue;  // stray RSTn, TEM: no payload
-    if (m == 0x00) invalid(at, "stuffed zero outside entropy-coded data");
     if (size - pos < 2) invalid(at, "marker " + hex(m) + " without a length");
     std::size_t len = std::size_t(d[pos]) << 8 | d[pos + 1];
+    const bool skipped = (m >= 0xE0 && m <= 0xEF) || m == 0xFE || m == 0xCC || m == 0xDC;
+    if (len >= 2 && len > size - pos && skipped && !h.scans.empty() && !headers_only) {
+      // libjpeg-turbo skips such a segment and meets the end of its input, where its source
+      // manager fakes an EOI with a warning: the image so far stands.
+      h.warnings.push_back("premature end of JPEG file (segment " + hex(m) + " at byte " +
+                           std::to_string(at) + " declares " + std::to_string(len) + " bytes, " +
+                           std::to_string(size - pos) + " remain)");
+      break;
+    }
     if (len < 2 || len > size - pos) {
       invalid(at, "segment " + hex(m) + " declares " + std::to_string(len) + " bytes, " +
                       std::to_string(size - pos) + " remain");
     }
     std::size_t next = pos + len;
-    const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
+    // DHP, EXP, JPGn and the reserved markers are fatal for libjpeg-turbo (jdmarker.c), as
+    // JPG (0xC8) is: so they are here.
+    if (m == 0xC8 || m == 0xDE || m == 0xDF || (m >= 0xF0 && m <= 0xFD) || (m >= 0x02 && m < 0xC0))
+      invalid(at, "unsupported marker " + hex(m));
+    const bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xCC;
     Reader q(d, pos + 2, pos + len, sof ? "SOF" : segment_name(m));
     if (upto == Upto::Frame && sof) {
       parse_sof(q, m, at, h, limits);
@@ -327,7 +417,7 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
       parse_sof(q, m, at, h, limits);
     } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
       parse_app(d, m, pos + 2, len - 2, h);
-    }  // DAC, DNL, DHP, EXP, JPGn: skipped by their length
+    }  // DAC, DNL: skipped by their length
     pos = next;
   }
   if (!h.sof_marker) invalid(0, "no frame header (SOFn)");

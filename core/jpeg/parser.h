@@ -50,6 +50,15 @@ struct Scan {
   int restart_interval = 0;
   std::size_t data_offset = 0, data_end = 0;  // entropy-coded bytes [offset, end)
   std::vector<std::size_t> restarts;          // offsets of each RSTn marker inside the data
+  // Where each restart interval after the first starts, as libjpeg-turbo resynchronises when
+  // the markers are damaged (jdmarker.c read_restart_marker, jpeg_resync_to_restart): entry
+  // k - 1 for interval k. Intervals past the end, and entries of kEmptyInterval, have no data.
+  struct IntervalStart {
+    std::size_t begin = 0;  // the byte after its RSTn marker
+    int found = -1;         // the marker found instead of the one expected (a warning), or -1
+  };
+  static constexpr std::size_t kEmptyInterval = ~std::size_t(0);
+  std::vector<IntervalStart> interval_starts;
 };
 
 enum class Process { Baseline, ExtendedHuffman, ProgressiveHuffman, LosslessHuffman, Arithmetic };
