@@ -17,8 +17,13 @@
 
 namespace hetcodec::tools {
 
+// Options every command accepts, before or after its name (`hetcodec -d cpu decode ...` and
+// `hetcodec decode -d cpu ...` are the same).
 struct GlobalOptions {
   std::vector<std::string> devices;  // --device, repeatable; empty: $HETCODEC_DEVICE or auto
+  bool quiet = false;                // --quiet: no progress output
+  bool fallback_cpu = false;         // --fallback-cpu: the CPU reference if the device is absent
+  bool strict = false;               // --strict: a warning fails the file (as djpeg -strict)
 };
 
 // The one reading of --device for every command: the devices the options select, each spec
@@ -31,24 +36,47 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
 // devices), never a silent first pick.
 DeviceInfo single_device(const GlobalOptions& options, const std::string& command);
 
+// The device of a one-device command; with --fallback-cpu, the CPU reference (and a note on
+// stderr) when the device selected is absent or fails to open.
+std::shared_ptr<Device> open_selected_device(const GlobalOptions& g, const std::string& command);
+
 nlohmann::json to_json(const DeviceInfo& info);
+
+// One file of a file command; "-" is standard input or output.
+struct FileJob {
+  std::string input, output;
+  bool output_by_image = false;  // `output` lacks its extension, chosen per image
+};
 // Input and output paths of a file command: `IN OUT` (two files), or, with `output_dir`, every
-// file to DIR/<name without extension>.<ext> (the directory is created). Error(InvalidArgument)
-// for anything else, naming `command`.
-std::vector<std::pair<std::string, std::string>> plan_jobs(const std::string& command,
-                                                           const std::vector<std::string>& files,
-                                                           const std::string& output_dir,
-                                                           const std::string& ext);
+// file to DIR/<name without extension>.<ext> (the directory is created; an empty `ext`: chosen
+// per image, FileJob::output_by_image). Inputs whose names meet keep their extension in the
+// output name (x.jpg.<ext>, x.png.<ext>), so no output is written twice. Error(InvalidArgument)
+// for anything else, naming `command`, and for an output that is its own input.
+std::vector<FileJob> plan_jobs(const std::string& command, const std::vector<std::string>& files,
+                               const std::string& output_dir, const std::string& ext);
 // "N <done>, M failed, T s" on stderr after a run of several files started at `t0`.
 void report_batch(const char* done, std::size_t files, int failed,
                   std::chrono::steady_clock::time_point t0);
 
-// A whole file, or Error(InvalidArgument) naming it.
+// A whole file ("-": standard input), or Error(InvalidArgument) naming it and saying why (a
+// directory, missing, unreadable).
 std::vector<std::uint8_t> read_all(const std::string& path);
-// `header` then `body` to a new file, or Error(InvalidArgument) naming it.
+// `header` then `body` to a new file ("-": standard output), or Error(InvalidArgument) naming
+// it.
 void write_bytes(const std::string& path, const std::string& header,
                  const std::vector<std::uint8_t>& body);
 std::string human_bytes(std::uint64_t bytes);
+
+// What a file is, by its first bytes.
+enum class FileKind { Empty, Jpeg, Png, Netpbm, Unknown };
+FileKind sniff(const std::vector<std::uint8_t>& bytes);
+// Why a file of the wrong kind is refused: "empty file", or "not <expected> file", with what it
+// is when its bytes say (an ELF executable, a GIF image, ...). `expected`: "a JPEG or PNG".
+std::string kind_problem(const std::vector<std::uint8_t>& bytes, const std::string& expected);
+// CMYK samples (Adobe's inverted CMYK) as RGB, the way djpeg writes a CMYK JPEG as PPM.
+std::vector<std::uint8_t> cmyk_as_rgb(const Image& img);
+// djpeg's exit status: 1 when a file failed, else 2 when one decoded with warnings, else 0.
+int exit_status(int failed, int warned);
 
 void add_devices_command(CLI::App& app, GlobalOptions& options);
 void add_bench_command(CLI::App& app, GlobalOptions& options);
@@ -60,7 +88,10 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 
 // An image file as PNG samples: PGM/PPM/PAM (maxval 255 or 65535), PNG (expanded to 8 or 16
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
-Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device);
+// A CMYK image (a JPEG or a PAM of TUPLTYPE CMYK) comes as RGB, converted as djpeg writes CMYK
+// as PPM, with a line in `notes`. Warnings stay in Image::warnings for the caller to report.
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
+                      std::vector<std::string>* notes = nullptr);
 void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools

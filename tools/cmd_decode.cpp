@@ -2,10 +2,8 @@
 #include <png.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "host/src/jpeg_info.h"
@@ -16,27 +14,51 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// libjpeg-turbo's cmyk_to_rgb (cmyk.h), which djpeg uses to write CMYK files as PPM: Adobe's
-// inverted CMYK, each of C, M, Y scaled by K.
-std::vector<std::uint8_t> cmyk_as_rgb(const Image& img) {
-  std::vector<std::uint8_t> rgb(std::size_t(img.width) * img.height * 3);
-  for (std::size_t i = 0; i < rgb.size() / 3; ++i) {
-    const double k = img.pixels[4 * i + 3];
-    for (int c = 0; c < 3; ++c)
-      rgb[3 * i + c] = std::uint8_t(double(img.pixels[4 * i + c]) * k / 255.0 + 0.5);
-  }
-  return rgb;
+const char* const kFormats = "pnm, ppm, pgm, pam or png";
+
+bool known_format(const std::string& f) {
+  return f == "pnm" || f == "ppm" || f == "pgm" || f == "pam" || f == "png";
 }
 
+bool has_alpha(PixelFormat f) { return f == PixelFormat::GrayAlpha || f == PixelFormat::RGBA; }
+
+// Why `format` cannot hold an image of this format, or "" when it can. PAM holds everything;
+// PNG everything (CMYK converted to RGB as djpeg does); PNM, PPM and PGM no alpha; PGM gray only.
+std::string format_problem(PixelFormat pf, const std::string& format) {
+  if (format == "pam" || format == "png") return "";
+  if (has_alpha(pf))
+    return "the image has an alpha channel, which " + format + " cannot hold (use .pam)";
+  if (format == "pgm" && pf != PixelFormat::Gray)
+    return "a colour image cannot be written as PGM (use .ppm, .pnm or .pam)";
+  return "";
+}
+
+// The format of an image in --output-dir mode without --format: PAM where PNM would lose
+// something (alpha, 16 bits, CMYK), PNM otherwise.
+std::string format_for(const ImageInfo& info) {
+  return has_alpha(info.format) || info.bit_depth == 16 || info.format == PixelFormat::CMYK ? "pam"
+                                                                                            : "pnm";
+}
+
+// The output format named by a path's extension ("" for none).
+std::string format_of(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+// 8-bit gray or RGB through libpng (a CMYK JPEG's PNG form, as djpeg's PPM).
 void write_png(const std::string& path, int width, int height, int channels,
                const std::vector<std::uint8_t>& px) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const bool to_stdout = path == "-";
+  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
   if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    std::fclose(f);
+    if (!to_stdout) std::fclose(f);
     throw Error(ErrorCode::InvalidArgument, "libpng failed to write " + path);
   }
   png_init_io(png, f);
@@ -48,106 +70,59 @@ void write_png(const std::string& path, int width, int height, int channels,
     png_write_row(png, px.data() + std::size_t(y) * std::size_t(width) * std::size_t(channels));
   png_write_end(png, info);
   png_destroy_write_struct(&png, &info);
-  if (std::fclose(f) != 0) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
+  if ((to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
+    throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
 }
 
-// Writes `img` as `format` (pnm, ppm, pgm, pam, png). pnm picks PGM or PPM as djpeg -pnm does.
-void write_image(const Image& img, const std::string& format, const std::string& path) {
-  const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
-  const bool cmyk = img.format == PixelFormat::CMYK;
-  if (format == "pam") {
-    const char* tuple = img.format == PixelFormat::Gray  ? "GRAYSCALE"
-                        : img.format == PixelFormat::RGB ? "RGB"
-                                                         : "CMYK";
-    write_bytes(path,
-                "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " +
-                    std::to_string(img.height) + "\nDEPTH " + std::to_string(channels(img.format)) +
-                    "\nMAXVAL 255\nTUPLTYPE " + tuple + "\nENDHDR\n",
-                img.pixels);
-  } else if (format == "png") {
-    if (cmyk)
-      write_png(path, img.width, img.height, 3, cmyk_as_rgb(img));
-    else
-      write_png(path, img.width, img.height, channels(img.format), img.pixels);
-  } else if (format == "pgm" || (format == "pnm" && img.format == PixelFormat::Gray)) {
-    if (img.format != PixelFormat::Gray)
-      throw Error(ErrorCode::InvalidArgument,
-                  path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
-    write_bytes(path, "P5\n" + dims + "\n255\n", img.pixels);
-  } else if (format == "ppm" || format == "pnm") {
-    if (img.format == PixelFormat::Gray) {
-      std::vector<std::uint8_t> rgb;
-      rgb.reserve(img.pixels.size() * 3);
-      for (auto v : img.pixels) rgb.insert(rgb.end(), {v, v, v});
-      write_bytes(path, "P6\n" + dims + "\n255\n", rgb);
-    } else {
-      write_bytes(path, "P6\n" + dims + "\n255\n", cmyk ? cmyk_as_rgb(img) : img.pixels);
-    }
-  } else {
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown output format '" + format + "' (pnm, ppm, pgm, pam or png)");
-  }
-}
-
-// Writes a decoded PNG as `format`: pam keeps its channels and depth; pnm, pgm
-// and ppm take gray and RGB (maxval 65535 for 16 bits); png goes through our encoder.
-void write_raw(const Image& img, const std::string& format, const std::string& path,
-               const std::shared_ptr<Device>& device) {
+// Writes a decoded image as `format` (checked with format_problem first): pam keeps its
+// channels and depth (maxval 255 or 65535); pnm is PGM for gray and PPM otherwise, as djpeg
+// -pnm; ppm and png convert CMYK to RGB as djpeg does and gray to RGB (ppm); png from a PNG
+// goes through our encoder, from a JPEG through libpng.
+void write_image(const Image& img, bool from_png, const std::string& format,
+                 const std::string& path, const std::shared_ptr<Device>& device) {
   const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
   const std::string maxval = img.bit_depth == 16 ? "65535" : "255";
+  const bool cmyk = img.format == PixelFormat::CMYK;
+  const bool gray = img.format == PixelFormat::Gray;
   if (format == "pam") {
-    static const char* tuple[] = {"", "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"};
+    const char* tuple = img.format == PixelFormat::Gray        ? "GRAYSCALE"
+                        : img.format == PixelFormat::GrayAlpha ? "GRAYSCALE_ALPHA"
+                        : img.format == PixelFormat::RGB       ? "RGB"
+                        : img.format == PixelFormat::RGBA      ? "RGB_ALPHA"
+                                                               : "CMYK";
     write_bytes(path,
                 "P7\nWIDTH " + std::to_string(img.width) + "\nHEIGHT " +
                     std::to_string(img.height) + "\nDEPTH " + std::to_string(img.channels()) +
-                    "\nMAXVAL " + maxval + "\nTUPLTYPE " + tuple[img.channels()] + "\nENDHDR\n",
+                    "\nMAXVAL " + maxval + "\nTUPLTYPE " + tuple + "\nENDHDR\n",
                 img.pixels);
   } else if (format == "png") {
-    PngEncoder encoder(device);
-    write_bytes(path, "", encoder.encode(img));
-  } else if (format == "pgm" || format == "ppm" || format == "pnm") {
-    const bool gray = img.channels() == 1;
-    if (img.channels() == 2 || img.channels() == 4)
-      throw Error(ErrorCode::InvalidArgument, path + ": the image has an alpha channel, which " +
-                                                  format + " cannot hold (use .pam)");
-    if (format == "pgm" && !gray)
-      throw Error(ErrorCode::InvalidArgument,
-                  path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
-    if (format == "ppm" && gray) {
-      std::vector<std::uint8_t> rgb;
-      const std::size_t bps = std::size_t(img.bit_depth / 8);
-      rgb.reserve(img.pixels.size() * 3);
-      for (std::size_t i = 0; i < img.pixels.size(); i += bps)
-        for (int c = 0; c < 3; ++c)
-          rgb.insert(rgb.end(), img.pixels.begin() + std::ptrdiff_t(i),
-                     img.pixels.begin() + std::ptrdiff_t(i + bps));
-      write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
+    if (from_png) {
+      PngEncoder encoder(device);
+      write_bytes(path, "", encoder.encode(img));
     } else {
-      write_bytes(path, std::string(gray ? "P5" : "P6") + "\n" + dims + "\n" + maxval + "\n",
-                  img.pixels);
+      write_png(path, img.width, img.height, cmyk ? 3 : img.channels(),
+                cmyk ? cmyk_as_rgb(img) : img.pixels);
     }
+  } else if (gray && format != "ppm") {
+    write_bytes(path, "P5\n" + dims + "\n" + maxval + "\n", img.pixels);
+  } else if (gray) {
+    std::vector<std::uint8_t> rgb;
+    const std::size_t bps = std::size_t(img.bit_depth / 8);
+    rgb.reserve(img.pixels.size() * 3);
+    for (std::size_t i = 0; i < img.pixels.size(); i += bps)
+      for (int c = 0; c < 3; ++c)
+        rgb.insert(rgb.end(), img.pixels.begin() + std::ptrdiff_t(i),
+                   img.pixels.begin() + std::ptrdiff_t(i + bps));
+    write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
   } else {
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown output format '" + format + "' (pnm, ppm, pgm, pam or png)");
+    write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", cmyk ? cmyk_as_rgb(img) : img.pixels);
   }
-}
-
-bool is_png(const std::vector<std::uint8_t>& b) {
-  static const std::uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  return b.size() >= 8 && std::equal(sig, sig + 8, b.begin());
-}
-
-std::string format_of(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  if (!ext.empty()) ext.erase(0, 1);
-  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
 }
 
 struct DecodeOptions {
   std::vector<std::string> files;
   std::string output_dir, format;
-  bool separate = false, quiet = false, fallback_cpu = false;
+  bool separate = false;
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
 };
@@ -160,145 +135,153 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   return d;
 }
 
+std::string describe(const Error& e) { return std::string(to_string(e.code())) + ": " + e.what(); }
+
 // A decode run: the device, its decoders (the PNG one made when the first PNG comes), the
-// options.
+// options, and the tally for the exit status.
 struct DecodeRun {
+  const GlobalOptions& g;
   const DecodeOptions& o;
   std::shared_ptr<Device> device;
   JpegDecoder decoder;
   std::unique_ptr<PngDecoder> png_decoder;
+  int failed = 0, warned = 0;
 
-  // One file's outcome, whichever decoder had it: an error, or the image (from a PNG or not).
-  struct Outcome {
-    std::string error;
-    const Image* image = nullptr;
+  // One file on its way: its bytes, kind, output format, and the error that stopped it.
+  struct File {
+    std::vector<std::uint8_t> bytes;
     bool png = false;
+    std::string format, error;
   };
 
-  // Writes a decoded file and says so; false when it failed.
-  bool write(const Outcome& r, const std::pair<std::string, std::string>& job,
-             const std::string& progress) {
-    if (!r.error.empty()) {
-      std::cerr << progress << job.first << ": " << r.error << "\n";
-      return false;
-    }
-    const Image& img = *r.image;
-    for (const auto& w : img.warnings) std::cerr << job.first << ": warning: " << w << "\n";
-    const std::string format = o.format.empty() ? format_of(job.second) : o.format;
-    try {
-      if (r.png)
-        write_raw(img, format, job.second, device);
-      else
-        write_image(img, format, job.second);
-    } catch (const Error& e) {
-      std::cerr << progress << e.what() << "\n";
-      return false;
-    }
-    if (o.quiet) return true;
-    std::cerr << progress << job.first << " -> " << job.second << " (";
-    if (r.png)
-      std::cerr << img.width << "x" << img.height << ", " << img.channels() << " channel"
-                << (img.channels() == 1 ? "" : "s") << " of " << img.bit_depth << " bits)\n";
-    else
-      std::cerr << img.width << "x" << img.height << " " << to_string(img.format) << ")\n";
-    return true;
-  }
-
-  // The PNG files among `bytes` (those read), decoded several at once; png_slot[k] is file k's
-  // index among them.
-  std::vector<Image> decode_pngs(const std::vector<std::vector<std::uint8_t>>& bytes,
-                                 const std::vector<bool>& png,
-                                 const std::vector<std::string>& read_errors,
-                                 std::vector<std::size_t>& png_slot, BatchErrors& errors) {
-    std::vector<Input> inputs;
-    for (std::size_t k = 0; k < bytes.size(); ++k)
-      if (png[k] && read_errors[k].empty()) {
-        png_slot[k] = inputs.size();
-        inputs.push_back({bytes[k].data(), bytes[k].size()});
-      }
-    if (inputs.empty()) return {};
+  PngDecoder& pngs() {
     if (!png_decoder) {
       PngDecodeOptions po;
       po.max_pixels = o.max_pixels;
       if (o.threads > 0) po.threads = o.threads;
       png_decoder = std::make_unique<PngDecoder>(device, po);
     }
-    return png_decoder->decode_batch(inputs, &errors);
+    return *png_decoder;
   }
 
-  // Files jobs[start, end): read, decoded (JPEG and PNG in a batch each), written, reported.
-  // Returns how many failed.
-  int decode_files(const std::vector<std::pair<std::string, std::string>>& jobs, std::size_t start,
-                   std::size_t end) {
-    std::vector<std::vector<std::uint8_t>> bytes;
-    std::vector<std::string> read_errors(end - start);
-    for (std::size_t i = start; i < end; ++i) {
+  // Reads a file and checks, from its header, that it can be decoded and written as asked;
+  // f.error says why not. Nothing is decoded yet.
+  File prepare(const FileJob& job) {
+    File f;
+    try {
       try {
-        bytes.push_back(read_all(jobs[i].first));
+        f.bytes = read_all(job.input);
       } catch (const Error& e) {
-        bytes.emplace_back();
-        read_errors[i - start] = e.what();
+        f.error = e.what();  // it names the file and says why
+        return f;
+      }
+      const FileKind kind = sniff(f.bytes);
+      if (kind != FileKind::Jpeg && kind != FileKind::Png) {
+        f.error = kind_problem(f.bytes, "a JPEG or PNG");
+        if (kind == FileKind::Netpbm) f.error += " (a PNM or PAM image: `encode` reads it)";
+        return f;
+      }
+      f.png = kind == FileKind::Png;
+      const ImageInfo info = f.png ? pngs().info(f.bytes.data(), f.bytes.size())
+                                   : decoder.info(f.bytes.data(), f.bytes.size());
+      f.format = !o.format.empty()     ? o.format
+                 : job.output_by_image ? format_for(info)
+                 : job.output == "-"   ? "pnm"
+                                       : format_of(job.output);
+      f.error = format_problem(info.format, f.format);
+      if (!f.error.empty()) f.error = job.output + ": " + f.error;
+    } catch (const Error& e) {
+      f.error = describe(e);
+    }
+    return f;
+  }
+
+  // Writes one decoded file and says so, or says why not; counts it.
+  void finish(const File& f, const Image* img, const FileJob& job, const std::string& progress) {
+    std::string error = f.error;
+    if (error.empty()) {
+      for (const auto& w : img->warnings) std::cerr << job.input << ": warning: " << w << "\n";
+      if (!img->warnings.empty() && g.strict) error = "warnings are errors (--strict)";
+    }
+    const std::string out = job.output_by_image ? job.output + "." + f.format : job.output;
+    if (error.empty()) {
+      try {
+        write_image(*img, f.png, f.format, out, device);
+      } catch (const Error& e) {
+        error = e.what();
       }
     }
-    // PNG files go to the PNG decoder; the JPEG batch sees them as empty inputs.
-    std::vector<bool> png(bytes.size());
-    std::vector<Input> inputs;
-    for (std::size_t k = 0; k < bytes.size(); ++k) {
-      png[k] = is_png(bytes[k]);
-      inputs.push_back(png[k] ? Input{} : Input{bytes[k].data(), bytes[k].size()});
+    if (!error.empty()) {
+      // Messages that name the file already (those of reading it) are not prefixed again.
+      const bool named = error.compare(0, job.input.size() + 1, job.input + ":") == 0;
+      std::cerr << progress << (named ? "" : job.input + ": ") << error << "\n";
+      ++failed;
+      return;
     }
-    BatchErrors errors, png_errors;
-    const std::vector<Image> images = decoder.decode_batch(inputs, &errors);
-    std::vector<std::size_t> png_slot(bytes.size(), 0);
-    const std::vector<Image> png_images =
-        decode_pngs(bytes, png, read_errors, png_slot, png_errors);
-    int failed = 0;
+    if (!img->warnings.empty()) ++warned;
+    if (g.quiet) return;
+    std::cerr << progress << job.input << " -> " << out << " (" << img->width << "x" << img->height
+              << " " << to_string(img->format);
+    if (img->bit_depth != 8) std::cerr << ", " << img->bit_depth << " bits";
+    std::cerr << ")\n";
+  }
+
+  // Files jobs[start, end): read and checked, decoded (JPEG and PNG in a batch each), written.
+  void decode_files(const std::vector<FileJob>& jobs, std::size_t start, std::size_t end) {
+    std::vector<File> files;
+    std::vector<Input> jpegs, pngs_in;
+    std::vector<std::size_t> slot;
     for (std::size_t i = start; i < end; ++i) {
-      const std::size_t k = i - start;
+      files.push_back(prepare(jobs[i]));
+      const File& f = files.back();
+      auto& inputs = f.png ? pngs_in : jpegs;
+      slot.push_back(inputs.size());
+      if (f.error.empty()) inputs.push_back({f.bytes.data(), f.bytes.size()});
+    }
+    BatchErrors jpeg_errors, png_errors;
+    const std::vector<Image> jpeg_images =
+        jpegs.empty() ? std::vector<Image>{} : decoder.decode_batch(jpegs, &jpeg_errors);
+    const std::vector<Image> png_images =
+        pngs_in.empty() ? std::vector<Image>{} : pngs().decode_batch(pngs_in, &png_errors);
+    for (std::size_t i = start; i < end; ++i) {
+      File& f = files[i - start];
       const std::string progress =
           jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                           : "";
-      Outcome r;
-      r.error = read_errors[k];
-      if (r.error.empty() && png[k]) {
-        const std::size_t j = png_slot[k];
-        if (png_errors[j])
-          r.error = std::string(to_string(png_errors[j]->code())) + ": " + png_errors[j]->what();
-        r.image = &png_images[j];
-        r.png = true;
-      } else if (r.error.empty()) {
-        if (errors[k]) r.error = errors[k]->what();
-        r.image = &images[k];
+      const Image* img = nullptr;
+      if (f.error.empty()) {
+        const std::size_t k = slot[i - start];
+        const BatchErrors& errors = f.png ? png_errors : jpeg_errors;
+        if (errors[k]) f.error = describe(*errors[k]);
+        img = f.png ? &png_images[k] : &jpeg_images[k];
       }
-      if (!write(r, jobs[i], progress)) ++failed;
+      finish(f, img, jobs[i], progress);
+      f.bytes = {};
     }
-    return failed;
   }
 };
 
 int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
-  const auto jobs = plan_jobs("decode", o.files, o.output_dir, o.format.empty() ? "pnm" : o.format);
-  const DeviceInfo chosen = single_device(g, "decode");
-  std::shared_ptr<Device> device;
-  try {
-    device = open_device(chosen.spec);
-  } catch (const Error& e) {
-    if (!o.fallback_cpu || e.code() != ErrorCode::DeviceError) throw;
-    std::cerr << "hetcodec: " << e.what() << "; falling back to the CPU reference\n";
-    device = open_device("cpu");
-  }
-  DecodeRun run{o, device, JpegDecoder(device, decoder_options(o)), nullptr};
-  if (!o.quiet)
+  // Everything about the command line is checked before any file is read.
+  if (o.output_dir.empty() && o.format.empty() && o.files.size() == 2 && o.files[1] != "-" &&
+      !known_format(format_of(o.files[1])))
+    throw Error(ErrorCode::InvalidArgument, o.files[1] + ": unknown output format '" +
+                                                format_of(o.files[1]) + "' (" + kFormats +
+                                                "): name the file so, or give --format");
+  const auto jobs =
+      plan_jobs("decode", o.files, o.output_dir, o.output_dir.empty() ? "" : o.format);
+  auto device = open_selected_device(g, "decode");
+  DecodeRun run{g, o, device, JpegDecoder(device, decoder_options(o)), nullptr};
+  if (!g.quiet)
     std::cerr << "decoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << device->info().spec << " (" << device->info().name << ")\n";
   // Batches of up to 64 files: the Huffman stage of one file overlaps the device work of the
   // one before; a file that fails is reported and the others go on.
-  int failed = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t start = 0; start < jobs.size(); start += 64)
-    failed += run.decode_files(jobs, start, std::min(jobs.size(), start + 64));
-  if (!o.quiet) report_batch("decoded", jobs.size(), failed, t0);
-  return failed ? 1 : 0;
+    run.decode_files(jobs, start, std::min(jobs.size(), start + 64));
+  if (!g.quiet) report_batch("decoded", jobs.size(), run.failed, t0);
+  return exit_status(run.failed, run.warned);
 }
 
 nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
@@ -362,19 +345,23 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "int; PNG with libpng's samples, palette and tRNS expanded, 16 bits kept)\n"
       "  hetcodec decode IN.jpg OUT.ppm\n"
       "  hetcodec decode IN.png OUT.pam\n"
+      "  hetcodec decode - OUT.pnm < IN.jpg          ('-': standard input or output)\n"
       "  hetcodec decode --output-dir DIR [--format pnm|ppm|pgm|pam|png] FILES...\n"
       "Output by extension or --format: pnm writes PGM for grayscale and PPM for colour as\n"
-      "djpeg -pnm does; ppm, pgm, pam likewise (pam keeps CMYK; ppm and png convert CMYK to RGB\n"
-      "as djpeg does); png through libpng. A PNG keeps its channels and depth in pam\n"
-      "(GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA; maxval 255 or 65535); pnm, pgm and ppm take\n"
-      "PNGs without alpha; png re-encodes with hetcodec's encoder.");
+      "djpeg -pnm does; ppm, pgm, pam likewise (pam keeps alpha, 16 bits and CMYK; ppm and png\n"
+      "convert CMYK to RGB as djpeg does). pnm, pgm and ppm take images without alpha (16-bit\n"
+      "PNGs with maxval 65535). With --output-dir and no --format, each image gets PAM where\n"
+      "it has alpha, 16 bits or CMYK and PNM otherwise; inputs whose names meet keep their\n"
+      "extension (x.jpg.pnm, x.png.pam). Standard output without --format: PNM.\n"
+      "A file that cannot be read, decoded or written is reported and the others go on.");
   cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
   cmd->add_option("-o,--output-dir", o->output_dir,
                   "write DIR/<input name without extension>.<format> for each input")
       ->type_name("DIR");
-  cmd->add_option("-f,--format", o->format, "output format (default: by extension; pnm in -o mode)")
+  cmd->add_option("-f,--format", o->format,
+                  "output format (default: by the output's extension; by image with -o)")
       ->check(CLI::IsMember({"pnm", "ppm", "pgm", "pam", "png"}));
   cmd->add_flag("--separate", o->separate,
                 "token decode and IDCT as two kernels instead of the fused one (same output)");
@@ -382,9 +369,6 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
       ->capture_default_str();
-  cmd->add_flag("--fallback-cpu", o->fallback_cpu,
-                "use the CPU reference when the device cannot be opened");
-  cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {
     const int rc = run_decode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

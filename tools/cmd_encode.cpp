@@ -2,7 +2,6 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -20,11 +19,35 @@ struct EncodeOptions {
   std::string mode = "parallel";
   int segments = 0;
   std::string deflate = "auto";
-  bool quiet = false;
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   throw Error(ErrorCode::InvalidData, path + ": " + what);
+}
+
+// The format of a PAM's samples by its TUPLTYPE and DEPTH. A tuple type that does not match
+// the depth is an error; one the PNG encoder has no meaning for (CMYK aside) too, never a guess.
+PixelFormat pam_format(const std::string& path, const std::string& tuple, int depth) {
+  struct Known {
+    const char* name;
+    int depth;
+    PixelFormat format;
+  };
+  static const Known kKnown[] = {{"GRAYSCALE", 1, PixelFormat::Gray},
+                                 {"GRAYSCALE_ALPHA", 2, PixelFormat::GrayAlpha},
+                                 {"RGB", 3, PixelFormat::RGB},
+                                 {"RGB_ALPHA", 4, PixelFormat::RGBA},
+                                 {"CMYK", 4, PixelFormat::CMYK}};
+  if (tuple.empty()) return png_format(depth);  // no TUPLTYPE: the depth says it
+  for (const auto& k : kKnown) {
+    if (tuple != k.name) continue;
+    if (k.depth != depth)
+      bad(path, "PAM TUPLTYPE " + tuple + " with DEPTH " + std::to_string(depth) + " (" +
+                    std::to_string(k.depth) + " expected)");
+    return k.format;
+  }
+  bad(path,
+      "PAM TUPLTYPE " + tuple + " (GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA or CMYK are read)");
 }
 
 // Netpbm: P5 (PGM) and P6 (PPM) with maxval 255 or 65535, and P7 (PAM) with DEPTH 1 to 4.
@@ -59,6 +82,7 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
     ++at;  // the single whitespace byte after maxval
   } else {
     long w = -1, h = -1, depth = -1;
+    std::string tuple;
     for (;;) {
       skip_space();
       std::size_t end = at;
@@ -79,7 +103,12 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
       else if (key == "MAXVAL")
         maxval = number();
       else if (key == "TUPLTYPE") {
+        skip_space();
+        const std::size_t from = at;
         while (at < b.size() && b[at] != '\n') ++at;
+        tuple.assign(b.begin() + std::ptrdiff_t(from), b.begin() + std::ptrdiff_t(at));
+        while (!tuple.empty() && std::isspace(static_cast<unsigned char>(tuple.back())))
+          tuple.pop_back();
       } else if (key.empty() || at >= b.size()) {
         bad(path, "PAM header without ENDHDR");
       } else {
@@ -89,11 +118,13 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
     if (depth < 1 || depth > 4) bad(path, "PAM depth " + std::to_string(depth) + " (1 to 4)");
     im.width = int(w);
     im.height = int(h);
-    im.format = png_format(int(depth));
+    im.format = pam_format(path, tuple, int(depth));
   }
   if (maxval != 255 && maxval != 65535)
     bad(path, "maxval " + std::to_string(maxval) + " (PNG keeps 255 or 65535 exactly)");
   im.bit_depth = maxval == 255 ? 8 : 16;
+  if (im.format == PixelFormat::CMYK && im.bit_depth != 8)
+    bad(path, "a CMYK PAM with maxval 65535 (CMYK is read with maxval 255)");
   if (im.width < 1 || im.height < 1)
     bad(path, "image size " + std::to_string(im.width) + " x " + std::to_string(im.height));
   const std::size_t need = im.row_bytes() * std::size_t(im.height);
@@ -105,33 +136,39 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
 
 }  // namespace
 
-Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
+                      std::vector<std::string>* notes) {
   const std::vector<std::uint8_t> b = read_all(path);
-  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
-    return read_netpbm(path, b);
-  static const std::uint8_t kSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (b.size() >= 8 && std::memcmp(b.data(), kSig, 8) == 0) {
-    // Our own decoder, on the same device: palette and tRNS become RGB(A), gray below 8 bits
-    // 8-bit gray, 16 bits stay, interlacing is undone (libpng's png_set_expand samples).
-    PngDecoder decoder(device);
-    Image im;
-    try {
-      im = decoder.decode(b.data(), b.size());
-    } catch (const Error& e) {
-      throw Error(e.code(), path + ": " + e.what());
+  Image im;
+  try {
+    switch (sniff(b)) {
+      case FileKind::Netpbm:
+        im = read_netpbm(path, b);
+        break;
+      case FileKind::Png:
+        // Our own decoder, on the same device: palette and tRNS become RGB(A), gray below 8
+        // bits 8-bit gray, 16 bits stay, interlacing is undone (libpng's png_set_expand).
+        im = PngDecoder(device).decode(b.data(), b.size());
+        break;
+      case FileKind::Jpeg:
+        im = JpegDecoder(device).decode(b);
+        break;
+      default:
+        bad(path, kind_problem(b, "a PNM (P5/P6), PAM (P7), PNG or JPEG"));
     }
-    for (const auto& w : im.warnings) std::cerr << path << ": warning: " << w << "\n";
-    return im;
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.compare(0, path.size(), path) == 0) throw;
+    throw Error(e.code(), path + ": " + what);
   }
-  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
-    JpegDecoder decoder(device);
-    Image img = decoder.decode(b);
-    for (const auto& w : img.warnings) std::cerr << path << ": warning: " << w << "\n";
-    if (img.format == PixelFormat::CMYK) bad(path, "a CMYK JPEG has no PNG form");
-    img.warnings.clear();  // reported here
-    return img;
+  if (im.format == PixelFormat::CMYK) {
+    // PNG has no CMYK: converted to RGB as djpeg writes a CMYK JPEG as PPM, which is what
+    // `decode cmyk.jpg out.png` writes too.
+    im.pixels = cmyk_as_rgb(im);
+    im.format = PixelFormat::RGB;
+    if (notes) notes->push_back("CMYK converted to RGB as djpeg does (PNG has no CMYK)");
   }
-  bad(path, "not a PNM (P5/P6), PAM (P7), PNG or JPEG file");
+  return im;
 }
 
 namespace {
@@ -144,34 +181,40 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
                  : o.deflate == "device" ? PngDeflate::Device
                                          : PngDeflate::Auto;
   const auto jobs = plan_jobs("encode", o.files, o.output_dir, "png");
-  auto device = open_device(single_device(g, "encode").spec);
+  auto device = open_selected_device(g, "encode");
   PngEncoder encoder(device, opts);
-  if (!o.quiet)
+  if (!g.quiet)
     std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << device->info().spec << " (" << device->info().name << "), " << o.mode << " mode\n";
-  int failed = 0;
+  int failed = 0, warned = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const FileJob& job = jobs[i];
     const std::string progress =
         jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                         : "";
     try {
-      const Image im = read_image_file(jobs[i].first, device);
+      std::vector<std::string> notes;
+      const Image im = read_image_file(job.input, device, &notes);
+      for (const auto& w : im.warnings) std::cerr << job.input << ": warning: " << w << "\n";
+      if (!im.warnings.empty() && g.strict)
+        throw Error(ErrorCode::InvalidData, job.input + ": warnings are errors (--strict)");
       const auto file = encoder.encode(im);
-      write_bytes(jobs[i].second, "", file);
-      if (!o.quiet)
-        std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << im.width
-                  << "x" << im.height << ", " << im.channels() << " channel"
-                  << (im.channels() == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
-                  << file.size() << " bytes)\n";
+      write_bytes(job.output, "", file);
+      if (!im.warnings.empty()) ++warned;
+      if (g.quiet) continue;
+      for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
+      std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
+                << im.height << ", " << im.channels() << " channel"
+                << (im.channels() == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
+                << file.size() << " bytes)\n";
     } catch (const Error& e) {
-      std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what()
-                << "\n";
+      std::cerr << progress << to_string(e.code()) << ": " << e.what() << "\n";
       ++failed;
     }
   }
-  if (!o.quiet) report_batch("encoded", jobs.size(), failed, t0);
-  return failed ? 1 : 0;
+  if (!g.quiet) report_batch("encoded", jobs.size(), failed, t0);
+  return exit_status(failed, warned);
 }
 
 }  // namespace
@@ -183,9 +226,12 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "encode images as PNG; the filter choice and the deflate stream run on the device\n"
       "  hetcodec encode IN OUT.png\n"
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
-      "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
-      "(any type: palette and transparency become RGB(A), low depths 8 bits), and JPEG\n"
-      "(decoded by hetcodec on the same device). The parallel mode (default) writes segments\n"
+      "  hetcodec encode - - < IN.ppm > OUT.png       ('-': standard input or output)\n"
+      "Inputs, told by their bytes: PGM/PPM (P5/P6) and PAM (P7: GRAYSCALE, GRAYSCALE_ALPHA,\n"
+      "RGB, RGB_ALPHA, CMYK) with maxval 255 or 65535, PNG (any type: palette and\n"
+      "transparency become RGB(A), low depths 8 bits), and JPEG (decoded by hetcodec on the\n"
+      "same device). CMYK (a JPEG or a PAM) becomes RGB as djpeg converts it, as `decode\n"
+      "x.jpg x.png` does. The parallel mode (default) writes segments\n"
       "a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6 writes\n"
       "with the Z_RLE strategy and default settings.");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
@@ -207,7 +253,6 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
                   "threads, or auto (the device, except on the CPU reference and emulators)")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
-  cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {
     const int rc = run_encode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

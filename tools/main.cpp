@@ -1,10 +1,7 @@
 // `hetcodec`: the command-line tool. Commands register themselves from their own files; this
 // file holds the global options and turns hetcodec::Error into a message and an exit code.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "tools/cli.h"
 
@@ -57,62 +54,6 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"emulator", d.is_emulator}};
 }
 
-std::vector<std::pair<std::string, std::string>> plan_jobs(const std::string& command,
-                                                           const std::vector<std::string>& files,
-                                                           const std::string& output_dir,
-                                                           const std::string& ext) {
-  namespace fs = std::filesystem;
-  std::vector<std::pair<std::string, std::string>> jobs;
-  if (output_dir.empty()) {
-    if (files.size() != 2)
-      throw Error(ErrorCode::InvalidArgument, command + " IN OUT, or " + command +
-                                                  " --output-dir DIR FILES... (got " +
-                                                  std::to_string(files.size()) + " paths)");
-    jobs.push_back({files[0], files[1]});
-    return jobs;
-  }
-  std::error_code ec;
-  fs::create_directories(output_dir, ec);
-  if (!fs::is_directory(output_dir))
-    throw Error(ErrorCode::InvalidArgument, "cannot create directory " + output_dir);
-  for (const auto& f : files)
-    jobs.push_back({f, (fs::path(output_dir) / fs::path(f).stem()).string() + "." + ext});
-  return jobs;
-}
-
-void report_batch(const char* done, std::size_t files, int failed,
-                  std::chrono::steady_clock::time_point t0) {
-  if (files < 2) return;
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "%zu %s, %d failed, %.2f s\n", files - std::size_t(failed), done, failed, s);
-}
-
-std::vector<std::uint8_t> read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot open " + path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(f)), {});
-  if (f.bad()) throw Error(ErrorCode::InvalidArgument, "cannot read " + path);
-  return bytes;
-}
-
-void write_bytes(const std::string& path, const std::string& header,
-                 const std::vector<std::uint8_t>& body) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
-  f.write(header.data(), std::streamsize(header.size()));
-  f.write(reinterpret_cast<const char*>(body.data()), std::streamsize(body.size()));
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
-}
-
-std::string human_bytes(std::uint64_t bytes) {
-  char buf[32];
-  if (bytes >= (1ULL << 30))
-    std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(1ULL << 30));
-  else
-    std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / double(1ULL << 20));
-  return buf;
-}
-
 }  // namespace hetcodec::tools
 
 int main(int argc, char** argv) {
@@ -126,9 +67,22 @@ int main(int argc, char** argv) {
       "opencl:oclgrind). `hetcodec devices` lists what this machine has."};
   app.require_subcommand(1);
   tools::GlobalOptions options;
+  // The global options are accepted after the command's name too: its subcommands pass what
+  // they do not know to the app (fallthrough is inherited by subcommands added later).
+  app.fallthrough();
   app.add_option("-d,--device", options.devices,
                  "device spec; repeat it (or say `all`) where a command runs on several")
-      ->type_name("SPEC");
+      ->type_name("SPEC")
+      ->allow_extra_args(false);  // one spec per -d: `-d cpu IN OUT` leaves IN OUT alone
+  app.add_flag("-q,--quiet", options.quiet, "no progress output (errors and warnings still)");
+  app.add_flag("--fallback-cpu", options.fallback_cpu,
+               "use the CPU reference when the device selected is absent or cannot be opened");
+  app.add_flag("--strict", options.strict,
+               "a warning (corrupt but decodable data) fails the file, as djpeg -strict");
+  app.footer(
+      "Exit status, as djpeg's: 0 when every file was clean, 2 when one decoded with warnings\n"
+      "(corrupt data that libjpeg-turbo or libpng also decodes with a warning), 1 when one "
+      "failed.");
   app.set_version_flag("--version", std::string(version()));
   tools::add_devices_command(app, options);
   tools::add_decode_commands(app, options);
