@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,10 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 
 // An image file as PNG samples: PGM/PPM/PAM (maxval 255 or 65535), PNG (expanded to 8 or 16
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
-Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device);
+// `png_layout`, when given, gets a PNG input's stored layout (PngDecoder::layout), and is left
+// alone for the others.
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
+                      std::optional<PngLayout>* png_layout = nullptr);
 void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools

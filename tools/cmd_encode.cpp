@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "tools/cli.h"
@@ -20,6 +21,7 @@ struct EncodeOptions {
   std::string mode = "parallel";
   int segments = 0;
   std::string deflate = "auto";
+  bool expand = false;
   bool quiet = false;
 };
 
@@ -105,7 +107,8 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
 
 }  // namespace
 
-Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device) {
+Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
+                      std::optional<PngLayout>* png_layout) {
   const std::vector<std::uint8_t> b = read_all(path);
   if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
     return read_netpbm(path, b);
@@ -121,6 +124,7 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
       throw Error(e.code(), path + ": " + e.what());
     }
     for (const auto& w : im.warnings) std::cerr << path << ": warning: " << w << "\n";
+    if (png_layout) *png_layout = decoder.layout(b.data(), b.size());
     return im;
   }
   if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
@@ -138,7 +142,9 @@ namespace {
 
 int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   PngEncodeOptions opts;
-  opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
+  opts.mode = o.mode == "parallel" ? PngMode::Parallel
+              : o.mode == "small"  ? PngMode::Small
+                                   : PngMode::Compatible;
   opts.segments = o.segments;
   opts.deflate = o.deflate == "host"     ? PngDeflate::Host
                  : o.deflate == "device" ? PngDeflate::Device
@@ -156,14 +162,18 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
         jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                         : "";
     try {
-      const Image im = read_image_file(jobs[i].first, device);
-      const auto file = encoder.encode(im);
+      std::optional<PngLayout> layout;  // a PNG input's, kept unless --expand
+      const Image im = read_image_file(jobs[i].first, device, o.expand ? nullptr : &layout);
+      const auto file = layout ? encoder.encode(im, *layout) : encoder.encode(im);
       write_bytes(jobs[i].second, "", file);
+      const bool indexed = layout && layout->color == PngLayout::Color::Palette;
       if (!o.quiet)
         std::cerr << progress << jobs[i].first << " -> " << jobs[i].second << " (" << im.width
-                  << "x" << im.height << ", " << im.channels() << " channel"
-                  << (im.channels() == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
-                  << file.size() << " bytes)\n";
+                  << "x" << im.height << ", "
+                  << (indexed ? "palette" : std::to_string(im.channels()) + " channel")
+                  << (indexed || im.channels() == 1 ? "" : "s") << ", "
+                  << (layout ? layout->bit_depth : im.bit_depth) << " bits, " << file.size()
+                  << " bytes)\n";
     } catch (const Error& e) {
       std::cerr << progress << jobs[i].first << ": " << to_string(e.code()) << ": " << e.what()
                 << "\n";
@@ -184,10 +194,13 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "  hetcodec encode IN OUT.png\n"
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
       "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
-      "(any type: palette and transparency become RGB(A), low depths 8 bits), and JPEG\n"
-      "(decoded by hetcodec on the same device). The parallel mode (default) writes segments\n"
-      "a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6 writes\n"
-      "with the Z_RLE strategy and default settings.");
+      "(any type: a palette image stays a palette image with its tRNS, gray of 1, 2 or 4 bits\n"
+      "keeps its depth, a tRNS key stays a key; --expand writes RGB(A) and 8 bits instead),\n"
+      "and JPEG (decoded by hetcodec on the same device). The parallel mode (default) writes\n"
+      "segments a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6\n"
+      "writes with the Z_RLE strategy and default settings; the small mode writes the parallel\n"
+      "mode's segments with a full LZ77 deflate (libdeflate, level 12, on host threads):\n"
+      "smaller files, written more slowly.");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -195,11 +208,12 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       ->type_name("DIR");
   cmd->add_option("--png-mode", o->mode,
                   "parallel: segments that inflate independently, indexed in an hcRS chunk;\n"
-                  "compatible: libpng's bytes with the Z_RLE strategy")
-      ->check(CLI::IsMember({"compatible", "parallel"}))
+                  "compatible: libpng's bytes with the Z_RLE strategy;\n"
+                  "small: the parallel mode's segments and index, deflated by libdeflate")
+      ->check(CLI::IsMember({"compatible", "parallel", "small"}))
       ->capture_default_str();
   cmd->add_option("--segments", o->segments,
-                  "parallel mode: segments (0: one per compute unit of the device)")
+                  "parallel and small modes: segments (0: one per compute unit of the device)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--deflate", o->deflate,
@@ -207,6 +221,9 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
                   "threads, or auto (the device, except on the CPU reference and emulators)")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
+  cmd->add_flag("--expand", o->expand,
+                "PNG inputs: write the decoded RGB(A) or 8-bit samples rather than the input's\n"
+                "palette, bit depth and tRNS");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {
     const int rc = run_encode(global, *o);
