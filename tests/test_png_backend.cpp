@@ -336,6 +336,8 @@ TEST_CASE("PngEncoder keeps a file's palette, bit depth and tRNS on every device
                          "tp1n3p08.png", "tbbn0g04.png", "tbrn2c08.png", "tbwn0g16.png",
                          "basi3p04.png", "s35n3p04.png", "tm3n3p02.png"};
   for_each_device([&](Device& dev) {
+    // Under Oclgrind: two files, and the device deflate left to its own test (see above).
+    const bool emulator = dev.info().is_emulator;
     const std::shared_ptr<Device> shared(&dev, [](Device*) {});
     PngDecodeOptions decode_options;
     decode_options.threads = 4;
@@ -345,11 +347,12 @@ TEST_CASE("PngEncoder keeps a file's palette, bit depth and tRNS on every device
     PngEncoder compatible(shared, options);
     options.mode = PngMode::Parallel;
     options.segments = 3;
-    options.deflate = PngDeflate::Device;
+    options.deflate = emulator ? PngDeflate::Auto : PngDeflate::Device;
     PngEncoder parallel(shared, options);
     options.mode = PngMode::Small;
     PngEncoder small(shared, options);
     for (const std::string name : names) {
+      if (emulator && name != "basn3p02.png" && name != "tbbn0g04.png") continue;
       INFO(name);
       const auto bytes = suite_file(name);
       const PngLayout layout = decoder.layout(bytes.data(), bytes.size());
@@ -360,7 +363,7 @@ TEST_CASE("PngEncoder keeps a file's palette, bit depth and tRNS on every device
       CHECK(layout.trns == stored.trns);
       CHECK(compatible.encode(image, layout) == hetcodec::test::libpng_write_layout(stored, Z_RLE));
       const auto p = parallel.encode(image, layout);
-      CHECK(parallel.last_deflated_on_device());
+      CHECK(parallel.last_deflated_on_device() == !emulator);
       CHECK(p == png::assemble_parallel(
                      stored, png::filter_rows_libpng(stored, png::kParallelBandRows), 3, 1));
       std::vector<std::vector<std::uint8_t>> files = {p};
