@@ -195,7 +195,7 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
       "Inputs: PGM/PPM (P5/P6) and PAM (P7, 1 to 4 channels) with maxval 255 or 65535, PNG\n"
       "(any type: a palette image stays a palette image with its tRNS, gray of 1, 2 or 4 bits\n"
-      "keeps its depth, a tRNS key stays a key; --expand writes RGB(A) and 8 bits instead),\n"
+      "keeps its depth, a tRNS key stays a key; --expand writes the decoded samples instead),\n"
       "and JPEG (decoded by hetcodec on the same device). The parallel mode (default) writes\n"
       "segments a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6\n"
       "writes with the Z_RLE strategy and default settings; the small mode writes the parallel\n"
@@ -218,7 +218,8 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--deflate", o->deflate,
                   "where the deflate stream is made (the same bytes either way): device, host\n"
-                  "threads, or auto (the device, except on the CPU reference and emulators)")
+                  "threads, or auto (the device, except on the CPU reference and emulators);\n"
+                  "the small mode's is always made on host threads")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
   cmd->add_flag("--expand", o->expand,
