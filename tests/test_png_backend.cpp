@@ -14,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "core/png/filter.h"
+#include "core/png/small_deflate.h"
 #include "core/png/reader.h"
 #include "core/png/writer.h"
 #include "core/portable/png_deflate.h"
@@ -73,6 +74,23 @@ std::vector<std::uint8_t> filter_on(Device& dev, const png::Raster& im, unsigned
   q->read(result.data(), *out, 0, result.size());
   q->finish();
   return result;
+}
+
+std::vector<std::uint8_t> suite_file(const std::string& name) {
+  std::ifstream f(std::filesystem::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite" / name,
+                  std::ios::binary);
+  REQUIRE(f.good());
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+// libpng's samples of a file as stored, the bits past each packed row's last sample zeroed.
+png::Raster stored_by_libpng(const std::vector<std::uint8_t>& file) {
+  png::Raster r = hetcodec::test::libpng_decode(file);
+  const std::size_t bits = std::size_t(r.width) * std::size_t(r.channels * r.bit_depth);
+  if (bits % 8)
+    for (int y = 0; y < r.height; ++y)
+      r.samples[std::size_t(y) * r.row_bytes() + bits / 8] &= std::uint8_t(0xFF00u >> (bits % 8));
+  return r;
 }
 
 }  // namespace
@@ -308,6 +326,72 @@ TEST_CASE("PngEncoder's device deflate makes the host's bytes on every device") 
   });
 }
 
+// PngSuite's palette and low-depth files (and keys) re-encoded in their own layout: compatible
+// files equal libpng's writing that layout with Z_RLE; parallel (device deflate) and small files
+// give libpng the file's palette indices and samples back, and hetcodec's decoder the same
+// pixels through their index.
+TEST_CASE("PngEncoder keeps a file's palette, bit depth and tRNS on every device, in every mode") {
+  const char* names[] = {"basn3p01.png", "basn3p02.png", "basn3p04.png", "basn3p08.png",
+                         "basn0g01.png", "basn0g02.png", "basn0g04.png", "tbbn3p08.png",
+                         "tp1n3p08.png", "tbbn0g04.png", "tbrn2c08.png", "tbwn0g16.png",
+                         "basi3p04.png", "s35n3p04.png", "tm3n3p02.png"};
+  for_each_device([&](Device& dev) {
+    // Under Oclgrind: two files, and the device deflate left to its own test (see above).
+    const bool emulator = dev.info().is_emulator;
+    const std::shared_ptr<Device> shared(&dev, [](Device*) {});
+    PngDecodeOptions decode_options;
+    decode_options.threads = 4;
+    PngDecoder decoder(shared, decode_options);
+    PngEncodeOptions options;
+    options.mode = PngMode::Compatible;
+    PngEncoder compatible(shared, options);
+    options.mode = PngMode::Parallel;
+    options.segments = 3;
+    options.deflate = emulator ? PngDeflate::Auto : PngDeflate::Device;
+    PngEncoder parallel(shared, options);
+    options.mode = PngMode::Small;
+    PngEncoder small(shared, options);
+    for (const std::string name : names) {
+      if (emulator && name != "basn3p02.png" && name != "tbbn0g04.png") continue;
+      INFO(name);
+      const auto bytes = suite_file(name);
+      const PngLayout layout = decoder.layout(bytes.data(), bytes.size());
+      const Image image = decoder.decode(bytes.data(), bytes.size());
+      const png::Raster stored = stored_by_libpng(bytes);
+      CHECK(int(layout.color) == stored.color_type());
+      CHECK(layout.bit_depth == stored.bit_depth);
+      CHECK(layout.trns == stored.trns);
+      CHECK(compatible.encode(image, layout) == hetcodec::test::libpng_write_layout(stored, Z_RLE));
+      const auto p = parallel.encode(image, layout);
+      CHECK(parallel.last_deflated_on_device() == !emulator);
+      CHECK(p == png::assemble_parallel(
+                     stored, png::filter_rows_libpng(stored, png::kParallelBandRows), 3, 1));
+      std::vector<std::vector<std::uint8_t>> files = {p};
+      if (png::small_deflate_available()) files.push_back(small.encode(image, layout));
+      for (const auto& f : files) {
+        const png::Raster back = hetcodec::test::libpng_decode(f);
+        CHECK(back.color_type() == stored.color_type());
+        CHECK(back.samples == stored.samples);  // the same indices
+        CHECK(back.plte == stored.plte);
+        CHECK(hetcodec::test::libpng_decode_expanded(f).samples == image.pixels);
+        CHECK(decoder.decode(f.data(), f.size()).pixels == image.pixels);
+        CHECK(decoder.stage_times().used_index);
+      }
+    }
+    // A pixel the layout cannot hold is named.
+    const auto bytes = suite_file("basn3p04.png");
+    Image image = decoder.decode(bytes.data(), bytes.size());
+    image.pixels[3 * (32 * 5 + 7) + 1] ^= 1;
+    try {
+      compatible.encode(image, decoder.layout(bytes.data(), bytes.size()));
+      FAIL("a colour outside the palette was accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidArgument);
+      CHECK(std::string(e.what()).find("pixel (7, 5)") != std::string::npos);
+    }
+  });
+}
+
 #ifdef HETCODEC_TEST_CLI
 TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPEG inputs") {
   namespace fs = std::filesystem;
@@ -373,6 +457,57 @@ TEST_CASE("hetcodec encode writes libpng's Z_RLE file from PNM, PAM, PNG and JPE
   const auto p = read(dir / "p.png");
   CHECK(hetcodec::test::libpng_decode(p).samples == rgb.samples);
   CHECK(png::read_restart_index(p).first_row.size() == 4);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hetcodec encode keeps a PngSuite palette file a palette file, smaller than --expand") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-encode-layout-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto read = [&](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
+  };
+  auto cli = [](const std::string& args) {
+    return hetcodec::test::run_command(HETCODEC_TEST_CLI, args);
+  };
+  const fs::path suite = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite";
+  for (const std::string name : {"tbbn3p08.png", "basn3p01.png", "basn0g04.png"}) {
+    INFO(name);
+    const auto in = read(suite / name);
+    const png::Raster source = hetcodec::test::libpng_decode(in);
+    const auto pixels = hetcodec::test::libpng_decode_expanded(in).samples;
+    for (const std::string mode : {"parallel", "compatible", "small"}) {
+      INFO(mode);
+      const fs::path kept = dir / ("kept-" + mode + ".png"), wide = dir / ("wide-" + mode + ".png");
+      std::string log = cli("-d cpu encode -q --png-mode " + mode + " " + (suite / name).string() +
+                            " " + kept.string());
+      CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
+      log = cli("-d cpu encode -q --expand --png-mode " + mode + " " + (suite / name).string() +
+                " " + wide.string());
+      CHECK_MESSAGE(log.find("exit 0") != std::string::npos, log);
+      const auto k = read(kept), w = read(wide);
+      const png::Raster a = hetcodec::test::libpng_decode(k), b = hetcodec::test::libpng_decode(w);
+      CHECK(a.color_type() == source.color_type());  // IHDR: palette (3) or gray (0)
+      CHECK(a.bit_depth == source.bit_depth);
+      CHECK(b.bit_depth == 8);
+      if (source.indexed) {
+        CHECK(b.color_type() != 3);
+        CHECK(k.size() < w.size());
+      } else {
+        // (Rows below 8 bits are filtered with None alone, as libpng filters them, so on a
+        // smooth gradient such as this one the 8-bit file, filtered, can be the smaller.)
+        CHECK(b.color_type() == 0);
+      }
+      CHECK(hetcodec::test::libpng_decode_expanded(k).samples == pixels);
+      CHECK(hetcodec::test::libpng_decode_expanded(w).samples == pixels);
+    }
+  }
+  // The progress line names the palette.
+  const std::string log =
+      cli("-d cpu encode " + (suite / "basn3p08.png").string() + " " + (dir / "x.png").string());
+  CHECK_MESSAGE(log.find("palette, 8 bits") != std::string::npos, log);
   fs::remove_all(dir);
 }
 #endif

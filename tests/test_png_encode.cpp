@@ -6,14 +6,19 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include "core/error.h"
 #include "core/png/checksum.h"
+#include "core/png/layout.h"
 #include "core/png/reader.h"
+#include "core/png/small_deflate.h"
 #include "core/png/writer.h"
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_crc.h"
@@ -374,4 +379,268 @@ TEST_CASE("device deflate helpers: bit reversal, length codes, run symbols") {
   CHECK(hc_dfl_run_symbols(259) == 2);
   CHECK(hc_dfl_run_symbols(260) == 3);
   CHECK(hc_dfl_run_symbols(262) == 3);  // 1 + 258 + match of 3
+}
+
+// ---- stored layouts (palette, gray below 8 bits, tRNS) and the small mode --------------------
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::uint8_t> read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  REQUIRE(f.good());
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+// PngSuite's files that are valid PNG (its x*.png are broken on purpose), in name order.
+std::vector<fs::path> suite_files() {
+  std::vector<fs::path> out;
+  for (const auto& e :
+       fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "pngsuite"))
+    if (e.path().extension() == ".png" && e.path().filename().string()[0] != 'x')
+      out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The bits past a packed row's last sample set to zero (libpng reads them as the file has them).
+void clear_padding(png::Raster& r) {
+  const std::size_t bits = std::size_t(r.width) * std::size_t(r.channels * r.bit_depth);
+  if (bits % 8 == 0) return;
+  const std::uint8_t keep = std::uint8_t(0xFF00u >> (bits % 8));
+  for (int y = 0; y < r.height; ++y) r.samples[std::size_t(y) * r.row_bytes() + bits / 8] &= keep;
+}
+
+Image image_of(const png::Raster& r) {
+  Image im;
+  im.width = r.width;
+  im.height = r.height;
+  im.format = png_format(r.channels);
+  im.bit_depth = r.bit_depth;
+  im.pixels = r.samples;
+  return im;
+}
+
+// Raw deflate of `data` by zlib at `level`, ending in a final block.
+std::vector<std::uint8_t> raw_deflate(const std::vector<std::uint8_t>& data, int level) {
+  z_stream s{};
+  REQUIRE(deflateInit2(&s, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::vector<std::uint8_t> out(deflateBound(&s, uLong(data.size())) + 16);
+  s.next_in = const_cast<Bytef*>(data.data());
+  s.avail_in = uInt(data.size());
+  s.next_out = out.data();
+  s.avail_out = uInt(out.size());
+  REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
+  out.resize(out.size() - s.avail_out);
+  deflateEnd(&s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("PngSuite layouts: libpng's indices and samples, and libpng's Z_RLE file") {
+  int palette = 0, low_gray = 0;
+  for (const fs::path& path : suite_files()) {
+    INFO(path.filename().string());
+    const auto bytes = read_file(path);
+    const png::Info info = png::parse(bytes.data(), bytes.size());
+    png::Raster stored = png::stored_layout(info);
+    png::Raster oracle = hetcodec::test::libpng_decode(bytes);  // as stored, with PLTE and tRNS
+    clear_padding(oracle);
+    CHECK(stored.color_type() == oracle.color_type());
+    CHECK(stored.bit_depth == oracle.bit_depth);
+    CHECK(stored.plte == oracle.plte);
+    CHECK(stored.trns == oracle.trns);
+    std::vector<std::string> warnings;
+    const png::Raster expanded = png::decode(bytes.data(), bytes.size(), {}, warnings);
+    CHECK(png::expanded_format(stored) == png_format(expanded.channels));
+    CHECK(png::expanded_depth(stored) == expanded.bit_depth);
+    png::pack_expanded(image_of(expanded), stored);
+    // The same palette indices and low-depth samples as libpng reads from the file.
+    CHECK(stored.samples == oracle.samples);
+    // Compatible: libpng's file for that layout with Z_RLE (filter None on palette and low-depth
+    // rows, PLTE and tRNS).
+    const auto file = png::encode_compatible(stored);
+    CHECK(file == hetcodec::test::libpng_write_layout(stored, Z_RLE));
+    // Parallel and small: libpng reads back the stored and the expanded samples.
+    const auto filtered = png::filter_rows_libpng(stored, png::kParallelBandRows);
+    std::vector<std::vector<std::uint8_t>> files = {png::assemble_parallel(stored, filtered, 3, 1)};
+    if (png::small_deflate_available())
+      files.push_back(png::assemble_small(stored, filtered, 3, 2));
+    for (const auto& f : files) {
+      const png::Raster back = hetcodec::test::libpng_decode(f);
+      CHECK(back.samples == stored.samples);
+      CHECK(back.plte == stored.plte);
+      CHECK(back.trns == stored.trns);
+      CHECK(hetcodec::test::libpng_decode_expanded(f).samples == expanded.samples);
+    }
+    palette += stored.indexed;
+    low_gray += !stored.indexed && stored.bit_depth < 8;
+  }
+  CHECK(palette >= 40);  // (the suite was found, with its palette and low-depth files)
+  CHECK(low_gray >= 10);
+}
+
+TEST_CASE("a layout refuses an image it cannot hold, naming the first pixel") {
+  png::Raster layout;
+  layout.indexed = true;
+  layout.channels = 1;
+  layout.bit_depth = 2;
+  layout.plte = {0, 0, 0, 255, 0, 0, 0, 255, 0};
+  layout.trns = {0};
+  Image im;
+  im.width = 3;
+  im.height = 2;
+  im.format = PixelFormat::RGBA;
+  im.pixels = {0, 0,   0, 0,   255, 0, 0, 255, 0, 255, 0, 255,
+               0, 255, 0, 255, 0,   0, 0, 255, 0, 0,   0, 0};  // (0, 0, 0) opaque: not an entry
+  png::Raster out = layout;
+  const auto message = [&](png::Raster r, const Image& i) -> std::string {
+    try {
+      png::pack_expanded(i, r);
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::InvalidArgument);
+      return e.what();
+    }
+    return "accepted";
+  };
+  CHECK(message(layout, im).find("pixel (1, 1): RGBA 0 0 0 255 is not in the palette") !=
+        std::string::npos);
+  im.pixels[19] = 0;
+  png::pack_expanded(im, out);  // now every pixel is an entry: 2 bits each, packed
+  CHECK(out.samples == std::vector<std::uint8_t>{0x18, 0x80});
+  // Gray of 4 bits: levels of 17; a tRNS key's alpha.
+  png::Raster gray;
+  gray.channels = 1;
+  gray.bit_depth = 4;
+  Image g;
+  g.width = 2;
+  g.height = 1;
+  g.format = PixelFormat::Gray;
+  g.pixels = {34, 35};
+  CHECK(message(gray, g).find("pixel (1, 0): gray 35") != std::string::npos);
+  gray.trns = {0, 2};
+  g.format = PixelFormat::GrayAlpha;
+  g.pixels = {34, 255, 51, 255};
+  CHECK(message(gray, g).find("pixel (0, 0): alpha 255 where the tRNS key gives 0") !=
+        std::string::npos);
+  // RGB 16 with a key.
+  png::Raster rgb;
+  rgb.channels = 3;
+  rgb.bit_depth = 16;
+  rgb.trns = {0, 1, 0, 2, 0, 3};
+  Image c;
+  c.width = 1;
+  c.height = 1;
+  c.format = PixelFormat::RGBA;
+  c.bit_depth = 16;
+  c.pixels = {0, 1, 0, 2, 0, 3, 0, 0};
+  png::Raster rgb_out = rgb;
+  png::pack_expanded(c, rgb_out);
+  CHECK(rgb_out.samples == std::vector<std::uint8_t>{0, 1, 0, 2, 0, 3});
+  c.pixels[7] = 1;
+  CHECK(message(rgb, c).find("alpha 1 where the tRNS key gives 0") != std::string::npos);
+  // An image of another format than the layout decodes to.
+  c.format = PixelFormat::RGB;
+  c.pixels.resize(6);
+  CHECK(message(rgb, c).find("which holds rgba of 16 bits") != std::string::npos);
+  // Layouts PNG does not allow.
+  png::Raster bad = layout;
+  bad.bit_depth = 16;
+  CHECK(message(bad, im).find("does not define") != std::string::npos);
+  bad = layout;
+  bad.plte.resize(15);  // 5 entries for 2 bits
+  CHECK(message(bad, im).find("a PLTE of 15 bytes") != std::string::npos);
+  bad = layout;
+  bad.trns = {1, 2, 3, 4};
+  CHECK(message(bad, im).find("a tRNS of 4 alphas for 3 palette entries") != std::string::npos);
+  bad = gray;
+  bad.trns = {0, 16};
+  CHECK(message(bad, g).find("a tRNS key sample of 16 (at most 15)") != std::string::npos);
+  bad = rgb;
+  bad.channels = 2;
+  CHECK(message(bad, c).find("a tRNS of 6 bytes") != std::string::npos);
+}
+
+TEST_CASE("a final deflate block unfinished: BFINAL cleared, an empty stored block appended") {
+  // Every bit position the last code can end on (and stored blocks, level 0): the segment then
+  // inflates with a sync flush at its end, and a stream that follows it inflates on.
+  std::set<std::size_t> grew;  // 4 bytes (the header bits fit the padding) or 5
+  const auto noise = bytes(3000, 5);
+  for (int level : {0, 1, 6, 9}) {
+    for (std::size_t n = 1; n < 60; ++n) {
+      INFO("level " << level << ", " << n << " bytes");
+      // Runs (coded blocks), or noise (stored ones) at level 0.
+      std::vector<std::uint8_t> a = runs(n * 37 % 3000 + 1, unsigned(n));
+      if (level == 0) a.assign(noise.begin(), noise.begin() + std::ptrdiff_t(n * 37 % 3000 + 1));
+      std::vector<std::uint8_t> seg = raw_deflate(a, level);
+      const std::vector<std::uint8_t> original = seg;
+      REQUIRE(png::unfinish_segment(seg, a.size()));
+      grew.insert(seg.size() - original.size());
+      CHECK(std::vector<std::uint8_t>(seg.end() - 4, seg.end()) ==
+            std::vector<std::uint8_t>{0, 0, 0xFF, 0xFF});
+      // zlib sees no final block in it, and its data.
+      CHECK(inflate_segment(seg, 0, seg.size(), false) == a);
+      const std::vector<std::uint8_t> b = runs(500, unsigned(n));
+      std::vector<std::uint8_t> joined = seg;
+      const auto tail = raw_deflate(b, 6);
+      joined.insert(joined.end(), tail.begin(), tail.end());
+      std::vector<std::uint8_t> ab = a;
+      ab.insert(ab.end(), b.begin(), b.end());
+      CHECK(inflate_segment(joined, 0, joined.size(), true) == ab);
+      // Data that does not inflate to the size given, or with bytes past its end, is refused.
+      std::vector<std::uint8_t> same = original;
+      CHECK_FALSE(png::unfinish_segment(same, a.size() + 1));
+      same.push_back(0);
+      CHECK_FALSE(png::unfinish_segment(same, a.size()));
+      CHECK(std::vector<std::uint8_t>(same.begin(), same.end() - 1) == original);
+    }
+  }
+  CHECK(grew == std::set<std::size_t>{4, 5});
+}
+
+TEST_CASE("small mode: libdeflate segments joined into one zlib stream, each inflating alone") {
+  if (!png::small_deflate_available()) {
+    CHECK_THROWS_AS(png::small_segments(nullptr, 0, {0}, 1), Error);
+    MESSAGE("built without libdeflate: the small mode is unsupported (checked)");
+    return;
+  }
+  const png::Raster im = photo(300, 200, 3, 8, 41);
+  const auto filtered = png::filter_rows_libpng(im, png::kParallelBandRows);
+  const std::size_t stride = im.row_bytes() + 1;
+  for (int segments : {1, 2, 7, 200}) {
+    INFO(segments << " segments");
+    const auto file = png::assemble_small(im, filtered, segments, 3);
+    CHECK(png::assemble_small(im, filtered, segments, 1) == file);
+    CHECK(hetcodec::test::libpng_decode(file).samples == im.samples);
+    const auto z = idat_stream(file);
+    CHECK(hetcodec::test::zlib_inflate(z) == filtered);
+    const png::RestartIndex index = png::read_restart_index(file);
+    REQUIRE(index.first_row.size() == std::size_t(segments));
+    for (std::size_t k = 0; k < index.first_row.size(); ++k) {
+      const bool last = k + 1 == index.first_row.size();
+      const std::size_t end = last ? z.size() - 4 : index.offset[k + 1];
+      const std::size_t r1 = last ? std::size_t(im.height) : index.first_row[k + 1];
+      CHECK(
+          inflate_segment(z, index.offset[k], end, last) ==
+          std::vector<std::uint8_t>(filtered.begin() + std::ptrdiff_t(index.first_row[k] * stride),
+                                    filtered.begin() + std::ptrdiff_t(r1 * stride)));
+    }
+    // hetcodec's reader inflates the segments on their own (with the index) to the same rows.
+    const png::Info info = png::parse(file.data(), file.size());
+    std::vector<std::uint8_t> rows(png::inflated_bytes(info));
+    std::vector<std::string> warnings;
+    bool used_index = false;
+    png::inflate_image(file.data(), info, rows.data(), warnings, 4, &used_index);
+    if (segments > 1) CHECK(used_index);
+    CHECK(warnings.empty());
+    CHECK(rows == filtered);
+  }
+  // Smaller than the parallel mode's Z_RLE stream and than libpng's default on a photo.
+  const png::Raster big = photo(640, 480, 3, 8, 77);
+  const auto rows = png::filter_rows_libpng(big, png::kParallelBandRows);
+  const auto small = png::assemble_small(big, rows, 16, 4);
+  CHECK(small.size() < png::assemble_parallel(big, rows, 16, 4).size());
+  CHECK(small.size() < hetcodec::test::libpng_encode(big, -1).size());
 }

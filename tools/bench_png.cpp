@@ -1,6 +1,7 @@
 // `hetcodec bench png-encode` and `bench png-decode`. Encode: host samples to PNG bytes on the
-// host, per selected device, with libpng (default settings, and the Z_RLE strategy) measured in
-// the same run on the same images; output sizes against both. Decode: PNG bytes to host samples,
+// host, per selected device, in the compatible, parallel and small modes, with libpng (default
+// settings, and the Z_RLE strategy) measured in the same run on the same images; output sizes
+// against both. Decode: PNG bytes to host samples,
 // one image at a time and several decoders at once, against libpng and zlib's inflate alone.
 #include <png.h>
 #include <zlib.h>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "core/png/reader.h"
+#include "core/png/small_deflate.h"
 #include "host/src/parallel.h"
 #include "tools/bench_png_common.h"
 #include "tools/cli.h"
@@ -37,6 +39,7 @@ struct BenchPngOptions {
 
 struct Result {
   std::string name, kind, mode, deflate;
+  int level = 0;  // the small mode's libdeflate level
   nlohmann::json stages;
   int streams = 1;
   double mp_s = 0;
@@ -156,6 +159,26 @@ void measure_device(const DeviceInfo& info, const std::vector<Image>& ims, const
       if (d == PngDeflate::Device && !device_all)
         std::fprintf(stdout, "  (some images fell back to the host deflate)\n");
     }
+  if (o.deflate == "device" || !png::small_deflate_available()) return;
+  // The small mode: the parallel mode's filtering and segments, deflated by libdeflate on host
+  // threads (its deflate is always the host's).
+  PngEncodeOptions opts;
+  opts.mode = PngMode::Small;
+  opts.segments = o.segments;
+  PngEncoder encoder(device, opts);
+  results.push_back(
+      measure("hetcodec " + info.spec + " small, libdeflate " + std::to_string(png::kSmallLevel),
+              "hetcodec", ims, o.min_time, [&](const Image& im) { return encoder.encode(im); }));
+  results.back().device = to_json(info);
+  results.back().mode = "small";
+  results.back().deflate = "host";
+  results.back().level = png::kSmallLevel;
+  print(results.back());
+  if (o.stages) time_steps(device, opts, ims, results.back());
+  if (o.streams > 1) {
+    results.push_back(measure_batch(device, opts, ims, results.back(), o));
+    print(results.back());
+  }
 }
 
 void write_json(const std::vector<Result>& results, const std::string& source, double total_mp,
@@ -174,6 +197,13 @@ void write_json(const std::vector<Result>& results, const std::string& source, d
     if (!r.device.is_null()) e["device"] = r.device;
     if (!r.mode.empty()) e["mode"] = r.mode;
     if (!r.deflate.empty()) e["deflate"] = r.deflate;
+    if (r.level) e["libdeflate_level"] = r.level;
+    // Against each peer of the run: speed (MP/s over MP/s) and size (bytes over bytes).
+    if (r.kind == "hetcodec")
+      for (const auto& peer : results)
+        if (peer.kind != "hetcodec" && peer.mp_s > 0 && peer.bytes > 0)
+          e["vs_peers"][peer.name] = {{"speed", r.mp_s / peer.mp_s},
+                                      {"size", double(r.bytes) / double(peer.bytes)}};
     if (!r.stages.is_null()) e["stages"] = r.stages;
     e["streams"] = r.streams;
     j["results"].push_back(e);
@@ -222,18 +252,20 @@ void add_bench_png_command(CLI::App& bench, GlobalOptions& global) {
   auto* cmd = bench.add_subcommand(
       "png-encode",
       "PNG encoding, host samples in, PNG bytes on the host, per selected device in the\n"
-      "compatible and the parallel mode, with libpng (default, and the Z_RLE strategy) in the\n"
-      "same run; output sizes.\n"
+      "compatible, parallel and small modes, with libpng (default, and the Z_RLE strategy) in\n"
+      "the same run; output sizes.\n"
       "Inputs: image files or directories (PNM, PAM, PNG, JPEG), centre-cropped to --crop;\n"
       "without inputs, four synthetic photo-like images of that size.");
   add_image_options(*cmd, o->paths, o->crop, o->min_time);
   cmd->add_flag("!--no-peers", o->peers, "skip libpng");
-  cmd->add_option("--segments", o->segments, "parallel mode: segments (0: one per compute unit)")
+  cmd->add_option("--segments", o->segments,
+                  "parallel and small modes: segments (0: one per compute unit)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--deflate", o->deflate,
                   "where the deflate stream is made: on the device, on host threads from the\n"
-                  "filtered rows, or both measured")
+                  "filtered rows, or both measured (the small mode, always on host threads, is\n"
+                  "measured unless 'device')")
       ->check(CLI::IsMember({"device", "host", "both"}))
       ->capture_default_str();
   cmd->add_option("--streams", o->streams, "encoders at once in batch mode (1: single images only)")

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,8 +91,11 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
 // A CMYK image (a JPEG or a PAM of TUPLTYPE CMYK) comes as RGB, converted as djpeg writes CMYK
 // as PPM, with a line in `notes`. Warnings stay in Image::warnings for the caller to report.
+// `png_layout`, when given, gets a PNG input's stored layout (PngDecoder::layout), and is left
+// alone for the others.
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
-                      std::vector<std::string>* notes = nullptr);
+                      std::vector<std::string>* notes = nullptr,
+                      std::optional<PngLayout>* png_layout = nullptr);
 void add_corpus_command(CLI::App& app);
 
 }  // namespace hetcodec::tools

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "tools/cli.h"
@@ -19,6 +20,7 @@ struct EncodeOptions {
   std::string mode = "parallel";
   int segments = 0;
   std::string deflate = "auto";
+  bool expand = false;
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -137,7 +139,7 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
 }  // namespace
 
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
-                      std::vector<std::string>* notes) {
+                      std::vector<std::string>* notes, std::optional<PngLayout>* png_layout) {
   const std::vector<std::uint8_t> b = read_all(path);
   Image im;
   try {
@@ -148,8 +150,12 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
       case FileKind::Png:
         // Our own decoder, on the same device: palette and tRNS become RGB(A), gray below 8
         // bits 8-bit gray, 16 bits stay, interlacing is undone (libpng's png_set_expand).
-        im = PngDecoder(device).decode(b.data(), b.size());
-        break;
+        {
+          PngDecoder decoder(device);
+          im = decoder.decode(b.data(), b.size());
+          if (png_layout) *png_layout = decoder.layout(b.data(), b.size());
+          break;
+        }
       case FileKind::Jpeg:
         im = JpegDecoder(device).decode(b);
         break;
@@ -175,7 +181,9 @@ namespace {
 
 int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   PngEncodeOptions opts;
-  opts.mode = o.mode == "parallel" ? PngMode::Parallel : PngMode::Compatible;
+  opts.mode = o.mode == "parallel" ? PngMode::Parallel
+              : o.mode == "small"  ? PngMode::Small
+                                   : PngMode::Compatible;
   opts.segments = o.segments;
   opts.deflate = o.deflate == "host"     ? PngDeflate::Host
                  : o.deflate == "device" ? PngDeflate::Device
@@ -195,19 +203,23 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
                         : "";
     try {
       std::vector<std::string> notes;
-      const Image im = read_image_file(job.input, device, &notes);
+      std::optional<PngLayout> layout;  // a PNG input's, kept unless --expand
+      const Image im = read_image_file(job.input, device, &notes, o.expand ? nullptr : &layout);
       for (const auto& w : im.warnings) std::cerr << job.input << ": warning: " << w << "\n";
       if (!im.warnings.empty() && g.strict)
         throw Error(ErrorCode::InvalidData, job.input + ": warnings are errors (--strict)");
-      const auto file = encoder.encode(im);
+      const auto file = layout ? encoder.encode(im, *layout) : encoder.encode(im);
       write_bytes(job.output, "", file);
       if (!im.warnings.empty()) ++warned;
       if (g.quiet) continue;
       for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
+      const bool indexed = layout && layout->color == PngLayout::Color::Palette;
       std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
-                << im.height << ", " << im.channels() << " channel"
-                << (im.channels() == 1 ? "" : "s") << ", " << im.bit_depth << " bits, "
-                << file.size() << " bytes)\n";
+                << im.height << ", "
+                << (indexed ? "palette" : std::to_string(im.channels()) + " channel")
+                << (indexed || im.channels() == 1 ? "" : "s") << ", "
+                << (layout ? layout->bit_depth : im.bit_depth) << " bits, " << file.size()
+                << " bytes)\n";
     } catch (const Error& e) {
       std::cerr << progress << to_string(e.code()) << ": " << e.what() << "\n";
       ++failed;
@@ -228,12 +240,14 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
       "  hetcodec encode - - < IN.ppm > OUT.png       ('-': standard input or output)\n"
       "Inputs, told by their bytes: PGM/PPM (P5/P6) and PAM (P7: GRAYSCALE, GRAYSCALE_ALPHA,\n"
-      "RGB, RGB_ALPHA, CMYK) with maxval 255 or 65535, PNG (any type: palette and\n"
-      "transparency become RGB(A), low depths 8 bits), and JPEG (decoded by hetcodec on the\n"
-      "same device). CMYK (a JPEG or a PAM) becomes RGB as djpeg converts it, as `decode\n"
-      "x.jpg x.png` does. The parallel mode (default) writes segments\n"
-      "a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6 writes\n"
-      "with the Z_RLE strategy and default settings.");
+      "RGB, RGB_ALPHA, CMYK) with maxval 255 or 65535, PNG (any type: a palette image stays a\n"
+      "palette image with its tRNS, gray of 1, 2 or 4 bits keeps its depth, a tRNS key stays a\n"
+      "key; --expand writes the decoded samples instead), and JPEG (decoded by hetcodec on the\n"
+      "same device). CMYK (a JPEG or a PAM) becomes RGB as djpeg converts it, as `decode x.jpg\n"
+      "x.png` does. The parallel mode (default) writes segments a decoder can inflate at once;\n"
+      "the compatible mode writes the bytes libpng 1.6 writes with the Z_RLE strategy and\n"
+      "default settings; the small mode writes the parallel mode's segments with a full LZ77\n"
+      "deflate (libdeflate, level 12, on host threads): smaller files, written more slowly.");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -241,18 +255,23 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       ->type_name("DIR");
   cmd->add_option("--png-mode", o->mode,
                   "parallel: segments that inflate independently, indexed in an hcRS chunk;\n"
-                  "compatible: libpng's bytes with the Z_RLE strategy")
-      ->check(CLI::IsMember({"compatible", "parallel"}))
+                  "compatible: libpng's bytes with the Z_RLE strategy;\n"
+                  "small: the parallel mode's segments and index, deflated by libdeflate")
+      ->check(CLI::IsMember({"compatible", "parallel", "small"}))
       ->capture_default_str();
   cmd->add_option("--segments", o->segments,
-                  "parallel mode: segments (0: one per compute unit of the device)")
+                  "parallel and small modes: segments (0: one per compute unit of the device)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--deflate", o->deflate,
                   "where the deflate stream is made (the same bytes either way): device, host\n"
-                  "threads, or auto (the device, except on the CPU reference and emulators)")
+                  "threads, or auto (the device, except on the CPU reference and emulators);\n"
+                  "the small mode's is always made on host threads")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
+  cmd->add_flag("--expand", o->expand,
+                "PNG inputs: write the decoded RGB(A) or 8-bit samples rather than the input's\n"
+                "palette, bit depth and tRNS");
   cmd->callback([&global, o] {
     const int rc = run_encode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

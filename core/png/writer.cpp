@@ -123,16 +123,20 @@ void start_file(std::vector<std::uint8_t>& out, const Raster& im) {
     ihdr[i] = std::uint8_t(w >> (24 - 8 * i));
     ihdr[4 + i] = std::uint8_t(h >> (24 - 8 * i));
   }
-  static const std::uint8_t kColorType[5] = {0, 0, 4, 2, 6};
   ihdr[8] = std::uint8_t(im.bit_depth);
-  ihdr[9] = kColorType[im.channels];
+  ihdr[9] = std::uint8_t(im.color_type());
   ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
   chunk(out, "IHDR", ihdr, 13);
+  // As png_write_info() orders them: PLTE, then tRNS, before the image data.
+  if (im.indexed) chunk(out, "PLTE", im.plte.data(), im.plte.size());
+  if (!im.trns.empty()) chunk(out, "tRNS", im.trns.data(), im.trns.size());
 }
 
 }  // namespace
 
-void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes) {
+namespace {
+
+void check_size(int width, int height, int channels) {
   if (width < 1 || height < 1)
     throw Error(ErrorCode::InvalidArgument, "png: image size " + std::to_string(width) + " x " +
                                                 std::to_string(height) +
@@ -140,6 +144,12 @@ void check_shape(int width, int height, int channels, int bit_depth, std::size_t
   if (channels < 1 || channels > 4)
     throw Error(ErrorCode::InvalidArgument,
                 "png: " + std::to_string(channels) + " channels (1 to 4 are possible)");
+}
+
+}  // namespace
+
+void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes) {
+  check_size(width, height, channels);
   if (bit_depth != 8 && bit_depth != 16)
     throw Error(ErrorCode::InvalidArgument,
                 "png: bit depth " + std::to_string(bit_depth) + " (the encoder takes 8 or 16)");
@@ -154,7 +164,55 @@ void check_shape(int width, int height, int channels, int bit_depth, std::size_t
 }
 
 void check_raster(const Raster& im) {
-  check_shape(im.width, im.height, im.channels, im.bit_depth, im.samples.size());
+  if (!im.indexed && im.bit_depth >= 8 && im.plte.empty() && im.trns.empty()) {
+    check_shape(im.width, im.height, im.channels, im.bit_depth, im.samples.size());
+    return;
+  }
+  check_layout(im);
+  const std::uint64_t need = std::uint64_t(im.row_bytes()) * std::uint64_t(im.height);
+  if (im.samples.size() != need)
+    throw Error(ErrorCode::InvalidArgument,
+                "png: " + std::to_string(im.samples.size()) + " bytes of packed samples for " +
+                    std::to_string(im.width) + " x " + std::to_string(im.height) + " at " +
+                    std::to_string(im.bit_depth) + " bits (" + std::to_string(need) + " expected)");
+}
+
+void check_layout(const Raster& im) {
+  check_size(im.width, im.height, im.channels);
+  const int d = im.bit_depth;
+  const std::string what =
+      "png: colour type " + std::to_string(im.color_type()) + " at " + std::to_string(d) + " bits";
+  const bool low = d == 1 || d == 2 || d == 4;
+  if (im.indexed ? (im.channels != 1 || !(low || d == 8))
+                 : !(d == 8 || d == 16 || (low && im.channels == 1)))
+    throw Error(ErrorCode::InvalidArgument, what + " (PNG does not define it)");
+  if (im.indexed) {
+    const std::size_t entries = im.plte.size() / 3, most = std::min(256, 1 << d);
+    if (im.plte.size() % 3 != 0 || entries < 1 || entries > most)
+      throw Error(ErrorCode::InvalidArgument, what + ": a PLTE of " +
+                                                  std::to_string(im.plte.size()) + " bytes (1 to " +
+                                                  std::to_string(most) + " entries of 3 bytes)");
+    if (im.trns.size() > entries)
+      throw Error(ErrorCode::InvalidArgument, what + ": a tRNS of " +
+                                                  std::to_string(im.trns.size()) + " alphas for " +
+                                                  std::to_string(entries) + " palette entries");
+    return;
+  }
+  if (!im.plte.empty())
+    throw Error(ErrorCode::InvalidArgument, what + ": a PLTE for an image without a palette");
+  if (im.trns.empty()) return;
+  const std::size_t key_bytes = im.channels == 1 ? 2 : im.channels == 3 ? 6 : 0;
+  if (im.trns.size() != key_bytes)
+    throw Error(ErrorCode::InvalidArgument,
+                what + ": a tRNS of " + std::to_string(im.trns.size()) + " bytes (" +
+                    (key_bytes ? std::to_string(key_bytes) : std::string("none with alpha")) + ")");
+  const unsigned most = d == 16 ? 0xFFFFu : (1u << d) - 1u;
+  for (std::size_t k = 0; k < key_bytes; k += 2)
+    if ((unsigned(im.trns[k]) << 8 | im.trns[k + 1]) > most)
+      throw Error(ErrorCode::InvalidArgument,
+                  what + ": a tRNS key sample of " +
+                      std::to_string(unsigned(im.trns[k]) << 8 | im.trns[k + 1]) + " (at most " +
+                      std::to_string(most) + ")");
 }
 
 int libpng_window_bits(std::uint64_t filtered_bytes) {
@@ -170,13 +228,14 @@ int libpng_window_bits(std::uint64_t filtered_bytes) {
 }
 
 unsigned libpng_filter_mask_of(const Raster& im) {
+  if (im.none_only()) return 1u << kNone;
   return libpng_filter_mask(std::uint32_t(im.width), std::uint32_t(im.height));
 }
 
 std::vector<std::uint8_t> filter_rows_libpng(const Raster& im, std::uint32_t band_rows) {
   check_raster(im);
   const std::size_t rb = im.row_bytes();
-  const int bpp = im.channels * im.bit_depth / 8;
+  const int bpp = im.filter_bpp();
   std::vector<std::uint8_t> out((rb + 1) * std::size_t(im.height));
   const unsigned mask = libpng_filter_mask_of(im);
   for (int y = 0; y < im.height; ++y) {
@@ -225,8 +284,7 @@ std::vector<std::uint8_t> assemble_parallel(const Raster& im,
                                             const std::vector<std::uint8_t>& filtered, int segments,
                                             int threads) {
   // The samples are not read (the rows come filtered): the shape alone is checked.
-  check_shape(im.width, im.height, im.channels, im.bit_depth,
-              im.row_bytes() * std::size_t(im.height));
+  check_layout(im);
   const std::size_t stride = im.row_bytes() + 1;
   if (filtered.size() != stride * std::size_t(im.height))
     throw Error(ErrorCode::InvalidArgument, "png: filtered rows of the wrong size");

@@ -4,6 +4,7 @@
 #ifndef HETCODEC_CORE_PNG_WRITER_H
 #define HETCODEC_CORE_PNG_WRITER_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -11,22 +12,41 @@
 namespace hetcodec::png {
 
 // Samples as PNG stores them: rows top to bottom, each width * channels samples of bit_depth
-// bits, 16-bit samples big-endian, no padding.
+// bits, 16-bit samples big-endian; a row of samples below 8 bits packed from the high bits of
+// its bytes and padded with zero bits to a whole byte.
 struct Raster {
   int width = 0, height = 0;
-  int channels = 3;   // 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
-  int bit_depth = 8;  // 8 or 16
+  int channels = 3;   // 1 gray (or a palette index), 2 gray + alpha, 3 RGB, 4 RGBA
+  int bit_depth = 8;  // 8 or 16; 1, 2 or 4 for gray and palette images
   std::vector<std::uint8_t> samples;
+  // A palette image (colour type 3, one channel: the indices) and its PLTE chunk's data, three
+  // bytes (red, green, blue) an entry.
+  bool indexed = false;
+  std::vector<std::uint8_t> plte;
+  // The tRNS chunk's data: the palette's alphas, or the gray or RGB key as 16-bit samples.
+  std::vector<std::uint8_t> trns;
   std::size_t row_bytes() const {
-    return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
+    return (std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth) + 7) / 8;
   }
+  int color_type() const {  // PNG specification 11.2.2
+    static const int kType[5] = {0, 0, 4, 2, 6};
+    return indexed ? 3 : kType[channels >= 1 && channels <= 4 ? channels : 0];
+  }
+  // Whether rows are filtered with None alone, as libpng filters palette images and those below
+  // 8 bits (png_write_IHDR); bytes per pixel for the filters otherwise.
+  bool none_only() const { return indexed || bit_depth < 8; }
+  int filter_bpp() const { return std::max(1, channels * bit_depth / 8); }
 };
 
-// Throws Error(InvalidArgument) for a size, channel count or depth PNG (or this mode) lacks.
+// Throws Error(InvalidArgument) for a size, channel count, depth or palette PNG lacks.
 std::vector<std::uint8_t> encode_compatible(const Raster& image);
-// The same checks alone, on an image or on its shape and sample count.
+// The same checks alone, on an image or on its shape and sample count (8 or 16 bits).
 void check_raster(const Raster& image);
 void check_shape(int width, int height, int channels, int bit_depth, std::size_t sample_bytes);
+// The colour type, depth, PLTE and tRNS of `image` (its samples not read): a combination the
+// PNG specification allows (11.2.2), a palette of 1 to 2^depth entries (at most 256), a tRNS of
+// at most one alpha an entry, or a key of 2 (gray) or 6 (RGB) bytes whose samples fit the depth.
+void check_layout(const Raster& image);
 
 // The file from rows already filtered as libpng filters them (filter_rows_libpng(), or the
 // device's filter_rows stage): `image` gives the size and format, its samples are not read.

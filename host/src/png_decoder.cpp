@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/png/checksum.h"
+#include "core/png/layout.h"
 #include "core/png/reader.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
@@ -51,6 +52,17 @@ ImageInfo PngDecoder::info(const std::uint8_t* data, std::size_t size) const {
   out.height = int(info.height);
   out.format = png_format(info.out_channels());
   out.bit_depth = info.out_depth();
+  return out;
+}
+
+PngLayout PngDecoder::layout(const std::uint8_t* data, std::size_t size) const {
+  const png::Raster r = png::stored_layout(png::parse(data, size, impl_->limits()));
+  PngLayout out;
+  out.color = PngLayout::Color(r.color_type());
+  out.bit_depth = r.bit_depth;
+  for (std::size_t i = 0; i + 2 < r.plte.size(); i += 3)
+    out.palette.push_back({r.plte[i], r.plte[i + 1], r.plte[i + 2]});
+  out.trns = r.trns;
   return out;
 }
 

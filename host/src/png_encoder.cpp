@@ -1,6 +1,9 @@
-// The PNG encode pipeline (DESIGN.md §3 "PNG encode"), compatible mode: the image goes to the
-// device, PngKernels::filter_rows picks libpng's filter per row and filters it, the filtered
-// rows come back, and core/png makes the Z_RLE zlib stream, the checksums and the chunks.
+// The PNG encode pipeline (DESIGN.md §3 "PNG encode"): the image goes to the device,
+// PngKernels::filter_rows picks libpng's filter per row and filters it, then the deflate stream
+// is made on the device (png_deflate.h) or, from the filtered rows brought back, by core/png on
+// host threads (Z_RLE, or libdeflate in the small mode), and the host writes the chunks. An
+// image in a stored layout (palette, gray below 8 bits) goes up as the file's packed samples,
+// mapped back on the host (core/png/layout.h), and is filtered with None alone.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,6 +15,8 @@
 #include "backends/backend.h"
 #include "core/png/checksum.h"
 #include "core/png/deflate_plan.h"
+#include "core/png/layout.h"
+#include "core/png/small_deflate.h"
 #include "core/png/writer.h"
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_deflate.h"
@@ -127,6 +132,18 @@ struct PngEncoder::Impl {
   std::vector<std::uint8_t> device_file(const png::Raster& shape);
   const png::DeflatePlan* deflate_plan(const png::Raster& shape, std::size_t n,
                                        png::ParallelSegments& seg, int& window_bits);
+  // The samples of `shape` (its colour type, depth, PLTE and tRNS; the samples are not read)
+  // are in `rows`: filters them there, and makes the file.
+  std::vector<std::uint8_t> finish(const png::Raster& shape);
+  // Starts an encode of a host image of `bytes` samples: queue, timer, the rows' buffer.
+  void start(std::size_t bytes) {
+    if (!queue) queue = device->create_queue();
+    mark = Clock::now();
+    if (!rows || rows->size() < bytes) rows = device->alloc(bytes);
+  }
+  int segment_count() const {
+    return options.segments > 0 ? options.segments : std::max(1, int(device->info().compute_units));
+  }
 };
 
 // The segments of the filtered rows (`n` bytes) and the device deflate's plan for them, made
@@ -141,9 +158,7 @@ const png::DeflatePlan* PngEncoder::Impl::deflate_plan(const png::Raster& shape,
     window_bits = png::compatible_window_bits(shape);
     stored_limit = png::compatible_stored_limit(n, window_bits);
   } else {
-    const int segments =
-        options.segments > 0 ? options.segments : std::max(1, int(device->info().compute_units));
-    seg = png::parallel_segments(shape, segments);
+    seg = png::parallel_segments(shape, segment_count());
   }
   if (!made_any || made_n != n || made_starts != seg.starts || made_limit != stored_limit) {
     made_plan = png::DeflatePlan{};
@@ -268,6 +283,19 @@ png::Raster shape_of(int width, int height, int channels, int bit_depth) {
   return shape;
 }
 
+// The layout in core/png's terms (a Raster without samples).
+png::Raster raster_of(const PngLayout& layout, int width, int height) {
+  png::Raster r = shape_of(width, height, PngLayout::channels(layout.color), layout.bit_depth);
+  const int type = int(layout.color);
+  if (type != 0 && type != 2 && type != 3 && type != 4 && type != 6)
+    throw Error(ErrorCode::InvalidArgument,
+                "png: colour type " + std::to_string(type) + " (PNG defines 0, 2, 3, 4 and 6)");
+  r.indexed = layout.color == PngLayout::Color::Palette;
+  for (const auto& e : layout.palette) r.plte.insert(r.plte.end(), e.begin(), e.end());
+  r.trns = layout.trns;
+  return r;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
@@ -277,13 +305,36 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
                    image.pixels.size());
   Impl& im = *impl_;
   const CountEncode counted;
-  if (!im.queue) im.queue = im.device->create_queue();
-  im.mark = Impl::Clock::now();
-  if (!im.rows || im.rows->size() < image.pixels.size())
-    im.rows = im.device->alloc(image.pixels.size());
+  im.start(image.pixels.size());
   im.upload(image.pixels.data(), image.pixels.size());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, image.channels(), image.bit_depth);
+  return im.finish(shape_of(image.width, image.height, image.channels(), image.bit_depth));
+}
+
+std::vector<std::uint8_t> PngEncoder::encode(const Image& image, const PngLayout& layout) {
+  png::Raster stored = raster_of(layout, image.width, image.height);
+  png::check_layout(stored);
+  // A layout that stores the samples as they are (8 or 16 bits, no palette, no key): the
+  // image goes up itself.
+  if (!stored.indexed && stored.bit_depth >= 8 && stored.trns.empty()) {
+    if (image.format != layout.expanded_format() || image.bit_depth != stored.bit_depth)
+      throw Error(ErrorCode::InvalidArgument, std::string("png: a ") + to_string(image.format) +
+                                                  " image of " + std::to_string(image.bit_depth) +
+                                                  " bits for colour type " +
+                                                  std::to_string(stored.color_type()) + " at " +
+                                                  std::to_string(stored.bit_depth) + " bits");
+    return encode(image);
+  }
+  Impl& im = *impl_;
+  const CountEncode counted;
+  const auto t0 = Impl::Clock::now();
+  png::pack_expanded(image, stored);
+  im.start(stored.samples.size());
+  im.mark = t0;  // (the mapping counts as the upload's)
+  im.upload(stored.samples.data(), stored.samples.size());
+  im.lap(im.times.upload);
+  stored.samples = {};
+  return im.finish(stored);
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
@@ -294,21 +345,21 @@ std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   const int ch = image.channels();
   png::check_shape(image.width, image.height, ch, image.bit_depth, image.bytes());
   Impl& im = *impl_;
-  if (!im.queue) im.queue = im.device->create_queue();
-  im.mark = Impl::Clock::now();
-  if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
+  im.start(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, ch, image.bit_depth);
+  return im.finish(shape_of(image.width, image.height, ch, image.bit_depth));
 }
 
-std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth) {
-  Impl& im = *impl_;
-  const png::Raster shape = shape_of(width, height, channels, bit_depth);
+std::vector<std::uint8_t> PngEncoder::Impl::finish(const png::Raster& shape) {
+  Impl& im = *this;
   const std::size_t rb = shape.row_bytes();
   if (rb > PngFilterInfo::kMaxPngRowBytes)
     throw Error(ErrorCode::LimitExceeded,
                 "png: rows of " + std::to_string(rb) + " bytes (the encoder takes at most 2^28)");
+  if (im.options.mode == PngMode::Small && !png::small_deflate_available())
+    throw Error(ErrorCode::Unsupported,
+                "png: the small mode needs libdeflate, which this build lacks");
   Device& dev = *im.device;
   const std::size_t out_bytes = (rb + 1) * std::size_t(shape.height);
   // The device deflate reads the rows as 8-byte words: room for the last one, zeroed once
@@ -323,16 +374,17 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   PngFilterInfo info;
   info.height = std::uint32_t(shape.height);
   info.row_bytes = std::uint32_t(rb);
-  info.bpp = std::uint32_t(shape.channels * shape.bit_depth / 8);
-  info.mask = png::libpng_filter_mask_of(shape);
-  if (im.options.mode == PngMode::Parallel) info.band_rows = png::kParallelBandRows;
+  info.bpp = std::uint32_t(shape.filter_bpp());
+  info.mask = png::libpng_filter_mask_of(shape);  // None alone for palette and low depths
+  if (im.options.mode != PngMode::Compatible) info.band_rows = png::kParallelBandRows;
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
   im.lap(im.times.filter);
   if (im.options.profile) ++im.times.images;
   im.on_device = false;
-  const bool device_deflate = im.options.deflate == PngDeflate::Device ||
-                              (im.options.deflate == PngDeflate::Auto &&
-                               dev.info().kind != DeviceKind::Cpu && !dev.info().is_emulator);
+  const bool device_deflate = im.options.mode != PngMode::Small &&
+                              (im.options.deflate == PngDeflate::Device ||
+                               (im.options.deflate == PngDeflate::Auto &&
+                                dev.info().kind != DeviceKind::Cpu && !dev.info().is_emulator));
   if (device_deflate) {
     std::vector<std::uint8_t> file;
     try {
@@ -357,13 +409,12 @@ std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels
   im.queue->finish();
   im.lap(im.times.download);
   std::vector<std::uint8_t> file;
-  if (im.options.mode == PngMode::Compatible) {
+  if (im.options.mode == PngMode::Compatible)
     file = png::assemble_compatible(shape, filtered, im.options.threads);
-  } else {
-    const int segments =
-        im.options.segments > 0 ? im.options.segments : std::max(1, int(dev.info().compute_units));
-    file = png::assemble_parallel(shape, filtered, segments, im.options.threads);
-  }
+  else if (im.options.mode == PngMode::Small)
+    file = png::assemble_small(shape, filtered, im.segment_count(), im.options.threads);
+  else
+    file = png::assemble_parallel(shape, filtered, im.segment_count(), im.options.threads);
   im.lap(im.times.host);
   return file;
 }

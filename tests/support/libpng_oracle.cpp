@@ -84,7 +84,7 @@ std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream) 
 std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type, int bit_depth,
                                            bool interlace, const std::vector<std::uint8_t>& rows,
                                            const std::vector<std::uint8_t>& palette,
-                                           const std::vector<std::uint8_t>& trns) {
+                                           const std::vector<std::uint8_t>& trns, int strategy) {
   std::vector<std::uint8_t> out;
   std::string message;
   png_structp png = png_create_write_struct(
@@ -125,6 +125,7 @@ std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type
       png_set_tRNS(png, info, nullptr, 0, &key);
     }
   }
+  if (strategy >= 0) png_set_compression_strategy(png, strategy);
   png_write_info(png, info);
   const std::size_t rb = png_get_rowbytes(png, info);
   std::vector<png_bytep> ptrs;
@@ -134,6 +135,11 @@ std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type
   png_write_end(png, info);
   png_destroy_write_struct(&png, &info);
   return out;
+}
+
+std::vector<std::uint8_t> libpng_write_layout(const png::Raster& im, int strategy) {
+  return libpng_write_any(im.width, im.height, im.color_type(), im.bit_depth, false, im.samples,
+                          im.plte, im.trns, strategy);
 }
 
 namespace {
@@ -164,6 +170,29 @@ png::Raster read_with_libpng(const std::vector<std::uint8_t>& file, bool expand)
   im.height = int(png_get_image_height(png, info));
   im.bit_depth = png_get_bit_depth(png, info);
   im.channels = png_get_channels(png, info);
+  if (!expand) {
+    im.indexed = png_get_color_type(png, info) == PNG_COLOR_TYPE_PALETTE;
+    png_colorp pal = nullptr;
+    int entries = 0;
+    if (im.indexed && png_get_PLTE(png, info, &pal, &entries))
+      for (int i = 0; i < entries; ++i)
+        im.plte.insert(im.plte.end(), {pal[i].red, pal[i].green, pal[i].blue});
+    png_bytep alphas = nullptr;
+    int n_trans = 0;
+    png_color_16p key = nullptr;
+    if (png_get_tRNS(png, info, &alphas, &n_trans, &key)) {
+      auto be = [&](png_uint_16 v) {
+        im.trns.push_back(std::uint8_t(v >> 8));
+        im.trns.push_back(std::uint8_t(v));
+      };
+      if (im.indexed)
+        im.trns.assign(alphas, alphas + n_trans);
+      else if (im.channels == 1)
+        be(key->gray);
+      else
+        be(key->red), be(key->green), be(key->blue);
+    }
+  }
   im.samples.resize(im.row_bytes() * std::size_t(im.height));
   for (int y = 0; y < im.height; ++y)
     rows.push_back(im.samples.data() + std::size_t(y) * im.row_bytes());

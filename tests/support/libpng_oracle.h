@@ -24,18 +24,25 @@ std::vector<std::uint8_t> zlib_deflate(const std::vector<std::uint8_t>& input,
 // Inflates a zlib stream with zlib; throws std::runtime_error when it is not a valid one.
 std::vector<std::uint8_t> zlib_inflate(const std::vector<std::uint8_t>& stream);
 
-// Decodes a PNG file with libpng to its samples (16-bit big-endian, as stored); a CRC error
-// is fatal in every chunk.
+// Decodes a PNG file with libpng to its samples as stored (16-bit big-endian, palette indices,
+// rows below 8 bits packed; an interlaced image's passes put together), with its colour type,
+// PLTE and tRNS (png_get_PLTE, png_get_tRNS) in the Raster's fields; a CRC error is fatal in
+// every chunk.
 png::Raster libpng_decode(const std::vector<std::uint8_t>& file);
 
-// A PNG libpng writes (default settings) from packed rows of any colour type, bit depth and
-// interlace: `rows` holds height rows of png_get_rowbytes() bytes each as PNG packs them (the
-// whole image, libpng interlaces it); `palette` RGB triples; `trns` the tRNS chunk's data
-// (palette alphas, or the gray or RGB key as 16-bit big-endian samples).
+// A PNG libpng writes (default settings, or the zlib strategy `strategy` when it is not
+// negative) from packed rows of any colour type, bit depth and interlace: `rows` holds height
+// rows of png_get_rowbytes() bytes each as PNG packs them (the whole image, libpng interlaces
+// it); `palette` RGB triples; `trns` the tRNS chunk's data (palette alphas, or the gray or RGB
+// key as 16-bit big-endian samples).
 std::vector<std::uint8_t> libpng_write_any(int width, int height, int color_type, int bit_depth,
                                            bool interlace, const std::vector<std::uint8_t>& rows,
                                            const std::vector<std::uint8_t>& palette = {},
-                                           const std::vector<std::uint8_t>& trns = {});
+                                           const std::vector<std::uint8_t>& trns = {},
+                                           int strategy = -1);
+// The same for a Raster of any layout (its colour type, depth, samples, PLTE and tRNS), not
+// interlaced.
+std::vector<std::uint8_t> libpng_write_layout(const png::Raster& image, int strategy);
 
 // Decodes a PNG file as libpng 1.6 reads it with png_set_expand() and interlace handling, and
 // with a CRC error fatal in every chunk: palette to RGB(A), gray below 8 bits to 8 bits, a tRNS

@@ -9,10 +9,15 @@
 // the host.
 // The parallel mode (the default) cuts the filtered rows into segments that compress and
 // inflate independently, listed in an hcRS chunk (docs/png-parallel.md); every decoder reads
-// the file as a normal PNG.
+// the file as a normal PNG. The small mode writes the same segments with a full LZ77 deflate
+// (libdeflate, on host threads): smaller files, made more slowly.
+//
+// A palette image stays one: PngDecoder::layout reads a file's colour layout, and
+// encoder.encode(image, layout) maps the decoded (expanded) samples back to it.
 #ifndef HETCODEC_PNG_H
 #define HETCODEC_PNG_H
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,7 +29,36 @@
 
 namespace hetcodec {
 
-enum class PngMode { Compatible, Parallel };
+// Compatible: libpng's bytes with Z_RLE. Parallel: segments indexed by an hcRS chunk, Z_RLE
+// deflate on the device or host threads. Small: the parallel mode's segments and index, each
+// segment deflated by libdeflate at its highest level on host threads (Error(Unsupported) in a
+// build without libdeflate).
+enum class PngMode { Compatible, Parallel, Small };
+
+// A PNG file's colour layout as stored (PNG specification 11.2.2 IHDR, 11.2.3 PLTE, 11.3.2.1
+// tRNS): what PngDecoder::layout reads from a file without decoding its image, and what
+// PngEncoder::encode(image, layout) writes.
+struct PngLayout {
+  enum class Color { Gray = 0, RGB = 2, Palette = 3, GrayAlpha = 4, RGBA = 6 };
+  Color color = Color::RGB;
+  int bit_depth = 8;  // 1, 2, 4 or 8 (Palette); 1, 2, 4, 8 or 16 (Gray); 8 or 16 (the others)
+  std::vector<std::array<std::uint8_t, 3>> palette;  // Palette: 1 to 2^bit_depth entries (RGB)
+  // tRNS, as the chunk stores it: Palette, the alphas of the first entries (the others are
+  // opaque); Gray, the key sample, and RGB, the red, green and blue key samples, each 2 bytes
+  // big-endian. Empty: none.
+  std::vector<std::uint8_t> trns;
+  // The format and depth of the Image PngDecoder::decode gives for such a file (palette to RGB,
+  // RGBA with tRNS; gray below 8 bits to 8; a key to an alpha channel): what
+  // encode(image, layout) takes.
+  PixelFormat expanded_format() const {
+    const int colour = color == Color::Palette ? 3 : channels(color);
+    return png_format(colour + (trns.empty() ? 0 : 1));
+  }
+  int expanded_depth() const { return bit_depth == 16 ? 16 : 8; }
+  static int channels(Color c) {
+    return c == Color::RGB ? 3 : c == Color::GrayAlpha ? 2 : c == Color::RGBA ? 4 : 1;
+  }
+};
 // Where the deflate stream is made: on the device (core/portable/png_deflate.h, the same
 // bytes), or from the filtered rows on host threads. Auto: the device, except on the CPU
 // reference and on emulators, where host threads make the same bytes sooner.
@@ -32,10 +66,11 @@ enum class PngDeflate { Auto, Host, Device };
 
 struct PngEncodeOptions {
   PngMode mode = PngMode::Parallel;
-  // Parallel mode: segments (at most one per row). 0: one per compute unit of the device.
+  // Parallel and small modes: segments (at most one per row). 0: one per compute unit of the
+  // device.
   int segments = 0;
-  // CPU threads for the host stages of a large image (the deflate stream). 0: one per
-  // hardware thread.
+  // CPU threads for the host stages of a large image (the deflate stream; in the small mode its
+  // segments). 0: one per hardware thread.
   int threads = 0;
   PngDeflate deflate = PngDeflate::Auto;
   // Time each step (waiting for the device after each, which costs a little): stage_times().
@@ -66,6 +101,14 @@ class PngEncoder {
   // for an image PNG cannot hold (no pixels, more than 2^31 - 1 either way, CMYK, a depth other
   // than 8 or 16, samples of the wrong size).
   std::vector<std::uint8_t> encode(const Image& image);
+  // The PNG file in `layout`: `image` is in the layout's expanded format and depth (as
+  // PngDecoder decoded it from a file of that layout) and its pixels are mapped back to palette
+  // indices, gray of 1, 2 or 4 bits, or samples whose alpha a tRNS key gives; PLTE and tRNS are
+  // written. Palette and sub-8-bit rows are filtered with None, as libpng does, and the
+  // compatible mode's file equals libpng's writing that layout with Z_RLE. Error(InvalidArgument)
+  // for a layout PNG does not allow, an image of another format, or naming the first pixel the
+  // layout cannot hold.
+  std::vector<std::uint8_t> encode(const Image& image, const PngLayout& layout);
   // An image already in this encoder's device memory (from JpegDecoder::decode_to_device or
   // PngDecoder::decode_to_device): it is filtered where it is. CMYK, an empty buffer or a buffer
   // of another device: Error(InvalidArgument).
@@ -80,9 +123,6 @@ class PngEncoder {
 
  private:
   struct Impl;
-  // The rows are in the device buffer of the image's rows: filters them there, brings them
-  // back and compresses them.
-  std::vector<std::uint8_t> finish(int width, int height, int channels, int bit_depth);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -160,6 +200,10 @@ class PngDecoder {
   // them (CRCs, IHDR, PLTE, tRNS), the image data is not inflated. Error(InvalidData) with the
   // byte offset for a damaged or invalid file, LimitExceeded past max_pixels.
   ImageInfo info(const std::uint8_t* data, std::size_t size) const;
+  // The colour layout of the file as stored, read and checked as info() reads it (the image
+  // data is not inflated): the colour type, depth, palette and the tRNS that applies (a key
+  // masked to the depth, as decoding compares it). Interlacing is not part of it.
+  PngLayout layout(const std::uint8_t* data, std::size_t size) const;
   // Error(InvalidData) with the byte offset for a damaged or invalid file, LimitExceeded past
   // a limit. Warnings (a damaged ancillary chunk when CRCs are ignored, extra data) are in the
   // image's `warnings`.
