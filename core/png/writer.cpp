@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/png/checksum.h"
 #include "core/png/filter.h"
+#include "core/png/metadata.h"
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_filter.h"
 
@@ -128,6 +129,9 @@ void start_file(std::vector<std::uint8_t>& out, const Raster& im) {
   ihdr[9] = kColorType[im.channels];
   ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
   chunk(out, "IHDR", ihdr, 13);
+  // The image's metadata (metadata.h): the chunks that go before PLTE, then the others.
+  write_metadata(out, im.metadata, im.channels, MetadataPlace::BeforePalette);
+  write_metadata(out, im.metadata, im.channels, MetadataPlace::BeforeData);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/image.h"
+
 namespace hetcodec::png {
 
 // Samples as PNG stores them: rows top to bottom, each width * channels samples of bit_depth
@@ -17,6 +19,8 @@ struct Raster {
   int channels = 3;   // 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA
   int bit_depth = 8;  // 8 or 16
   std::vector<std::uint8_t> samples;
+  // Chunks written before the image data (core/png/metadata.h); null: none. Not owned.
+  const Metadata* metadata = nullptr;
   std::size_t row_bytes() const {
     return std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth / 8);
   }

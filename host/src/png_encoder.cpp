@@ -283,7 +283,7 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
     im.rows = im.device->alloc(image.pixels.size());
   im.upload(image.pixels.data(), image.pixels.size());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, image.channels(), image.bit_depth);
+  return finish(image.width, image.height, image.channels(), image.bit_depth, image.metadata);
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
@@ -299,12 +299,14 @@ std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   if (!im.rows || im.rows->size() < image.bytes()) im.rows = im.device->alloc(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
   im.lap(im.times.upload);
-  return finish(image.width, image.height, ch, image.bit_depth);
+  return finish(image.width, image.height, ch, image.bit_depth, image.metadata);
 }
 
-std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth) {
+std::vector<std::uint8_t> PngEncoder::finish(int width, int height, int channels, int bit_depth,
+                                             const Metadata& metadata) {
   Impl& im = *impl_;
-  const png::Raster shape = shape_of(width, height, channels, bit_depth);
+  png::Raster shape = shape_of(width, height, channels, bit_depth);
+  shape.metadata = &metadata;
   const std::size_t rb = shape.row_bytes();
   if (rb > PngFilterInfo::kMaxPngRowBytes)
     throw Error(ErrorCode::LimitExceeded,

@@ -62,7 +62,8 @@ class PngEncoder {
   PngEncoder& operator=(const PngEncoder&) = delete;
 
   Device& device();
-  // The PNG file: gray, gray + alpha, RGB or RGBA samples of 8 or 16 bits. Error(InvalidArgument)
+  // The PNG file: gray, gray + alpha, RGB or RGBA samples of 8 or 16 bits, with the image's
+  // metadata (core/image.h's Metadata; none when it is empty). Error(InvalidArgument)
   // for an image PNG cannot hold (no pixels, more than 2^31 - 1 either way, CMYK, a depth other
   // than 8 or 16, samples of the wrong size).
   std::vector<std::uint8_t> encode(const Image& image);
@@ -81,8 +82,9 @@ class PngEncoder {
  private:
   struct Impl;
   // The rows are in the device buffer of the image's rows: filters them there, brings them
-  // back and compresses them.
-  std::vector<std::uint8_t> finish(int width, int height, int channels, int bit_depth);
+  // back and compresses them; the file carries `metadata` (Image::metadata).
+  std::vector<std::uint8_t> finish(int width, int height, int channels, int bit_depth,
+                                   const Metadata& metadata);
   std::unique_ptr<Impl> impl_;
 };
 
