@@ -1,4 +1,4 @@
-// `hetcodec decode` and `hetcodec info`.
+// `hetcodec decode`.
 #include <png.h>
 
 #include <chrono>
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "host/src/jpeg_info.h"
 #include "tools/cli.h"
+#include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -29,7 +29,7 @@ std::vector<std::uint8_t> cmyk_as_rgb(const Image& img) {
 }
 
 void write_png(const std::string& path, int width, int height, int channels,
-               const std::vector<std::uint8_t>& px) {
+               const std::vector<std::uint8_t>& px, const Metadata& metadata) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
@@ -43,6 +43,7 @@ void write_png(const std::string& path, int width, int height, int channels,
   png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8,
                channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  set_libpng_metadata(png, info, metadata, channels, path);
   png_write_info(png, info);
   for (int y = 0; y < height; ++y)
     png_write_row(png, px.data() + std::size_t(y) * std::size_t(width) * std::size_t(channels));
@@ -66,9 +67,9 @@ void write_image(const Image& img, const std::string& format, const std::string&
                 img.pixels);
   } else if (format == "png") {
     if (cmyk)
-      write_png(path, img.width, img.height, 3, cmyk_as_rgb(img));
+      write_png(path, img.width, img.height, 3, cmyk_as_rgb(img), img.metadata);
     else
-      write_png(path, img.width, img.height, channels(img.format), img.pixels);
+      write_png(path, img.width, img.height, channels(img.format), img.pixels, img.metadata);
   } else if (format == "pgm" || (format == "pnm" && img.format == PixelFormat::Gray)) {
     if (img.format != PixelFormat::Gray)
       throw Error(ErrorCode::InvalidArgument,
@@ -148,6 +149,7 @@ struct DecodeOptions {
   std::vector<std::string> files;
   std::string output_dir, format;
   bool separate = false, quiet = false, fallback_cpu = false;
+  bool strip = false;  // no metadata in PNG outputs
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
 };
@@ -248,10 +250,12 @@ struct DecodeRun {
       inputs.push_back(png[k] ? Input{} : Input{bytes[k].data(), bytes[k].size()});
     }
     BatchErrors errors, png_errors;
-    const std::vector<Image> images = decoder.decode_batch(inputs, &errors);
+    std::vector<Image> images = decoder.decode_batch(inputs, &errors);
     std::vector<std::size_t> png_slot(bytes.size(), 0);
-    const std::vector<Image> png_images =
-        decode_pngs(bytes, png, read_errors, png_slot, png_errors);
+    std::vector<Image> png_images = decode_pngs(bytes, png, read_errors, png_slot, png_errors);
+    if (o.strip)
+      for (auto* decoded : {&images, &png_images})
+        for (Image& im : *decoded) im.metadata = {};
     int failed = 0;
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t k = i - start;
@@ -301,57 +305,6 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
   return failed ? 1 : 0;
 }
 
-nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
-  return {{"file", path},
-          {"width", fi.width},
-          {"height", fi.height},
-          {"precision", fi.precision},
-          {"components", fi.components},
-          {"process", fi.process},
-          {"sampling", fi.sampling},
-          {"subsampling", fi.subsampling},
-          {"color", fi.color},
-          {"restart_interval", fi.restart_interval},
-          {"scans", fi.scans},
-          {"decodable", fi.decodable},
-          {"unsupported", fi.unsupported},
-          {"blocks", fi.blocks},
-          {"nonzero_blocks", fi.nonzero_blocks},
-          {"nonzero_coefficients", fi.coefficients},
-          {"token_stream_bytes", fi.token_stream_bytes},
-          {"dense_coefficient_bytes", fi.dense_bytes},
-          {"segments", fi.segments},
-          {"warnings", fi.warnings}};
-}
-
-// `hetcodec info` as text: one file's header, segments and token stream.
-void print_info(const std::string& p, const JpegFileInfo& fi) {
-  std::string sampling;
-  for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
-  std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(), fi.width,
-              fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
-              fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
-              fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
-  std::printf(
-      "  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
-      fi.scans == 1 ? "" : "s",
-      fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str() : "none");
-  for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
-  if (fi.decodable) {
-    std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
-                (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
-                (unsigned long long)fi.coefficients,
-                fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
-    std::printf(
-        "  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
-        (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
-        fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes) : 0.0);
-  } else {
-    std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
-  }
-  for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
-}
-
 }  // namespace
 
 void add_decode_commands(CLI::App& app, GlobalOptions& global) {
@@ -367,7 +320,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "djpeg -pnm does; ppm, pgm, pam likewise (pam keeps CMYK; ppm and png convert CMYK to RGB\n"
       "as djpeg does); png through libpng. A PNG keeps its channels and depth in pam\n"
       "(GRAYSCALE, GRAYSCALE_ALPHA, RGB, RGB_ALPHA; maxval 255 or 65535); pnm, pgm and ppm take\n"
-      "PNGs without alpha; png re-encodes with hetcodec's encoder.");
+      "PNGs without alpha; png re-encodes with hetcodec's encoder. A png output keeps the\n"
+      "input's metadata unless --strip is given: a JPEG's EXIF and ICC profile, a PNG's\n"
+      "iCCP, sRGB, gAMA, cHRM, pHYs, text and eXIf chunks.");
   cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -384,41 +339,11 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_flag("--fallback-cpu", o->fallback_cpu,
                 "use the CPU reference when the device cannot be opened");
+  cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {
     const int rc = run_decode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);
-  });
-
-  auto paths = std::make_shared<std::vector<std::string>>();
-  auto json = std::make_shared<bool>(false);
-  auto* info = app.add_subcommand(
-      "info",
-      "describe JPEG files: size, precision, components, sampling, restart interval,\n"
-      "coding process, and the token stream's size against dense int16 coefficients");
-  info->add_option("files", *paths, "JPEG files")->required()->type_name("PATH");
-  info->add_flag("--json", *json, "JSON instead of text");
-  info->callback([paths, json] {
-    nlohmann::json all = nlohmann::json::array();
-    int failed = 0;
-    for (const auto& p : *paths) {
-      JpegFileInfo fi;
-      try {
-        const auto bytes = read_all(p);
-        fi = jpeg_file_info(bytes.data(), bytes.size());
-      } catch (const Error& e) {
-        std::cerr << p << ": " << to_string(e.code()) << ": " << e.what() << "\n";
-        ++failed;
-        continue;
-      }
-      if (*json) {
-        all.push_back(info_json(p, fi));
-        continue;
-      }
-      print_info(p, fi);
-    }
-    if (*json) std::cout << all.dump(2) << "\n";
-    if (failed) throw CLI::RuntimeError(1);
   });
 }
 

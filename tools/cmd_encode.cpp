@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tools/cli.h"
+#include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -21,6 +22,7 @@ struct EncodeOptions {
   int segments = 0;
   std::string deflate = "auto";
   bool quiet = false;
+  bool strip = false;  // no metadata in the output
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -156,7 +158,8 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
         jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                         : "";
     try {
-      const Image im = read_image_file(jobs[i].first, device);
+      Image im = read_image_file(jobs[i].first, device);
+      if (o.strip) im.metadata = {};
       const auto file = encoder.encode(im);
       write_bytes(jobs[i].second, "", file);
       if (!o.quiet)
@@ -187,7 +190,10 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "(any type: palette and transparency become RGB(A), low depths 8 bits), and JPEG\n"
       "(decoded by hetcodec on the same device). The parallel mode (default) writes segments\n"
       "a decoder can inflate at once; the compatible mode writes the bytes libpng 1.6 writes\n"
-      "with the Z_RLE strategy and default settings.");
+      "with the Z_RLE strategy and default settings (for an input without metadata).\n"
+      "The output keeps the input's metadata unless --strip is given: a JPEG's EXIF (as eXIf)\n"
+      "and ICC profile (as iCCP), a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, tEXt, zTXt, iTXt and\n"
+      "eXIf chunks as they were.");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -207,6 +213,7 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
                   "threads, or auto (the device, except on the CPU reference and emulators)")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
+  cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->add_flag("-q,--quiet", o->quiet, "no progress output");
   cmd->callback([&global, o] {
     const int rc = run_encode(global, *o);
