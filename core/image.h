@@ -48,6 +48,27 @@ inline PixelFormat png_format(int n) {
                   : PixelFormat::RGB;
 }
 
+// A PNG ancillary chunk as it was in the file: its four-letter type and its data.
+struct MetadataChunk {
+  std::string type;
+  std::vector<std::uint8_t> data;
+};
+
+// What describes an image besides its samples, carried from a decoded file into an encoded one
+// (the PNG encoder writes it; clear it to leave it out). A JPEG gives `icc` and `exif`; a PNG
+// gives `png_chunks`, with `icc` and `exif` filled from them for reading. The PNG encoder
+// writes `png_chunks` as they are (an iCCP is not recompressed), then an iCCP from `icc` and an
+// eXIf from `exif` where `png_chunks` has none.
+struct Metadata {
+  std::vector<std::uint8_t> icc;   // ICC profile, uncompressed; empty: none
+  std::string icc_name;            // its name in a PNG iCCP chunk ("" from a JPEG)
+  std::vector<std::uint8_t> exif;  // EXIF from its TIFF header on ("II*\0" or "MM\0*")
+  // From a PNG: its iCCP, sRGB, gAMA, cHRM, pHYs, tEXt, zTXt, iTXt and eXIf chunks in file
+  // order (the others describe the stored samples, or the file, and are not carried).
+  std::vector<MetadataChunk> png_chunks;
+  bool empty() const { return icc.empty() && exif.empty() && png_chunks.empty(); }
+};
+
 // Interleaved samples, rows top to bottom, no padding: width * channels * bit_depth / 8 bytes per
 // row; 16-bit samples big-endian, as PNG holds them.
 struct Image {
@@ -57,6 +78,7 @@ struct Image {
   std::vector<std::uint8_t> pixels;
   // Set when the input was corrupt but decodable (libjpeg-turbo and libpng would also warn).
   std::vector<std::string> warnings;
+  Metadata metadata;  // ICC profile, EXIF, PNG ancillary chunks of the file decoded
   int channels() const { return hetcodec::channels(format); }
   std::size_t row_bytes() const {
     return std::size_t(width) * std::size_t(channels()) * std::size_t(bit_depth / 8);

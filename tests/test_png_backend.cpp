@@ -356,7 +356,8 @@ TEST_CASE("PngEncoder keeps a file's palette, bit depth and tRNS on every device
       INFO(name);
       const auto bytes = suite_file(name);
       const PngLayout layout = decoder.layout(bytes.data(), bytes.size());
-      const Image image = decoder.decode(bytes.data(), bytes.size());
+      Image image = decoder.decode(bytes.data(), bytes.size());
+      image.metadata = {};  // the layout alone (PngSuite's gAMA is not in libpng's file here)
       const png::Raster stored = stored_by_libpng(bytes);
       CHECK(int(layout.color) == stored.color_type());
       CHECK(layout.bit_depth == stored.bit_depth);

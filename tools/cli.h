@@ -83,6 +83,7 @@ void add_devices_command(CLI::App& app, GlobalOptions& options);
 void add_bench_command(CLI::App& app, GlobalOptions& options);
 void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& options);
 void add_decode_commands(CLI::App& app, GlobalOptions& options);
+void add_info_command(CLI::App& app);
 void add_encode_command(CLI::App& app, GlobalOptions& options);
 void add_bench_png_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);

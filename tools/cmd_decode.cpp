@@ -1,4 +1,4 @@
-// `hetcodec decode` and `hetcodec info`.
+// `hetcodec decode`.
 #include <png.h>
 
 #include <chrono>
@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "host/src/jpeg_info.h"
 #include "tools/cli.h"
+#include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -50,7 +50,7 @@ std::string format_of(const std::string& path) {
 
 // 8-bit gray or RGB through libpng (a CMYK JPEG's PNG form, as djpeg's PPM).
 void write_png(const std::string& path, int width, int height, int channels,
-               const std::vector<std::uint8_t>& px) {
+               const std::vector<std::uint8_t>& px, const Metadata& metadata) {
   const bool to_stdout = path == "-";
   std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
   if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
@@ -65,6 +65,7 @@ void write_png(const std::string& path, int width, int height, int channels,
   png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8,
                channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  set_libpng_metadata(png, info, metadata, channels, path);
   png_write_info(png, info);
   for (int y = 0; y < height; ++y)
     png_write_row(png, px.data() + std::size_t(y) * std::size_t(width) * std::size_t(channels));
@@ -101,7 +102,7 @@ void write_image(const Image& img, bool from_png, const std::string& format,
       write_bytes(path, "", encoder.encode(img));
     } else {
       write_png(path, img.width, img.height, cmyk ? 3 : img.channels(),
-                cmyk ? cmyk_as_rgb(img) : img.pixels);
+                cmyk ? cmyk_as_rgb(img) : img.pixels, img.metadata);
     }
   } else if (gray && format != "ppm") {
     write_bytes(path, "P5\n" + dims + "\n" + maxval + "\n", img.pixels);
@@ -123,6 +124,7 @@ struct DecodeOptions {
   std::vector<std::string> files;
   std::string output_dir, format;
   bool separate = false;
+  bool strip = false;  // no metadata in PNG outputs
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
 };
@@ -239,10 +241,13 @@ struct DecodeRun {
       if (f.error.empty()) inputs.push_back({f.bytes.data(), f.bytes.size()});
     }
     BatchErrors jpeg_errors, png_errors;
-    const std::vector<Image> jpeg_images =
+    std::vector<Image> jpeg_images =
         jpegs.empty() ? std::vector<Image>{} : decoder.decode_batch(jpegs, &jpeg_errors);
-    const std::vector<Image> png_images =
+    std::vector<Image> png_images =
         pngs_in.empty() ? std::vector<Image>{} : pngs().decode_batch(pngs_in, &png_errors);
+    if (o.strip)
+      for (auto* decoded : {&jpeg_images, &png_images})
+        for (Image& im : *decoded) im.metadata = {};
     for (std::size_t i = start; i < end; ++i) {
       File& f = files[i - start];
       const std::string progress =
@@ -284,57 +289,6 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
   return exit_status(run.failed, run.warned);
 }
 
-nlohmann::json info_json(const std::string& path, const JpegFileInfo& fi) {
-  return {{"file", path},
-          {"width", fi.width},
-          {"height", fi.height},
-          {"precision", fi.precision},
-          {"components", fi.components},
-          {"process", fi.process},
-          {"sampling", fi.sampling},
-          {"subsampling", fi.subsampling},
-          {"color", fi.color},
-          {"restart_interval", fi.restart_interval},
-          {"scans", fi.scans},
-          {"decodable", fi.decodable},
-          {"unsupported", fi.unsupported},
-          {"blocks", fi.blocks},
-          {"nonzero_blocks", fi.nonzero_blocks},
-          {"nonzero_coefficients", fi.coefficients},
-          {"token_stream_bytes", fi.token_stream_bytes},
-          {"dense_coefficient_bytes", fi.dense_bytes},
-          {"segments", fi.segments},
-          {"warnings", fi.warnings}};
-}
-
-// `hetcodec info` as text: one file's header, segments and token stream.
-void print_info(const std::string& p, const JpegFileInfo& fi) {
-  std::string sampling;
-  for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
-  std::printf("%s\n  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", p.c_str(), fi.width,
-              fi.height, fi.precision, fi.components, fi.components == 1 ? "" : "s",
-              fi.color.empty() ? "?" : fi.color.c_str(), sampling.c_str(),
-              fi.subsampling.empty() ? "" : " = ", fi.subsampling.c_str());
-  std::printf(
-      "  %s, %d scan%s, restart interval %s\n", fi.process.c_str(), fi.scans,
-      fi.scans == 1 ? "" : "s",
-      fi.restart_interval ? (std::to_string(fi.restart_interval) + " MCUs").c_str() : "none");
-  for (const auto& s : fi.segments) std::printf("  %s\n", s.c_str());
-  if (fi.decodable) {
-    std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
-                (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
-                (unsigned long long)fi.coefficients,
-                fi.blocks ? double(fi.coefficients) / double(fi.blocks) : 0.0);
-    std::printf(
-        "  token stream %llu bytes; dense int16 coefficients %llu bytes (%.2fx)\n",
-        (unsigned long long)fi.token_stream_bytes, (unsigned long long)fi.dense_bytes,
-        fi.token_stream_bytes ? double(fi.dense_bytes) / double(fi.token_stream_bytes) : 0.0);
-  } else {
-    std::printf("  not decoded by this build: %s\n", fi.unsupported.c_str());
-  }
-  for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
-}
-
 }  // namespace
 
 void add_decode_commands(CLI::App& app, GlobalOptions& global) {
@@ -353,7 +307,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "PNGs with maxval 65535). With --output-dir and no --format, each image gets PAM where\n"
       "it has alpha, 16 bits or CMYK and PNM otherwise; inputs whose names meet keep their\n"
       "extension (x.jpg.pnm, x.png.pam). Standard output without --format: PNM.\n"
-      "A file that cannot be read, decoded or written is reported and the others go on.");
+      "A file that cannot be read, decoded or written is reported and the others go on.\n"
+      "A png output keeps the input's metadata unless --strip is given: a JPEG's EXIF and ICC\n"
+      "profile, a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, text and eXIf chunks.");
   cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -369,40 +325,10 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
       ->capture_default_str();
+  cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->callback([&global, o] {
     const int rc = run_decode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);
-  });
-
-  auto paths = std::make_shared<std::vector<std::string>>();
-  auto json = std::make_shared<bool>(false);
-  auto* info = app.add_subcommand(
-      "info",
-      "describe JPEG files: size, precision, components, sampling, restart interval,\n"
-      "coding process, and the token stream's size against dense int16 coefficients");
-  info->add_option("files", *paths, "JPEG files")->required()->type_name("PATH");
-  info->add_flag("--json", *json, "JSON instead of text");
-  info->callback([paths, json] {
-    nlohmann::json all = nlohmann::json::array();
-    int failed = 0;
-    for (const auto& p : *paths) {
-      JpegFileInfo fi;
-      try {
-        const auto bytes = read_all(p);
-        fi = jpeg_file_info(bytes.data(), bytes.size());
-      } catch (const Error& e) {
-        std::cerr << p << ": " << to_string(e.code()) << ": " << e.what() << "\n";
-        ++failed;
-        continue;
-      }
-      if (*json) {
-        all.push_back(info_json(p, fi));
-        continue;
-      }
-      print_info(p, fi);
-    }
-    if (*json) std::cout << all.dump(2) << "\n";
-    if (failed) throw CLI::RuntimeError(1);
   });
 }
 

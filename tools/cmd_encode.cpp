@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tools/cli.h"
+#include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -21,6 +22,7 @@ struct EncodeOptions {
   int segments = 0;
   std::string deflate = "auto";
   bool expand = false;
+  bool strip = false;  // no metadata in the output
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -204,7 +206,8 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
     try {
       std::vector<std::string> notes;
       std::optional<PngLayout> layout;  // a PNG input's, kept unless --expand
-      const Image im = read_image_file(job.input, device, &notes, o.expand ? nullptr : &layout);
+      Image im = read_image_file(job.input, device, &notes, o.expand ? nullptr : &layout);
+      if (o.strip) im.metadata = {};
       for (const auto& w : im.warnings) std::cerr << job.input << ": warning: " << w << "\n";
       if (!im.warnings.empty() && g.strict)
         throw Error(ErrorCode::InvalidData, job.input + ": warnings are errors (--strict)");
@@ -247,7 +250,11 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "x.png` does. The parallel mode (default) writes segments a decoder can inflate at once;\n"
       "the compatible mode writes the bytes libpng 1.6 writes with the Z_RLE strategy and\n"
       "default settings; the small mode writes the parallel mode's segments with a full LZ77\n"
-      "deflate (libdeflate, level 12, on host threads): smaller files, written more slowly.");
+      "deflate (libdeflate, level 12, on host threads): smaller files, written more slowly.\n"
+      "The output keeps the input's metadata unless --strip is given: a JPEG's EXIF (as eXIf)\n"
+      "and ICC profile (as iCCP), a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, tEXt, zTXt, iTXt and\n"
+      "eXIf chunks as they were (the compatible mode's bytes are libpng's for an input without\n"
+      "metadata).");
   cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
@@ -272,6 +279,7 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--expand", o->expand,
                 "PNG inputs: write the decoded RGB(A) or 8-bit samples rather than the input's\n"
                 "palette, bit depth and tRNS");
+  cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->callback([&global, o] {
     const int rc = run_encode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

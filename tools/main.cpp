@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(version()));
   tools::add_devices_command(app, options);
   tools::add_decode_commands(app, options);
+  tools::add_info_command(app);
   tools::add_encode_command(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/png/checksum.h"
 #include "core/png/filter.h"
+#include "core/png/metadata.h"
 #include "core/png/zlib_rle.h"
 #include "core/portable/png_filter.h"
 
@@ -127,9 +128,12 @@ void start_file(std::vector<std::uint8_t>& out, const Raster& im) {
   ihdr[9] = std::uint8_t(im.color_type());
   ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering, no interlace
   chunk(out, "IHDR", ihdr, 13);
-  // As png_write_info() orders them: PLTE, then tRNS, before the image data.
+  // The image's metadata (metadata.h) before PLTE; then, as png_write_info() orders them,
+  // PLTE and tRNS; then the metadata that goes after them, before the image data.
+  write_metadata(out, im.metadata, im.channels, MetadataPlace::BeforePalette);
   if (im.indexed) chunk(out, "PLTE", im.plte.data(), im.plte.size());
   if (!im.trns.empty()) chunk(out, "tRNS", im.trns.data(), im.trns.size());
+  write_metadata(out, im.metadata, im.channels, MetadataPlace::BeforeData);
 }
 
 }  // namespace

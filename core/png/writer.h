@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/image.h"
+
 namespace hetcodec::png {
 
 // Samples as PNG stores them: rows top to bottom, each width * channels samples of bit_depth
@@ -25,6 +27,8 @@ struct Raster {
   std::vector<std::uint8_t> plte;
   // The tRNS chunk's data: the palette's alphas, or the gray or RGB key as 16-bit samples.
   std::vector<std::uint8_t> trns;
+  // Chunks written before the image data (core/png/metadata.h); null: none. Not owned.
+  const Metadata* metadata = nullptr;
   std::size_t row_bytes() const {
     return (std::size_t(width) * std::size_t(channels) * std::size_t(bit_depth) + 7) / 8;
   }

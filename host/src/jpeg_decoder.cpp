@@ -122,6 +122,7 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
       img.height = int(p.info.height);
       img.format = p.format;
       img.warnings = std::move(p.warnings);
+      img.metadata = std::move(p.metadata);
     }
   }
   detail::JpegChunk& chunk = b.chunks[c];
@@ -247,6 +248,7 @@ Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
   img.height = int(p[0].info.height);
   img.format = p[0].format;
   img.warnings = p[0].warnings;
+  img.metadata = p[0].metadata;
   auto& s = impl_->slots[0];
   impl_->drain(s, nullptr);
   impl_->enqueue(s, p, 0, 1, nullptr, 0, nullptr, nullptr);
@@ -263,6 +265,7 @@ DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t 
   img.height = int(p[0].info.height);
   img.format = p[0].format;
   img.warnings = p[0].warnings;
+  img.metadata = p[0].metadata;
   img.buffer = impl_->device->alloc(std::max<std::size_t>(p[0].info.output_bytes(), 1));
   auto& s = impl_->slots[0];
   impl_->drain(s, nullptr);
@@ -314,6 +317,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     images[i].height = meta[i].height;
     images[i].format = meta[i].format;
     images[i].warnings = std::move(meta[i].warnings);
+    images[i].metadata = std::move(meta[i].metadata);
     images[i].buffer = buffer;
     images[i].offset = offsets[i];
   }

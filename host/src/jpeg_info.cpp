@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/jpeg/entropy.h"
 #include "core/jpeg/layout.h"
+#include "core/jpeg/metadata.h"
 #include "core/jpeg/parser.h"
 #include "core/jpeg/token_stream.h"
 
@@ -61,26 +62,35 @@ std::string segment_name(const std::uint8_t* data, const jpeg::Segment& s) {
   return name + " (" + std::to_string(s.length) + " bytes)";
 }
 
-const char* color_name(int color) {
-  switch (color) {
-    case 0:
-      return "grayscale";
+// libjpeg-turbo's default_decompress_parms (jdapimin.c): the colour space the file is read as,
+// from its components, its JFIF and Adobe (APP14) markers and its component ids, whatever its
+// coding process. Without a marker, three components with ids other than 1, 2, 3 or 'R', 'G',
+// 'B' are YCbCr, except in a lossless file (SOF3, SOF7, SOF11, SOF15), which libjpeg-turbo 3
+// takes as RGB.
+std::string color_space(const jpeg::Header& h) {
+  const auto& c = h.components;
+  const bool lossless = (h.sof_marker & 3) == 3;  // SOF3, SOF7, SOF11, SOF15
+  switch (c.size()) {
     case 1:
-      return "YCbCr";
-    case 2:
-      return "RGB";
+      return "grayscale";
     case 3:
-      return "CMYK";
+      if (h.jfif) return "YCbCr";
+      if (h.adobe) return h.adobe_transform == 0 ? "RGB" : "YCbCr";
+      if (c[0].id == 1 && c[1].id == 2 && c[2].id == 3) return lossless ? "RGB" : "YCbCr";
+      if (c[0].id == 'R' && c[1].id == 'G' && c[2].id == 'B') return "RGB";
+      return lossless ? "RGB" : "YCbCr";
+    case 4:
+      if (!h.adobe) return "CMYK";
+      return h.adobe_transform == 0 ? "CMYK" : "YCCK";
     default:
-      return "YCCK";
+      return "unknown";
   }
 }
 
-// The colour space and the token stream's statistics of a file this build decodes.
+// The token stream's statistics of a file this build decodes.
 void count_tokens(const std::uint8_t* data, std::size_t size, const jpeg::Header& h,
                   JpegFileInfo& fi) {
   const jpeg::Layout layout = jpeg::make_layout(h);
-  fi.color = color_name(layout.color);
   const std::vector<std::uint8_t> stream = token_stream_of(data, size, h, layout, &fi.warnings);
   fi.blocks = layout.blocks;
   fi.token_stream_bytes = stream.size();
@@ -113,6 +123,10 @@ JpegFileInfo jpeg_file_info(const std::uint8_t* data, std::size_t size, std::uin
     fi.sampling.push_back(std::to_string(c.h) + "x" + std::to_string(c.v));
   fi.subsampling = subsampling_name(h);
   for (const auto& s : h.segments) fi.segments.push_back(segment_name(data, s));
+  fi.color = color_space(h);
+  const Metadata meta = jpeg::read_metadata(data, h, fi.warnings);
+  fi.icc_profile_bytes = meta.icc.size();
+  fi.exif_bytes = meta.exif.size();
   try {
     count_tokens(data, size, h, fi);
     fi.decodable = true;

@@ -16,8 +16,8 @@ struct JpegFileInfo {
   std::string process;                // "baseline Huffman (SOF0)", ...
   std::vector<std::string> sampling;  // "2x2", "1x1", ... per component
   std::string subsampling;            // "4:2:0", "4:4:4", "gray", ... or "" when unnamed
-  std::string color;                  // colour space the file is read as
-  int restart_interval = 0;           // of the first scan, in MCUs; 0: none
+  std::string color;         // colour space the file is read as (libjpeg's jpeg_color_space)
+  int restart_interval = 0;  // of the first scan, in MCUs; 0: none
   int scans = 0;
   bool decodable = false;  // false: `unsupported` says why
   std::string unsupported;
@@ -25,6 +25,7 @@ struct JpegFileInfo {
   std::uint64_t token_stream_bytes = 0, dense_bytes = 0;           // dense: blocks x 64 x int16
   std::vector<std::string> warnings;
   std::vector<std::string> segments;  // APPn / COM markers present ("APP0 JFIF", "APP1 Exif", ...)
+  std::uint64_t icc_profile_bytes = 0, exif_bytes = 0;  // core/jpeg/metadata.h; 0: none
 };
 // Error(InvalidData) for a file that does not parse; an unsupported coding process is reported
 // in the result (decodable false), not thrown.

@@ -7,6 +7,7 @@
 
 #include "core/jpeg/job.h"
 #include "core/jpeg/layout.h"
+#include "core/jpeg/metadata.h"
 #include "core/jpeg/parser.h"
 
 namespace hetcodec::detail {
@@ -75,6 +76,7 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     out.info.channels = std::uint32_t(channels(layout.format));
     out.format = layout.format;
     out.warnings = header.warnings;
+    out.metadata = jpeg::read_metadata(data, header, out.warnings);
     for (const auto& r : results)
       out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
     out.ok = true;

@@ -33,6 +33,7 @@ struct JpegPrepared {
   JpegJobInfo info;
   PixelFormat format = PixelFormat::RGB;
   std::vector<std::string> warnings;
+  Metadata metadata;  // EXIF and ICC profile (core/jpeg/metadata.h)
   double seconds = 0;
 };
 

@@ -15,6 +15,7 @@
 
 #include "core/png/checksum.h"
 #include "core/png/layout.h"
+#include "core/png/metadata.h"
 #include "core/png/reader.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_inflate.h"
@@ -106,6 +107,7 @@ DeviceImage PngDecoder::Impl::run(const std::uint8_t* data, std::size_t size,
   img.format = png_format(info.out_channels());
   img.bit_depth = info.out_depth();
   img.warnings = info.warnings;
+  img.metadata = png::read_metadata(info, limits().max_chunk_bytes, img.warnings);
   const std::size_t total = std::size_t(png::inflated_bytes(info));
   ensure(rows, std::max<std::size_t>(total, 1), [&](std::size_t n) { return device->alloc(n); });
   times.inflate += since(t0);
@@ -264,6 +266,7 @@ void PngDecoder::Impl::to_host(const std::uint8_t* data, std::size_t size, Image
     for (auto& q : piece_queues) q->finish();
   times.download += since(t);
   img.warnings = std::move(d.warnings);
+  img.metadata = std::move(d.metadata);
 }
 
 std::vector<Image> PngDecoder::decode_batch(const std::vector<Input>& inputs, BatchErrors* errors) {

@@ -308,7 +308,9 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image) {
   im.start(image.pixels.size());
   im.upload(image.pixels.data(), image.pixels.size());
   im.lap(im.times.upload);
-  return im.finish(shape_of(image.width, image.height, image.channels(), image.bit_depth));
+  png::Raster shape = shape_of(image.width, image.height, image.channels(), image.bit_depth);
+  shape.metadata = &image.metadata;
+  return im.finish(shape);
 }
 
 std::vector<std::uint8_t> PngEncoder::encode(const Image& image, const PngLayout& layout) {
@@ -334,6 +336,7 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image, const PngLayout
   im.upload(stored.samples.data(), stored.samples.size());
   im.lap(im.times.upload);
   stored.samples = {};
+  stored.metadata = &image.metadata;
   return im.finish(stored);
 }
 
@@ -348,7 +351,9 @@ std::vector<std::uint8_t> PngEncoder::encode(const DeviceImage& image) {
   im.start(image.bytes());
   im.queue->copy(*im.rows, 0, *image.buffer, image.offset, image.bytes());
   im.lap(im.times.upload);
-  return im.finish(shape_of(image.width, image.height, ch, image.bit_depth));
+  png::Raster shape = shape_of(image.width, image.height, ch, image.bit_depth);
+  shape.metadata = &image.metadata;
+  return im.finish(shape);
 }
 
 std::vector<std::uint8_t> PngEncoder::Impl::finish(const png::Raster& shape) {

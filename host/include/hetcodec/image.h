@@ -40,6 +40,7 @@ struct DeviceImage {
   std::shared_ptr<DeviceBuffer> buffer;
   std::size_t offset = 0;
   std::vector<std::string> warnings;
+  Metadata metadata;  // as Image's
   int channels() const { return hetcodec::channels(format); }
   std::size_t bytes() const {
     return std::size_t(width) * std::size_t(height) * std::size_t(channels()) *

@@ -97,7 +97,8 @@ class PngEncoder {
   PngEncoder& operator=(const PngEncoder&) = delete;
 
   Device& device();
-  // The PNG file: gray, gray + alpha, RGB or RGBA samples of 8 or 16 bits. Error(InvalidArgument)
+  // The PNG file: gray, gray + alpha, RGB or RGBA samples of 8 or 16 bits, with the image's
+  // metadata (core/image.h's Metadata; none when it is empty). Error(InvalidArgument)
   // for an image PNG cannot hold (no pixels, more than 2^31 - 1 either way, CMYK, a depth other
   // than 8 or 16, samples of the wrong size).
   std::vector<std::uint8_t> encode(const Image& image);
