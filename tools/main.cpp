@@ -52,6 +52,7 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"platform", d.platform},
           {"driver", d.driver},
           {"memory_bytes", d.memory_bytes},
+          {"max_alloc_bytes", d.max_alloc_bytes},
           {"compute_units", d.compute_units},
           {"gpu", d.is_gpu},
           {"emulator", d.is_emulator}};
