@@ -164,21 +164,44 @@ std::size_t copy_chunk_jobs(Device& device, Queue& q, DeviceBuffer& job,
   return copies + 1;
 }
 
-void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
+namespace {
+void decode_image(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkImage& im,
                   DeviceBuffer& planes, std::unique_ptr<DeviceBuffer>& coefficients, bool fused) {
   JpegKernels& k = device.jpeg();
+  if (fused) {
+    k.decode_idct(q, job, planes, im.info);
+  } else {
+    ensure(device, coefficients, std::size_t(im.info.groups) * 64 * 128);
+    k.decode_tokens(q, job, *coefficients, im.info);
+    k.idct(q, job, *coefficients, planes, im.info);
+  }
+}
+}  // namespace
+
+void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
+                  DeviceBuffer& planes, std::unique_ptr<DeviceBuffer>& coefficients, bool fused) {
   if (!plan.table.empty()) {
-    k.decode_idct_chunk(q, job, plan.table_offset, plan.images, planes);
+    device.jpeg().decode_idct_chunk(q, job, plan.table_offset, plan.images, planes);
     return;
   }
+  for (const JpegChunkImage& im : plan.images)
+    decode_image(device, q, job, im, planes, coefficients, fused);
+}
+
+void decode_color_chunk(Device& device, Queue& q, const DeviceBuffer& job,
+                        const JpegChunkPlan& plan, DeviceBuffer& planes,
+                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused,
+                        DeviceBuffer& out) {
+  if (!plan.table.empty()) {
+    decode_chunk(device, q, job, plan, planes, coefficients, fused);
+    color_chunk(device, q, job, plan, planes, out);
+    return;
+  }
+  // A launch per image: the images share the planes, so each is coloured before the next one
+  // is decoded over them.
   for (const JpegChunkImage& im : plan.images) {
-    if (fused) {
-      k.decode_idct(q, job, planes, im.info);
-    } else {
-      ensure(device, coefficients, std::size_t(im.info.groups) * 64 * 128);
-      k.decode_tokens(q, job, *coefficients, im.info);
-      k.idct(q, job, *coefficients, planes, im.info);
-    }
+    decode_image(device, q, job, im, planes, coefficients, fused);
+    device.jpeg().upsample_color(q, job, planes, out, im.out_offset, im.info);
   }
 }
 

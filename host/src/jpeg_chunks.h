@@ -95,6 +95,13 @@ void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegC
 // The colour stage of a planned chunk, each image's pixels at its offset in `out`.
 void color_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
                  const DeviceBuffer& planes, DeviceBuffer& out);
+// Both stages of a planned chunk, as a batch runs them: the decode stage of every image, then
+// the colour stage of every image where one launch of each does the chunk (their planes lie
+// side by side); image by image otherwise, since the images then share the planes.
+void decode_color_chunk(Device& device, Queue& q, const DeviceBuffer& job,
+                        const JpegChunkPlan& plan, DeviceBuffer& planes,
+                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused,
+                        DeviceBuffer& out);
 
 }  // namespace hetcodec::detail
 

@@ -91,8 +91,8 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
     detail::ensure(*device, s.output, out_end);
     detail::ensure(*device, s.out, out_end);
   }
-  detail::decode_chunk(*device, q, *s.job, plan, *s.planes, s.coefficients, options.fused);
-  detail::color_chunk(*device, q, *s.job, plan, *s.planes, target ? *target : *s.output);
+  detail::decode_color_chunk(*device, q, *s.job, plan, *s.planes, s.coefficients, options.fused,
+                             target ? *target : *s.output);
   if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
   s.done = q.record();
 }
