@@ -31,7 +31,8 @@ std::vector<std::vector<std::uint8_t>> photos(int count) {
     if (i % 3 == 0) p.h[0] = p.v[0] = 2;
     if (i % 3 == 2) {
       test::Raster gray{rgb.width, rgb.height, 1, {}};
-      for (std::size_t k = 0; k < rgb.samples.size(); k += 3) gray.samples.push_back(rgb.samples[k]);
+      for (std::size_t k = 0; k < rgb.samples.size(); k += 3)
+        gray.samples.push_back(rgb.samples[k]);
       rgb = gray;
     }
     files.push_back(test::libjpeg_encode_ex(rgb, p));
@@ -115,7 +116,8 @@ TEST_CASE("jpeg batches over the device's largest allocation are split, bytes un
 #ifdef HETCODEC_TEST_CLI
 TEST_CASE("a bench asked to measure what the device cannot hold exits non-zero, saying what") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("hetcodec-bench-test-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("hetcodec-bench-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string jpg = (dir / "large.jpg").string();
   {

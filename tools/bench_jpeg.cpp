@@ -23,6 +23,7 @@
 
 #include "tools/bench_failures.h"
 #include "tools/bench_nvjpeg.h"
+#include "tools/bench_peers.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -48,14 +49,10 @@ struct JpegErr {
 };
 void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
 
-// Decodes to RGB (or gray) in `out`, JDCT_ISLOW: what djpeg -dct int does. With
-// `entropy_only`, decodes the entropy-coded data alone instead (jpeg_read_coefficients: Huffman
-// decoding into libjpeg's coefficient arrays, no IDCT, upsampling or colour conversion), the part
-// of libjpeg-turbo's work that our CPU stage does too, whose rate therefore bounds what any
-// pipeline with a CPU Huffman stage reaches on the same threads; `out` and the sizes are then
-// left alone. False on error.
+}  // namespace
+
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
-                    int& h, int& comps, bool entropy_only = false) {
+                    int& h, int& comps, bool entropy_only) {
   jpeg_decompress_struct c{};
   JpegErr err{};
   c.err = jpeg_std_error(&err.pub);
@@ -86,6 +83,8 @@ bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_
   jpeg_destroy_decompress(&c);
   return true;
 }
+
+namespace {
 
 std::vector<std::uint8_t> libjpeg_encode_420(const std::uint8_t* rgb, int w, int h, int stride,
                                              int quality) {

@@ -62,6 +62,7 @@ void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device);
 void add_corpus_command(CLI::App& app);
+void add_demo_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace hetcodec::tools
 

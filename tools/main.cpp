@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
   tools::add_encode_command(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
+  tools::add_demo_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

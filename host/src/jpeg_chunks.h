@@ -100,8 +100,7 @@ void color_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegCh
 // side by side); image by image otherwise, since the images then share the planes.
 void decode_color_chunk(Device& device, Queue& q, const DeviceBuffer& job,
                         const JpegChunkPlan& plan, DeviceBuffer& planes,
-                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused,
-                        DeviceBuffer& out);
+                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused, DeviceBuffer& out);
 
 }  // namespace hetcodec::detail
 

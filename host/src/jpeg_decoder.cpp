@@ -335,8 +335,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     // Headers that misjudge the output (a frame header the decoder then refuses) would overrun
     // the space reserved; the batch engine checks each write against the buffer, so such an
     // image fails with InvalidArgument instead of overwriting its neighbour.
-    impl_->run_batch(sub, errors ? &sub_errors : nullptr, &meta, buffer.get(), &sub_offsets,
-                     first);
+    impl_->run_batch(sub, errors ? &sub_errors : nullptr, &meta, buffer.get(), &sub_offsets, first);
     for (std::size_t k = 0; k < sub.size(); ++k) {
       DeviceImage& im = images[first + k];
       im.width = meta[k].width;
