@@ -1,6 +1,6 @@
 /* Makes the demo's images (README.md here) from photos in Debian's python3-skimage:
- *   cc -O2 make_demo_images.c -ljpeg -lpng -o /tmp/make_demo_images
- *   /tmp/make_demo_images /usr/lib/python3/dist-packages/skimage/data .
+ *   cc -O2 make_demo_images.c -ljpeg -lpng -lm -o make_demo_images
+ *   ./make_demo_images /usr/lib/python3/dist-packages/skimage/data .
  * libpng reads the sources, libjpeg (JDCT_ISLOW) and libpng write the results. */
 #include <math.h>
 #include <png.h>
