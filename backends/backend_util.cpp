@@ -4,6 +4,7 @@
 // cache directory and HETCODEC_SYNC helpers.
 #include "backends/backend_util.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,23 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
                                                 std::to_string(bytes) + ") outside a buffer of " +
                                                 std::to_string(size) + " bytes");
   }
+}
+
+void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what) {
+  if (info.max_alloc_bytes && bytes > info.max_alloc_bytes)
+    throw Error(ErrorCode::LimitExceeded,
+                info.spec + ": " + what + " of " + std::to_string(bytes) +
+                    " bytes is over the device's largest single allocation, " +
+                    std::to_string(info.max_alloc_bytes) + " bytes");
+}
+
+std::uint64_t capped_max_alloc(std::uint64_t reported) {
+  const char* v = std::getenv("HETCODEC_MAX_ALLOC");
+  if (!v || !*v) return reported;
+  char* end = nullptr;
+  const unsigned long long cap = std::strtoull(v, &end, 10);
+  if (*end || cap == 0) return reported;  // not a byte count: ignored
+  return reported ? std::min<std::uint64_t>(reported, cap) : cap;
 }
 
 void PngKernels::filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,

@@ -24,6 +24,14 @@ Derived& backend_cast(Base& object, const char* backend) {
 // Throws InvalidArgument unless [offset, offset + bytes) lies inside a buffer of `size` bytes.
 void check_range(const char* what, std::size_t offset, std::size_t bytes, std::size_t size);
 
+// Throws LimitExceeded, naming the device, when a buffer of `bytes` is over the device's largest
+// single allocation (DeviceInfo::max_alloc_bytes), before the runtime is asked for it.
+void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what);
+
+// The largest single allocation a device reports, capped by $HETCODEC_MAX_ALLOC (bytes) where
+// that is set: a device with a smaller limit, for testing how batches are split.
+std::uint64_t capped_max_alloc(std::uint64_t reported);
+
 // Where hetcodec caches files (OpenCL program binaries, the private ICD directory):
 // $HETCODEC_CACHE_DIR, else $XDG_CACHE_HOME/hetcodec, else $HOME/.cache/hetcodec; created on
 // demand. Empty when none of these is set or the directory cannot be created.

@@ -21,7 +21,9 @@
 #include <random>
 #include <thread>
 
+#include "tools/bench_failures.h"
 #include "tools/bench_nvjpeg.h"
+#include "tools/bench_peers.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -47,14 +49,10 @@ struct JpegErr {
 };
 void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
 
-// Decodes to RGB (or gray) in `out`, JDCT_ISLOW: what djpeg -dct int does. With
-// `entropy_only`, decodes the entropy-coded data alone instead (jpeg_read_coefficients: Huffman
-// decoding into libjpeg's coefficient arrays, no IDCT, upsampling or colour conversion), the part
-// of libjpeg-turbo's work that our CPU stage does too, whose rate therefore bounds what any
-// pipeline with a CPU Huffman stage reaches on the same threads; `out` and the sizes are then
-// left alone. False on error.
+}  // namespace
+
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
-                    int& h, int& comps, bool entropy_only = false) {
+                    int& h, int& comps, bool entropy_only) {
   jpeg_decompress_struct c{};
   JpegErr err{};
   c.err = jpeg_std_error(&err.pub);
@@ -85,6 +83,8 @@ bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_
   jpeg_destroy_decompress(&c);
   return true;
 }
+
+namespace {
 
 std::vector<std::uint8_t> libjpeg_encode_420(const std::uint8_t* rgb, int w, int h, int stride,
                                              int quality) {
@@ -253,6 +253,7 @@ JpegBatch load_batch(const BenchOptions& o) {
 struct Table {
   const JpegBatch& batch;
   nlohmann::json results = nlohmann::json::array();
+  BenchFailures failures{"bench jpeg"};
   void add(const std::string& name, const std::string& kind, double img_s, nlohmann::json extra) {
     const double mp_s = img_s * batch.mp / double(batch.files.size());
     nlohmann::json r = {
@@ -332,11 +333,11 @@ void measure_ours(const DeviceInfo& info, int per_copy, const BenchOptions& o, T
     std::size_t images = 0;
     const auto t0 = Clock::now();
     double t = 0;
-    while (t < o.min_time) {
+    do {  // at least once, so that --min-time 0 still gives a figure
       decoder.decode_batch_to_device(b.inputs, nullptr, &output);
       images += b.files.size();
       t = since(t0);
-    }
+    } while (t < o.min_time);
     decoder.reset_stage_times();
     decoder.decode_batch_to_device(b.inputs, nullptr, &output);
     const JpegDecoder::StageTimes pipe = decoder.stage_times();
@@ -349,8 +350,9 @@ void measure_ours(const DeviceInfo& info, int per_copy, const BenchOptions& o, T
               extra);
     print_stages(st, pipe, b.files.size());
   } catch (const Error& e) {
-    // One device failing does not lose the others' figures or the peers'.
-    std::fprintf(stderr, "  %s: %s: %s\n", info.spec.c_str(), to_string(e.code()), e.what());
+    // One device failing does not lose the others' figures or the peers'; the bench fails at
+    // the end.
+    table.failures.add(info.spec + " (" + info.name + ")" + label, e);
     table.results.push_back(
         {{"name", "hetcodec " + info.spec}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
   }
@@ -365,12 +367,14 @@ void measure_libjpeg(const BenchOptions& o, Table& table) {
       std::size_t images = 0;
       const auto t0 = Clock::now();
       double t = 0;
-      while (t < o.min_time) {
+      std::atomic<bool> ok{true};
+      do {
         std::atomic<std::size_t> next{0};
         auto work = [&](int id) {
           int w, h, c;
           for (std::size_t i; (i = next.fetch_add(1)) < b.files.size();)
-            libjpeg_decode(b.files[i], outs[std::size_t(id)], w, h, c, entropy_only);
+            if (!libjpeg_decode(b.files[i], outs[std::size_t(id)], w, h, c, entropy_only))
+              ok = false;
         };
         std::vector<std::thread> pool;
         for (int k = 1; k < n; ++k) pool.emplace_back(work, k);
@@ -378,8 +382,12 @@ void measure_libjpeg(const BenchOptions& o, Table& table) {
         for (auto& th : pool) th.join();
         images += b.files.size();
         t = since(t0);
-      }
+      } while (t < o.min_time && ok);
       const std::string on = std::to_string(n) + " thread" + (n == 1 ? "" : "s");
+      if (!ok) {
+        table.failures.add("libjpeg-turbo " + on, "libjpeg-turbo failed to decode an image");
+        continue;
+      }
       if (entropy_only)
         table.add("libjpeg-turbo entropy decoding only " + on, "libjpeg-turbo-entropy",
                   double(images) / t, {{"threads", n}, {"api", "jpeg_read_coefficients"}});
@@ -457,6 +465,7 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     f << doc.dump(2) << "\n";
     if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + o.json_path);
   }
+  table.failures.throw_if_any();
 }
 
 // ---- the corpus builder -------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include "core/png/reader.h"
 #include "core/png/small_deflate.h"
 #include "host/src/parallel.h"
+#include "tools/bench_failures.h"
 #include "tools/bench_png_common.h"
 #include "tools/cli.h"
 #include "tools/libpng_write.h"
@@ -55,12 +56,13 @@ Result measure(const std::string& name, const std::string& kind, const std::vect
   for (const auto& im : ims) r.bytes += encode(im).size();
   double mp = 0, t = 0;
   const auto t0 = Clock::now();
-  for (std::size_t i = 0; t < min_time; ++i) {
-    const Image& im = ims[i % ims.size()];
+  std::size_t i = 0;
+  do {  // at least once, so that --min-time 0 still gives a figure
+    const Image& im = ims[i++ % ims.size()];
     encode(im);
     mp += double(im.width) * double(im.height) / 1e6;
     t = std::chrono::duration<double>(Clock::now() - t0).count();
-  }
+  } while (t < min_time);
   r.mp_s = mp / t;
   return r;
 }
@@ -224,14 +226,25 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
   for (const auto& im : ims) total_mp += double(im.width) * double(im.height) / 1e6;
   std::fprintf(stdout, "bench png-encode: %s, %.1f MP\n", source.c_str(), total_mp);
   std::vector<Result> results;
-  for (const auto& info : selected_devices(global)) measure_device(info, ims, o, results);
+  BenchFailures failures("bench png-encode");
+  for (const auto& info : selected_devices(global)) {
+    try {
+      measure_device(info, ims, o, results);
+    } catch (const Error& e) {  // the other devices and the peers are still measured
+      failures.add(info.spec + " (" + info.name + ")", e);
+    }
+  }
   if (o.peers) {
-    results.push_back(measure("libpng default", "libpng", ims, o.min_time,
-                              [](const Image& im) { return libpng_write(im, -1); }));
-    print(results.back());
-    results.push_back(measure("libpng Z_RLE", "libpng", ims, o.min_time,
-                              [](const Image& im) { return libpng_write(im, Z_RLE); }));
-    print(results.back());
+    try {
+      results.push_back(measure("libpng default", "libpng", ims, o.min_time,
+                                [](const Image& im) { return libpng_write(im, -1); }));
+      print(results.back());
+      results.push_back(measure("libpng Z_RLE", "libpng", ims, o.min_time,
+                                [](const Image& im) { return libpng_write(im, Z_RLE); }));
+      print(results.back());
+    } catch (const std::exception& e) {
+      failures.add("libpng", e.what());
+    }
     std::fprintf(stdout, "ratios (MP/s over MP/s; bytes over bytes):\n");
     for (auto& r : results) {
       if (r.kind != "hetcodec") continue;
@@ -243,6 +256,7 @@ void run_bench_png(const GlobalOptions& global, const BenchPngOptions& o) {
     }
   }
   if (!o.json_path.empty()) write_json(results, source, total_mp, o);
+  failures.throw_if_any();
 }
 
 }  // namespace

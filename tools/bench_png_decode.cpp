@@ -15,6 +15,7 @@
 
 #include "core/png/reader.h"
 #include "host/src/parallel.h"
+#include "tools/bench_failures.h"
 #include "tools/bench_png_common.h"
 #include "tools/cli.h"
 #include "tools/libpng_write.h"
@@ -147,10 +148,10 @@ Row measure_ours(const std::shared_ptr<Device>& device, const DeviceInfo& info,
 
 // Every selected device on both sets: libpng's files inflated on the host, ours on the host
 // and/or the device, one image at a time and `streams` at once.
-void measure_devices(const GlobalOptions& global, const DecodeSet& libpng_files,
-                     const DecodeSet& parallel_files, const BenchPngDecodeOptions& o,
-                     std::vector<Row>& rows) {
-  for (const auto& info : selected_devices(global)) {
+void measure_device(const DeviceInfo& info, const DecodeSet& libpng_files,
+                    const DecodeSet& parallel_files, const BenchPngDecodeOptions& o,
+                    std::vector<Row>& rows) {
+  {
     auto device = open_device(info.spec);
     std::vector<std::pair<const DecodeSet*, PngInflate>> runs = {{&libpng_files, PngInflate::Host}};
     if (o.inflate != "device") runs.push_back({&parallel_files, PngInflate::Host});
@@ -246,7 +247,8 @@ void measure_peers(const DecodeSet& set, int cw, int ch, const BenchPngDecodeOpt
     auto buf = std::make_shared<std::vector<std::uint8_t>>(std::size_t(cw) * ch * 8 + ch);
     return [buf](const std::vector<std::uint8_t>& s) {
       uLongf n = uLongf(buf->size());
-      uncompress(buf->data(), &n, s.data(), uLong(s.size()));
+      if (uncompress(buf->data(), &n, s.data(), uLong(s.size())) != Z_OK)
+        throw Error(ErrorCode::InvalidData, "zlib: uncompress failed");
     };
   });
   rows.push_back({"zlib inflate only", "inflate", set.name, "single", v, {}});
@@ -307,10 +309,22 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
   std::fprintf(stdout, "bench png-decode: %s, %.1f MP; %d streams in batch mode\n", source.c_str(),
                total_mp, o.streams);
   std::vector<Row> rows;
-  measure_devices(global, libpng_files, parallel_files, o, rows);
+  BenchFailures failures("bench png-decode");
+  for (const auto& info : selected_devices(global)) {
+    try {
+      measure_device(info, libpng_files, parallel_files, o, rows);
+    } catch (const Error& e) {  // the other devices and the peers are still measured
+      failures.add(info.spec + " (" + info.name + ")", e);
+    }
+  }
   if (o.peers) {
-    for (const DecodeSet* set : {&libpng_files, &parallel_files})
-      measure_peers(*set, cw, ch, o, rows);
+    for (const DecodeSet* set : {&libpng_files, &parallel_files}) {
+      try {
+        measure_peers(*set, cw, ch, o, rows);
+      } catch (const std::exception& e) {
+        failures.add("libpng and zlib on " + set->name, e.what());
+      }
+    }
     std::fprintf(stdout, "ratios (MP/s over MP/s, same files, same mode):\n");
     for (const auto& r : rows) {
       if (r.kind != "hetcodec") continue;
@@ -321,6 +335,7 @@ void run_bench_png_decode(const GlobalOptions& global, const BenchPngDecodeOptio
     }
   }
   if (!o.json_path.empty()) write_json(rows, source, total_mp, o);
+  failures.throw_if_any();
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "tools/bench_failures.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -221,9 +222,14 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
   transfer->callback([&options, opt] {
     nlohmann::json results = nlohmann::json::array(), calls = nlohmann::json::array();
     auto devices = selected_devices(options);
+    BenchFailures failures("bench transfer");
     for (const auto& info : devices) {
-      for (auto& row : bench_device(info, *opt)) results.push_back(row);
-      calls.push_back(bench_calls(info, opt->min_seconds));
+      try {  // one device failing does not lose the others' figures
+        for (auto& row : bench_device(info, *opt)) results.push_back(row);
+        calls.push_back(bench_calls(info, opt->min_seconds));
+      } catch (const Error& e) {
+        failures.add(info.spec + " (" + info.name + ")", e);
+      }
     }
     nlohmann::json doc = {{"benchmark", "transfer"},
                           {"version", version()},
@@ -233,15 +239,16 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
     for (const auto& d : devices) doc["devices"].push_back(to_json(d));
     if (opt->json_path == "-") {
       std::cout << doc.dump(2) << "\n";
-      return;
+    } else {
+      if (!results.empty()) print_table(results);
+      if (!calls.empty()) print_calls(calls);
+      if (!opt->json_path.empty()) {
+        std::ofstream out(opt->json_path);
+        out << doc.dump(2) << "\n";
+        if (!out) throw Error(ErrorCode::InvalidArgument, "cannot write " + opt->json_path);
+      }
     }
-    print_table(results);
-    print_calls(calls);
-    if (!opt->json_path.empty()) {
-      std::ofstream out(opt->json_path);
-      out << doc.dump(2) << "\n";
-      if (!out) throw Error(ErrorCode::InvalidArgument, "cannot write " + opt->json_path);
-    }
+    failures.throw_if_any();
   });
 }
 

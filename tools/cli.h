@@ -98,6 +98,7 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
                       std::vector<std::string>* notes = nullptr,
                       std::optional<PngLayout>* png_layout = nullptr);
 void add_corpus_command(CLI::App& app);
+void add_demo_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace hetcodec::tools
 

@@ -49,6 +49,7 @@ nlohmann::json to_json(const DeviceInfo& d) {
           {"platform", d.platform},
           {"driver", d.driver},
           {"memory_bytes", d.memory_bytes},
+          {"max_alloc_bytes", d.max_alloc_bytes},
           {"compute_units", d.compute_units},
           {"gpu", d.is_gpu},
           {"emulator", d.is_emulator}};
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
   tools::add_encode_command(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
+  tools::add_demo_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

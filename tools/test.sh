@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
-cmake -S . -B build -G Ninja
+source tools/cuda_archs.sh
+cmake -S . -B build -G Ninja -DHETCODEC_CUDA_ARCHITECTURES="$(hetcodec_cuda_architectures)"
 cmake --build build -j"$(nproc)"
 cd build
 HETCODEC_TEST_STRICT=1 ctest --output-on-failure -j"$(nproc)"

@@ -76,9 +76,11 @@ class CpuDevice : public Device {
  public:
   explicit CpuDevice(const DeviceInfo& info) : Device(info) {}
   std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override {
+    check_alloc(info(), bytes, "device buffer");
     return std::make_unique<Buffer>(bytes);
   }
   std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override {
+    check_alloc(info(), bytes, "pinned buffer");
     return std::make_unique<Pinned>(bytes);
   }
   std::unique_ptr<Queue> create_queue() override { return std::make_unique<CpuQueue>(); }
@@ -125,6 +127,8 @@ DeviceInfo device_info() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   info.memory_bytes = pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
   info.compute_units = static_cast<int>(std::thread::hardware_concurrency());
+  // Host memory has no limit per buffer below the memory itself.
+  info.max_alloc_bytes = capped_max_alloc(info.memory_bytes);
   return info;
 }
 

@@ -47,9 +47,11 @@ class CudaDevice : public Device {
     HC_CUDA_CHECK(cudaFree(nullptr));  // create the primary context now, not inside a timing
   }
   std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override {
+    check_alloc(info(), bytes, "device buffer");
     return std::make_unique<CudaBuffer>(ordinal_, bytes);
   }
   std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override {
+    check_alloc(info(), bytes, "pinned buffer");
     return std::make_unique<CudaPinned>(ordinal_, bytes);
   }
   std::unique_ptr<Queue> create_queue() override { return std::make_unique<CudaQueue>(ordinal_); }
@@ -106,6 +108,8 @@ std::vector<DeviceInfo> enumerate(std::vector<std::string>& notes) {
     info.driver = "driver " + version_text(driver) + ", runtime " + version_text(runtime) +
                   ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
     info.memory_bytes = prop.totalGlobalMem;
+    // CUDA has no limit per allocation below the memory itself.
+    info.max_alloc_bytes = capped_max_alloc(prop.totalGlobalMem);
     info.compute_units = prop.multiProcessorCount;
     info.is_gpu = true;
     out.push_back(info);

@@ -138,6 +138,8 @@ std::vector<std::pair<DeviceInfo, cl::Device>> enumerate(std::vector<std::string
       info.driver = trimmed(device.getInfo<CL_DRIVER_VERSION>()) + " (" +
                     trimmed(device.getInfo<CL_DEVICE_VERSION>()) + ")";
       info.memory_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+      // OpenCL refuses a larger clCreateBuffer with CL_INVALID_BUFFER_SIZE.
+      info.max_alloc_bytes = capped_max_alloc(device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
       info.compute_units = static_cast<int>(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
       info.is_gpu = (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
       info.is_emulator = pname.find("Oclgrind") != std::string::npos;
@@ -260,10 +262,13 @@ ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device)
 ClDevice::~ClDevice() = default;
 
 std::unique_ptr<DeviceBuffer> ClDevice::alloc(std::size_t bytes) {
+  check_alloc(info(), bytes, "device buffer");
   return std::make_unique<ClBuffer>(context_, bytes);
 }
 
 std::unique_ptr<PinnedBuffer> ClDevice::alloc_pinned(std::size_t bytes) {
+  // A pinned buffer is a CL buffer too (CL_MEM_ALLOC_HOST_PTR), under the same limit.
+  check_alloc(info(), bytes, "pinned buffer");
   std::lock_guard<std::mutex> lock(mutex_);
   return std::make_unique<ClPinned>(context_, map_queue_, bytes);
 }

@@ -20,9 +20,17 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-std::size_t grown(std::size_t n) { return std::max<std::size_t>(n + n / 4, 4096); }
+std::size_t grown(const Device& device, std::size_t n) {
+  return within_alloc(device, std::max<std::size_t>(n + n / 4, 4096), n);
+}
 
 }  // namespace
+
+std::size_t within_alloc(const Device& device, std::size_t want, std::size_t need) {
+  const std::uint64_t limit = device.info().max_alloc_bytes;
+  if (limit && want > limit) want = std::size_t(limit);
+  return std::max(want, need);
+}
 
 std::unique_ptr<PinnedBuffer> PinnedPool::take(std::size_t bytes) {
   {
@@ -39,7 +47,8 @@ std::unique_ptr<PinnedBuffer> PinnedPool::take(std::size_t bytes) {
       return b;
     }
   }
-  return device_.alloc_pinned(std::max<std::size_t>(bytes + bytes / 2, std::size_t(1) << 18));
+  return device_.alloc_pinned(
+      within_alloc(device_, std::max<std::size_t>(bytes + bytes / 2, std::size_t(1) << 18), bytes));
 }
 
 void PinnedPool::give(std::unique_ptr<PinnedBuffer>&& buffer) {
@@ -61,14 +70,14 @@ void PinnedPool::note_arena(std::size_t bytes) {
 void ensure(Device& device, std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
   if (!b || b->size() < n) {
     b.reset();
-    b = device.alloc(grown(n));
+    b = device.alloc(grown(device, n));
   }
 }
 
 void ensure(Device& device, std::unique_ptr<PinnedBuffer>& b, std::size_t n) {
   if (!b || b->size() < n) {
     b.reset();
-    b = device.alloc_pinned(grown(n));
+    b = device.alloc_pinned(grown(device, n));
   }
 }
 

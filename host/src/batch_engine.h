@@ -32,6 +32,7 @@ class PinnedPool {
   // The largest arena (bytes of several inputs side by side) used so far, for sizing the next.
   std::size_t arena_hint();
   void note_arena(std::size_t bytes);
+  const Device& device() const { return device_; }
 
  private:
   Device& device_;
@@ -39,6 +40,11 @@ class PinnedPool {
   std::vector<std::unique_ptr<PinnedBuffer>> buffers_;
   std::size_t arena_hint_ = 0;
 };
+
+// `want` bytes, or the device's largest single allocation where that is less, but never less
+// than `need` (a need over the limit then fails in the allocation, naming the device): the size
+// of a buffer given room to grow.
+std::size_t within_alloc(const Device& device, std::size_t want, std::size_t need);
 
 // At least n bytes in `b`, replaced (with room to grow) when smaller.
 void ensure(Device& device, std::unique_ptr<DeviceBuffer>& b, std::size_t n);

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/jpeg/layout.h"
+#include "core/jpeg/parser.h"
 #include "host/src/pinned_copy.h"
 
 namespace hetcodec::detail {
@@ -40,13 +42,43 @@ std::size_t jpeg_chunk_images(std::size_t n, int images_per_copy, int slots) {
       1, std::min<std::size_t>(kMaxChunkImages, n / (4 * std::size_t(slots))));
 }
 
+std::size_t jpeg_image_device_bytes(const std::uint8_t* data, std::size_t size,
+                                    std::uint64_t max_pixels, bool fused) {
+  try {
+    jpeg::Limits limits;
+    limits.max_pixels = max_pixels;
+    const jpeg::Layout l = jpeg::make_layout(jpeg::parse_frame(data, size, limits));
+    const std::size_t job = std::min<std::size_t>(std::size_t(l.blocks) * 16 * 12, size * 48);
+    const std::size_t planes = aligned(l.plane_bytes) * (fused ? 1 : 2);
+    return std::max({l.output_bytes(), planes, aligned(job) + kJpegJobAlign * 64});
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+std::size_t jpeg_chunk_within(std::size_t per_chunk, const std::vector<std::size_t>& bytes,
+                              std::uint64_t max_alloc) {
+  if (!max_alloc) return per_chunk;
+  auto fits = [&](std::size_t per) {
+    for (std::size_t first = 0; first < bytes.size(); first += per) {
+      std::uint64_t sum = 0;
+      for (std::size_t i = first; i < std::min(bytes.size(), first + per); ++i) sum += bytes[i];
+      if (sum > max_alloc) return false;
+    }
+    return true;
+  };
+  while (per_chunk > 1 && !fits(per_chunk)) --per_chunk;
+  return per_chunk;
+}
+
 std::uint8_t* place_in_chunk(JpegChunk& c, std::size_t bytes, JpegPrepared& p, PinnedPool& pool) {
   const std::size_t need = aligned(bytes), room = table_room(c.images);
   {
     std::lock_guard<std::mutex> lock(c.m);
     if (!c.arena) {
       const std::size_t hint = pool.arena_hint();
-      c.arena = pool.take(std::max(hint + hint / 4, need * c.images + need * c.images / 2) + room);
+      const std::size_t want = std::max(hint + hint / 4, need * c.images + need * c.images / 2);
+      c.arena = pool.take(within_alloc(pool.device(), want + room, need + room));
     }
     if (c.used + need + room <= c.arena->size()) {
       p.arena = c.arena.get();
@@ -132,21 +164,44 @@ std::size_t copy_chunk_jobs(Device& device, Queue& q, DeviceBuffer& job,
   return copies + 1;
 }
 
-void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
+namespace {
+void decode_image(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkImage& im,
                   DeviceBuffer& planes, std::unique_ptr<DeviceBuffer>& coefficients, bool fused) {
   JpegKernels& k = device.jpeg();
+  if (fused) {
+    k.decode_idct(q, job, planes, im.info);
+  } else {
+    ensure(device, coefficients, std::size_t(im.info.groups) * 64 * 128);
+    k.decode_tokens(q, job, *coefficients, im.info);
+    k.idct(q, job, *coefficients, planes, im.info);
+  }
+}
+}  // namespace
+
+void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
+                  DeviceBuffer& planes, std::unique_ptr<DeviceBuffer>& coefficients, bool fused) {
   if (!plan.table.empty()) {
-    k.decode_idct_chunk(q, job, plan.table_offset, plan.images, planes);
+    device.jpeg().decode_idct_chunk(q, job, plan.table_offset, plan.images, planes);
     return;
   }
+  for (const JpegChunkImage& im : plan.images)
+    decode_image(device, q, job, im, planes, coefficients, fused);
+}
+
+void decode_color_chunk(Device& device, Queue& q, const DeviceBuffer& job,
+                        const JpegChunkPlan& plan, DeviceBuffer& planes,
+                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused,
+                        DeviceBuffer& out) {
+  if (!plan.table.empty()) {
+    decode_chunk(device, q, job, plan, planes, coefficients, fused);
+    color_chunk(device, q, job, plan, planes, out);
+    return;
+  }
+  // A launch per image: the images share the planes, so each is coloured before the next one
+  // is decoded over them.
   for (const JpegChunkImage& im : plan.images) {
-    if (fused) {
-      k.decode_idct(q, job, planes, im.info);
-    } else {
-      ensure(device, coefficients, std::size_t(im.info.groups) * 64 * 128);
-      k.decode_tokens(q, job, *coefficients, im.info);
-      k.idct(q, job, *coefficients, planes, im.info);
-    }
+    decode_image(device, q, job, im, planes, coefficients, fused);
+    device.jpeg().upsample_color(q, job, planes, out, im.out_offset, im.info);
   }
 }
 

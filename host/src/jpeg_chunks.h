@@ -31,6 +31,20 @@ constexpr std::size_t kMaxChunkImages = 16;
 // kMaxChunkImages, while every slot still gets a few chunks.
 std::size_t jpeg_chunk_images(std::size_t n, int images_per_copy, int slots);
 
+// Device bytes one image can need in any one of a chunk's buffers: its pixels, its planes (twice
+// over for the separate kernels' coefficients), or its job, whose token stream has at most 16
+// tokens of 12 bytes per block and, each non-zero coefficient taking at least two bits of
+// entropy-coded data, at most 48 bytes per input byte. 0 for a file whose frame does not parse
+// or is refused (it fails in the batch).
+std::size_t jpeg_image_device_bytes(const std::uint8_t* data, std::size_t size,
+                                    std::uint64_t max_pixels, bool fused);
+
+// The largest chunk size up to `per_chunk` whose chunks' images, `bytes` each, together fit one
+// buffer of `max_alloc` bytes (0: no limit); at least 1 (an image over the limit alone fails in
+// its allocation, naming the device).
+std::size_t jpeg_chunk_within(std::size_t per_chunk, const std::vector<std::size_t>& bytes,
+                              std::uint64_t max_alloc);
+
 // A chunk's pinned arena, filled by the threads that prepare its images.
 struct JpegChunk {
   std::mutex m;
@@ -81,6 +95,12 @@ void decode_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegC
 // The colour stage of a planned chunk, each image's pixels at its offset in `out`.
 void color_chunk(Device& device, Queue& q, const DeviceBuffer& job, const JpegChunkPlan& plan,
                  const DeviceBuffer& planes, DeviceBuffer& out);
+// Both stages of a planned chunk, as a batch runs them: the decode stage of every image, then
+// the colour stage of every image where one launch of each does the chunk (their planes lie
+// side by side); image by image otherwise, since the images then share the planes.
+void decode_color_chunk(Device& device, Queue& q, const DeviceBuffer& job,
+                        const JpegChunkPlan& plan, DeviceBuffer& planes,
+                        std::unique_ptr<DeviceBuffer>& coefficients, bool fused, DeviceBuffer& out);
 
 }  // namespace hetcodec::detail
 

@@ -35,6 +35,17 @@ JpegDecoder::Impl::Impl(std::shared_ptr<Device> d, JpegDecodeOptions o)
     throw Error(ErrorCode::InvalidArgument, "JpegDecoder: images_per_copy is negative");
 }
 
+std::size_t JpegDecoder::Impl::chunk_images(const std::vector<Input>& inputs) const {
+  const std::size_t per = detail::jpeg_chunk_images(inputs.size(), options.images_per_copy, kSlots);
+  const std::uint64_t limit = device->info().max_alloc_bytes;
+  if (per <= 1 || !limit) return per;
+  std::vector<std::size_t> bytes(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    bytes[i] = detail::jpeg_image_device_bytes(inputs[i].data, inputs[i].size, options.max_pixels,
+                                               options.fused);
+  return detail::jpeg_chunk_within(per, bytes, limit);
+}
+
 void JpegDecoder::Impl::drain(Slot& s, std::vector<Image>* images) {
   times.device += s.wait(pinned);
   if (images && !s.pending.empty()) {
@@ -80,8 +91,8 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
     detail::ensure(*device, s.output, out_end);
     detail::ensure(*device, s.out, out_end);
   }
-  detail::decode_chunk(*device, q, *s.job, plan, *s.planes, s.coefficients, options.fused);
-  detail::color_chunk(*device, q, *s.job, plan, *s.planes, target ? *target : *s.output);
+  detail::decode_color_chunk(*device, q, *s.job, plan, *s.planes, s.coefficients, options.fused,
+                             target ? *target : *s.output);
   if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
   s.done = q.record();
 }
@@ -93,6 +104,7 @@ struct JpegDecoder::Impl::Batch {
   std::vector<Image>* images;
   DeviceBuffer* target;
   const std::vector<std::size_t>* offsets;
+  std::size_t base;  // index of inputs[0] in the caller's batch, for messages
   detail::BatchPlan plan;
   std::vector<detail::JpegPrepared> prepared;
   std::unique_ptr<detail::JpegChunk[]> chunks;
@@ -106,7 +118,7 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
     detail::JpegPrepared& p = b.prepared[i];
     times.huffman += p.seconds;
     if (p.ok) continue;
-    if (!b.errors) throw Error(p.code, "image " + std::to_string(i) + ": " + p.error);
+    if (!b.errors) throw Error(p.code, "image " + std::to_string(b.base + i) + ": " + p.error);
     (*b.errors)[i] = Error(p.code, p.error);
   }
   Slot& s = slots[c % kSlots];
@@ -149,11 +161,11 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
 
 void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors* errors,
                                   std::vector<Image>* images, DeviceBuffer* target,
-                                  const std::vector<std::size_t>* offsets) {
+                                  const std::vector<std::size_t>* offsets, std::size_t base) {
   const std::size_t n = inputs.size();
-  Batch b{inputs, errors, images, target, offsets, {}, {}, {}};
+  Batch b{inputs, errors, images, target, offsets, base, {}, {}, {}};
   b.plan.items = n;
-  b.plan.per_chunk = chunk_images(n);
+  b.plan.per_chunk = chunk_images(inputs);
   b.plan.workers = std::max(1, std::min<int>(options.threads, int(n)));
   b.plan.one_feeder = device->info().is_emulator;
   b.prepared.resize(n);
@@ -286,40 +298,59 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
 std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     const std::vector<Input>& inputs, BatchErrors* errors, std::shared_ptr<DeviceBuffer>* output) {
   // Sizes from the frame headers (jpeg::parse_frame: the SOFn segment, the others before it
-  // skipped unread), so one buffer can hold every image; a file without a frame header that
-  // parses gets no room (and fails in the batch).
-  std::vector<std::size_t> offsets(inputs.size(), 0);
-  std::vector<DeviceImage> images(inputs.size());
-  std::size_t total = 0;
+  // skipped unread), so that one buffer can hold the images; a file without a frame header that
+  // parses gets no room (and fails in the batch). Where they do not fit the device's largest
+  // single allocation, the batch is split into parts that do, each decoded into a buffer of its
+  // own, one after another.
+  const std::size_t n = inputs.size();
+  std::vector<std::size_t> offsets(n, 0), part_of(n, 0), part_bytes{0};
   jpeg::Limits limits;
   limits.max_pixels = impl_->options.max_pixels;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    offsets[i] = total;
+  const std::uint64_t limit = impl_->device->info().max_alloc_bytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t bytes = 0;
     try {
       const jpeg::Header h = jpeg::parse_frame(inputs[i].data, inputs[i].size, limits);
-      total +=
+      bytes =
           (std::size_t(h.width) * std::size_t(h.height) * h.components.size() + 4095) / 4096 * 4096;
     } catch (const Error&) {
     }
+    if (limit && part_bytes.back() && part_bytes.back() + bytes > limit) part_bytes.push_back(0);
+    part_of[i] = part_bytes.size() - 1;
+    offsets[i] = part_bytes.back();
+    part_bytes.back() += bytes;
   }
-  std::shared_ptr<DeviceBuffer> buffer;
-  if (output && *output && (*output)->size() >= total) buffer = *output;
-  if (!buffer) buffer = impl_->device->alloc(std::max<std::size_t>(total, 1));
-  if (output) *output = buffer;
-  if (errors) errors->assign(inputs.size(), std::nullopt);
-  std::vector<Image> meta(inputs.size());
-  // Headers that misjudge the output (a frame header the decoder then refuses) would overrun
-  // the space reserved; the batch engine checks each write against the buffer, so such an image
-  // fails with InvalidArgument instead of overwriting its neighbour.
-  impl_->run_batch(inputs, errors, &meta, buffer.get(), &offsets);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    images[i].width = meta[i].width;
-    images[i].height = meta[i].height;
-    images[i].format = meta[i].format;
-    images[i].warnings = std::move(meta[i].warnings);
-    images[i].metadata = std::move(meta[i].metadata);
-    images[i].buffer = buffer;
-    images[i].offset = offsets[i];
+  if (errors) errors->assign(n, std::nullopt);
+  std::vector<DeviceImage> images(n);
+  for (std::size_t part = 0, first = 0; first < n; ++part) {
+    std::size_t end = first;
+    while (end < n && part_of[end] == part) ++end;
+    std::shared_ptr<DeviceBuffer> buffer;
+    if (part == 0 && output && *output && (*output)->size() >= part_bytes[0]) buffer = *output;
+    if (!buffer) buffer = impl_->device->alloc(std::max<std::size_t>(part_bytes[part], 1));
+    if (part == 0 && output) *output = buffer;
+    const std::vector<Input> sub(inputs.begin() + std::ptrdiff_t(first),
+                                 inputs.begin() + std::ptrdiff_t(end));
+    const std::vector<std::size_t> sub_offsets(offsets.begin() + std::ptrdiff_t(first),
+                                               offsets.begin() + std::ptrdiff_t(end));
+    BatchErrors sub_errors(sub.size());
+    std::vector<Image> meta(sub.size());
+    // Headers that misjudge the output (a frame header the decoder then refuses) would overrun
+    // the space reserved; the batch engine checks each write against the buffer, so such an
+    // image fails with InvalidArgument instead of overwriting its neighbour.
+    impl_->run_batch(sub, errors ? &sub_errors : nullptr, &meta, buffer.get(), &sub_offsets, first);
+    for (std::size_t k = 0; k < sub.size(); ++k) {
+      DeviceImage& im = images[first + k];
+      im.width = meta[k].width;
+      im.height = meta[k].height;
+      im.format = meta[k].format;
+      im.warnings = std::move(meta[k].warnings);
+      im.metadata = std::move(meta[k].metadata);
+      im.buffer = buffer;
+      im.offset = sub_offsets[k];
+      if (errors) (*errors)[first + k] = std::move(sub_errors[k]);
+    }
+    first = end;
   }
   return images;
 }

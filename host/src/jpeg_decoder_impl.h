@@ -47,9 +47,9 @@ struct JpegDecoder::Impl {
 
   Impl(std::shared_ptr<Device> d, JpegDecodeOptions o);
 
-  std::size_t chunk_images(std::size_t n) const {
-    return detail::jpeg_chunk_images(n, options.images_per_copy, kSlots);
-  }
+  // Images per chunk for a batch of these inputs: jpeg_chunk_images, made smaller where a
+  // chunk's images would not fit the device's largest single allocation.
+  std::size_t chunk_images(const std::vector<Input>& inputs) const;
   // Waits until the slot's previous work is complete; hands back its results if it had any.
   void drain(Slot& s, std::vector<Image>* images);
   // Enqueues prepared[first, first + count) (those prepared without error) on slot `s`, whose
@@ -62,7 +62,8 @@ struct JpegDecoder::Impl {
   // Decodes a batch on the batch engine (jpeg_decoder.cpp).
   struct Batch;
   void run_batch(const std::vector<Input>& inputs, BatchErrors* errors, std::vector<Image>* images,
-                 DeviceBuffer* target, const std::vector<std::size_t>* offsets);
+                 DeviceBuffer* target, const std::vector<std::size_t>* offsets,
+                 std::size_t base = 0);
   void feed_chunk(Batch& b, std::size_t c);
   // The CPU stage of one image on all threads; throws its failure.
   detail::JpegPrepared prepare_one(const std::uint8_t* data, std::size_t size);

@@ -118,7 +118,7 @@ JpegDecoder::StageTimes JpegDecoder::profile_stages(const std::vector<Input>& in
   std::vector<detail::JpegPrepared> prepared(n);
   // Threads per image as the batch engine gives them (all of them to a batch of one).
   const int per_image = std::max(1, im.options.threads / int(std::max<std::size_t>(n, 1)));
-  const std::size_t per_chunk = im.chunk_images(n);
+  const std::size_t per_chunk = im.chunk_images(inputs);
   const std::size_t chunk_count = (n + per_chunk - 1) / per_chunk;
   std::unique_ptr<detail::JpegChunk[]> chunks(new detail::JpegChunk[chunk_count]);
   // The pinned buffers go back to the pool however this ends.

@@ -189,6 +189,7 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
     cinfo.scan_info = scans;
     cinfo.num_scans = cinfo.num_components;
   }
+  if (p.progressive) jpeg_simple_progression(&cinfo);
   jpeg_start_compress(&cinfo, TRUE);
   const std::size_t row_bytes = std::size_t(in.width) * in.components;
   while (cinfo.next_scanline < cinfo.image_height) {

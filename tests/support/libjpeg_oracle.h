@@ -49,6 +49,8 @@ struct EncodeParams {
   bool jfif = true;  // write the JFIF APP0 marker (libjpeg's default)
   // Sequential but non-interleaved: one scan per component (libjpeg's scan_info).
   bool separate_scans = false;
+  // Progressive (jpeg_simple_progression), which the decoder refuses.
+  bool progressive = false;
 };
 std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodeParams& params);
 

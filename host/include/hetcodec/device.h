@@ -28,6 +28,10 @@ struct DeviceInfo {
   std::string platform;  // OpenCL platform name; "CUDA" or "host" otherwise
   std::string driver;    // driver / runtime version string
   std::uint64_t memory_bytes = 0;
+  // The largest single buffer the device allocates, device or pinned memory
+  // (CL_DEVICE_MAX_MEM_ALLOC_SIZE on OpenCL, the memory itself on CUDA and the CPU reference;
+  // capped by $HETCODEC_MAX_ALLOC). Batches are split so that no buffer exceeds it.
+  std::uint64_t max_alloc_bytes = 0;
   int compute_units = 0;
   bool is_gpu = false;
   bool is_emulator =

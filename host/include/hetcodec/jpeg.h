@@ -94,8 +94,12 @@ class JpegDecoder {
   // errors[i] holds its Error (nothing for the others).
   std::vector<Image> decode_batch(const std::vector<Input>& inputs, BatchErrors* errors = nullptr);
   // The same, leaving every image on the device: one buffer holds them all, each image at an
-  // offset aligned to 4096 bytes.
-  // `output`, when given, is reused if it is large enough and receives the buffer used.
+  // offset aligned to 4096 bytes; where they would not fit the device's largest single
+  // allocation (DeviceInfo::max_alloc_bytes), the batch is split into consecutive parts that do,
+  // each in a buffer of its own (DeviceImage::buffer says which). Batches also go to the device
+  // in chunks small enough for that limit, so only a single image larger than it fails.
+  // `output`, when given, is reused for the first part if it is large enough and receives the
+  // buffer used for it.
   std::vector<DeviceImage> decode_batch_to_device(const std::vector<Input>& inputs,
                                                   BatchErrors* errors = nullptr,
                                                   std::shared_ptr<DeviceBuffer>* output = nullptr);
