@@ -585,7 +585,8 @@ void add_corpus_command(CLI::App& app) {
   auto o = std::make_shared<CorpusOptions>();
   auto* cmd = app.add_subcommand(
       "corpus",
-      "build a benchmark corpus from real photos (Debian's plasma-workspace-wallpapers and\n"
+      "build a benchmark corpus of JPEG files from real photos\n"
+      "Real photos (from Debian's plasma-workspace-wallpapers and\n"
       "python3-skimage): ImageNet-like 500x375 4:2:0 crops at q75..95, or with --large the\n"
       "full-size 5120-wide wallpapers re-encoded 4:2:0 q90");
   cmd->add_option(

@@ -295,8 +295,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<DecodeOptions>();
   auto* cmd = app.add_subcommand(
       "decode",
-      "decode JPEG and PNG files on a device (JPEG bit-exact with libjpeg-turbo's djpeg -dct\n"
-      "int; PNG with libpng's samples, palette and tRNS expanded, 16 bits kept)\n"
+      "decode JPEG and PNG files on a device, exactly as libjpeg-turbo and libpng do\n"
+      "JPEG bit-exact with libjpeg-turbo's djpeg -dct int; PNG with libpng's samples, palette\n"
+      "and tRNS expanded, 16 bits kept.\n"
       "  hetcodec decode IN.jpg OUT.ppm\n"
       "  hetcodec decode IN.png OUT.pam\n"
       "  hetcodec decode - OUT.pnm < IN.jpg          ('-': standard input or output)\n"

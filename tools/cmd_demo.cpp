@@ -378,7 +378,8 @@ void add_demo_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<DemoOptions>();
   auto* cmd = app.add_subcommand(
       "demo",
-      "decode and encode a few real photos (JPEG 4:2:0, 4:2:2, 4:4:4, gray; PNG RGB, RGBA,\n"
+      "decode and encode real photos on every device, checked and timed against the libraries\n"
+      "Decode and encode a few real photos (JPEG 4:2:0, 4:2:2, 4:4:4, gray; PNG RGB, RGBA,\n"
       "16-bit, palette) on every device found (the emulator excepted; --device selects\n"
       "others), check every output byte for byte against libjpeg-turbo and libpng and across\n"
       "devices, write the files, and time both against those libraries. Exits 1 naming the\n"

@@ -92,6 +92,16 @@ int main(int argc, char** argv) {
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
   tools::add_demo_command(app, options);
+  // `hetcodec --help` lists each command on a line or two; the rest of its description (usage
+  // lines, details) is shown by `hetcodec COMMAND --help`, after its options.
+  for (CLI::App* sub : app.get_subcommands({})) {
+    const std::string text = sub->get_description();
+    const auto cut = text.find('\n');
+    if (cut == std::string::npos) continue;
+    const std::string first = text.substr(0, cut), rest = text.substr(cut + 1);
+    sub->description(first);
+    sub->footer(rest + (sub->get_footer().empty() ? "" : "\n" + sub->get_footer()));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
