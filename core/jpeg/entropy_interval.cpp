@@ -69,18 +69,20 @@ void warn_extraneous(const std::uint8_t* data_, std::size_t size_, const BitRead
     ++left;                           // FF 00: one byte of data
     q = r + 1;
   }
-  if (left == 0) return;
-  const std::size_t marker = end < size_ ? end : size_;
-  std::size_t m = marker;
-  while (m < size_ && data_[m] == 0xFF) ++m;
-  char name[16] = "end";
-  if (m < size_) std::snprintf(name, sizeof name, "0x%02x", data_[m]);
-  out.warnings.push_back("corrupt JPEG data: " + std::to_string(left) +
-                         " extraneous bytes before marker " + name + " (scan at byte " +
-                         std::to_string(scan.data_offset) + ", restart interval " +
-                         std::to_string(interval) + ")");
+  if (left) out.warnings.push_back(extraneous_warning(data_, size_, end, left, scan, interval));
 }
 }  // namespace
+
+std::string extraneous_warning(const std::uint8_t* data, std::size_t size, std::size_t end,
+                               std::size_t left, const Scan& scan, std::uint32_t interval) {
+  std::size_t m = std::min(end, size);
+  while (m < size && data[m] == 0xFF) ++m;
+  char name[16] = "end";
+  if (m < size) std::snprintf(name, sizeof name, "0x%02x", data[m]);
+  return "corrupt JPEG data: " + std::to_string(left) + " extraneous bytes before marker " + name +
+         " (scan at byte " + std::to_string(scan.data_offset) + ", restart interval " +
+         std::to_string(interval) + ")";
+}
 
 HC_BMI2_CLONES bool EntropyDecoder::decode_interval(const ScanPlan& plan, const Scan& scan,
                                                     std::uint32_t interval,

@@ -38,6 +38,11 @@ namespace hetcodec::jpeg {
 // In huffman_lookup.cpp.
 std::shared_ptr<const HuffmanLookup> cached_derive(const HuffmanTable& t, bool ac);
 
+// libjpeg-turbo's JWRN_EXTRANEOUS_DATA for `left` whole bytes of an interval's data that its
+// MCUs did not use, before the marker at `end`. In entropy_interval.cpp.
+std::string extraneous_warning(const std::uint8_t* data, std::size_t size, std::size_t end,
+                               std::size_t left, const Scan& scan, std::uint32_t interval);
+
 namespace {
 
 // The natural index of the coefficient a decoder has just passed: at[k] is the natural index of

@@ -81,6 +81,16 @@ struct EntropyDecoder::Split {
   bool join();
   bool number_blocks();
   void pack(std::vector<EntropyResult>& out) const;
+  // Where the scan's last block ends, in bits (once joined and numbered).
+  std::uint64_t end_bit() const {
+    for (std::size_t t = n; t-- > 0;) {
+      const Piece& pc = piece[t];
+      if (!pc.count) continue;
+      const std::size_t i = pc.first + pc.count;
+      return i < pc.blocks.size() ? pc.blocks[i].at : at;
+    }
+    return 0;
+  }
 };
 
 // Piece boundaries, each moved past any 0xFF before it (never inside 0xFF 0x00 or a run of
@@ -320,6 +330,11 @@ bool EntropyDecoder::run_split(int pieces, std::size_t min_piece_bytes, const Pa
   split.decode_pieces();
   if (!split.join() || !split.number_blocks()) return false;
   split.pack(out);
+  // Whole bytes left after the last block: the warning sequential decoding gives.
+  const std::uint64_t data_bytes = split.piece[n - 1].stop / 8, used = (split.end_bit() + 7) / 8;
+  if (data_bytes > used)
+    out.back().warnings.push_back(
+        extraneous_warning(data_, size_, scan.data_end, std::size_t(data_bytes - used), scan, 0));
   return true;
 }
 
