@@ -68,7 +68,7 @@ void write_bytes(const std::string& path, const std::string& header,
                  const std::vector<std::uint8_t>& body);
 std::string human_bytes(std::uint64_t bytes);
 
-// What a file is, by its first bytes.
+// What a file is, by its first bytes (Netpbm: P1 to P7; the tool reads P5, P6 and P7 images).
 enum class FileKind { Empty, Jpeg, Png, Netpbm, Unknown };
 FileKind sniff(const std::vector<std::uint8_t>& bytes);
 // Why a file of the wrong kind is refused: "empty file", or "not <expected> file", with what it

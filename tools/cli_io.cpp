@@ -1,5 +1,6 @@
 // Files for the file commands: reading and writing them ('-' for the standard streams), naming
 // outputs, telling a file's kind by its bytes, and opening the device they run on.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -127,11 +128,13 @@ std::string human_bytes(std::uint64_t bytes) {
 }
 
 FileKind sniff(const std::vector<std::uint8_t>& b) {
-  static const std::uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  // PNG by the first four bytes of its signature, so that a damaged rest of it is reported by
+  // the PNG parser; Netpbm by any of its magic numbers, P1 to P7, and the whitespace after it.
   if (b.empty()) return FileKind::Empty;
-  if (b.size() >= 8 && std::memcmp(b.data(), kPng, 8) == 0) return FileKind::Png;
+  if (b.size() >= 4 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G')
+    return FileKind::Png;
   if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) return FileKind::Jpeg;
-  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6' || b[1] == '7'))
+  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7' && std::isspace(b[2]))
     return FileKind::Netpbm;
   return FileKind::Unknown;
 }

@@ -180,7 +180,8 @@ struct DecodeRun {
       const FileKind kind = sniff(f.bytes);
       if (kind != FileKind::Jpeg && kind != FileKind::Png) {
         f.error = kind_problem(f.bytes, "a JPEG or PNG");
-        if (kind == FileKind::Netpbm) f.error += " (a PNM or PAM image: `encode` reads it)";
+        if (kind == FileKind::Netpbm && f.bytes[1] >= '5')
+          f.error += " (a PNM or PAM image: `encode` reads it)";
         return f;
       }
       f.png = kind == FileKind::Png;

@@ -147,6 +147,7 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
   try {
     switch (sniff(b)) {
       case FileKind::Netpbm:
+        if (b[1] < '5') bad(path, kind_problem(b, "a PNM (P5/P6), PAM (P7), PNG or JPEG"));
         im = read_netpbm(path, b);
         break;
       case FileKind::Png:

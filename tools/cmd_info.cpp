@@ -67,25 +67,13 @@ void print_jpeg_info(const JpegFileInfo& fi) {
   for (const auto& w : fi.warnings) std::printf("  warning: %s\n", w.c_str());
 }
 
-enum class Format { Jpeg, Png, Pnm };
-
-// The format by the file's first bytes: JPEG's SOI marker, PNG's signature (or its first four
-// bytes, so a damaged signature is reported by the PNG parser), or a Netpbm magic number.
-Format format_of(const std::vector<std::uint8_t>& b) {
-  if (b.empty()) throw Error(ErrorCode::InvalidData, "empty file");
-  if (b.size() >= 2 && b[0] == 0xFF && b[1] == 0xD8) return Format::Jpeg;
-  if (b.size() >= 4 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G')
-    return Format::Png;
-  if (b.size() >= 3 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7' && std::isspace(b[2]))
-    return Format::Pnm;
-  throw Error(ErrorCode::InvalidData, "not a JPEG, PNG, PNM or PAM file");
-}
-
 // One file described: its JSON, printed as text unless `json` is set.
 nlohmann::json describe(const std::string& path, bool json) {
   const std::vector<std::uint8_t> bytes = read_all(path);
-  const Format format = format_of(bytes);
-  if (format == Format::Jpeg) {
+  const FileKind format = sniff(bytes);
+  if (format != FileKind::Jpeg && format != FileKind::Png && format != FileKind::Netpbm)
+    throw Error(ErrorCode::InvalidData, kind_problem(bytes, "a JPEG, PNG, PNM or PAM"));
+  if (format == FileKind::Jpeg) {
     const JpegFileInfo fi = jpeg_file_info(bytes.data(), bytes.size());
     if (!json) {
       std::printf("%s\n", path.c_str());
@@ -96,10 +84,10 @@ nlohmann::json describe(const std::string& path, bool json) {
     return j;
   }
   nlohmann::json j = {{"file", path}};
-  j.update(format == Format::Png ? png_info(bytes) : pnm_info(bytes));
+  j.update(format == FileKind::Png ? png_info(bytes) : pnm_info(bytes));
   if (!json) {
     std::printf("%s\n", path.c_str());
-    if (format == Format::Png)
+    if (format == FileKind::Png)
       print_png_info(j);
     else
       print_pnm_info(j);
