@@ -59,10 +59,6 @@ bool final_block(const std::uint8_t* data, std::size_t n, std::vector<std::uint8
   }
 }
 
-void put_be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int s = 24; s >= 0; s -= 8) out.push_back(std::uint8_t(v >> s));
-}
-
 }  // namespace
 
 bool small_deflate_available() {
@@ -123,22 +119,9 @@ SegmentedStream small_segments(const std::uint8_t* data, std::size_t n,
     if (!failed[k].empty())
       throw Error(ErrorCode::InvalidData,
                   "png: small mode, segment " + std::to_string(k) + ": " + failed[k]);
-  SegmentedStream r;
-  std::size_t total = 2 + 4;
-  for (const auto& p : parts) total += p.size();
-  r.stream.reserve(total);
   // CMF 0x78 (deflate, 32 KiB window), FLG 0xDA: FLEVEL 3, "maximum compression", as zlib and
   // libdeflate write it for their highest levels.
-  r.stream = {0x78, 0xDA};
-  std::uint32_t a32 = 1;
-  for (std::size_t k = 0; k < count; ++k) {
-    r.offsets.push_back(r.stream.size());
-    r.stream.insert(r.stream.end(), parts[k].begin(), parts[k].end());
-    const std::size_t b = k + 1 < count ? starts[k + 1] : n;
-    a32 = adler32_combine(a32, adler[k], b - starts[k]);
-  }
-  put_be32(r.stream, a32);
-  return r;
+  return join_segments({0x78, 0xDA}, parts, adler, starts, n);
 #else
   (void)data, (void)n, (void)starts, (void)threads, (void)level;
   throw Error(ErrorCode::Unsupported,

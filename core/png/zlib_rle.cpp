@@ -457,7 +457,6 @@ std::vector<std::uint8_t> zlib_rle_compress(const std::uint8_t* data, std::size_
 
 SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
                                   const std::vector<std::size_t>& starts, int threads) {
-  SegmentedStream r;
   const std::size_t count = starts.size();
   std::vector<std::vector<std::uint8_t>> parts(count);
   std::vector<std::uint32_t> adler(count);
@@ -466,15 +465,25 @@ SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
     parts[k] = deflate_segment(data + a, b - a, k + 1 == count);
     adler[k] = adler32(1, data + a, b - a);
   });
-  std::size_t total = 2 + 4;
+  std::vector<std::uint8_t> header;
+  zlib_header(header, 15);
+  return join_segments(header, parts, adler, starts, n);
+}
+
+SegmentedStream join_segments(const std::vector<std::uint8_t>& header,
+                              const std::vector<std::vector<std::uint8_t>>& parts,
+                              const std::vector<std::uint32_t>& adler,
+                              const std::vector<std::size_t>& starts, std::size_t n) {
+  SegmentedStream r;
+  std::size_t total = header.size() + 4;
   for (const auto& p : parts) total += p.size();
   r.stream.reserve(total);
-  zlib_header(r.stream, 15);
+  r.stream = header;
   std::uint32_t a32 = 1;
-  for (std::size_t k = 0; k < count; ++k) {
+  for (std::size_t k = 0; k < parts.size(); ++k) {
     r.offsets.push_back(r.stream.size());
     r.stream.insert(r.stream.end(), parts[k].begin(), parts[k].end());
-    const std::size_t b = k + 1 < count ? starts[k + 1] : n;
+    const std::size_t b = k + 1 < starts.size() ? starts[k + 1] : n;
     a32 = adler32_combine(a32, adler[k], b - starts[k]);
   }
   put_be32(r.stream, a32);

@@ -31,6 +31,14 @@ struct SegmentedStream {
 // The two-byte zlib header zlib writes for a window of 2^window_bits with the Z_RLE strategy.
 void zlib_header(std::vector<std::uint8_t>& out, int window_bits);
 
+// The zlib stream of segments deflated each on its own: `header` (CMF and FLG), the parts in
+// order, then the Adler-32 of all `n` bytes of data, combined from each segment's (segment k
+// is the data from starts[k] to the next start, or to n).
+SegmentedStream join_segments(const std::vector<std::uint8_t>& header,
+                              const std::vector<std::vector<std::uint8_t>>& parts,
+                              const std::vector<std::uint32_t>& adler,
+                              const std::vector<std::size_t>& starts, std::size_t n);
+
 SegmentedStream zlib_rle_segments(const std::uint8_t* data, std::size_t n,
                                   const std::vector<std::size_t>& starts, int threads);
 
