@@ -252,6 +252,56 @@ class PngKernels {
                                 std::size_t crcs_offset, std::uint32_t count) = 0;
 };
 
+// ---- lossless JPEG decode stages (DESIGN.md §3 "Lossless JPEG decode") ------------------------
+
+// One scan of a lossless JPEG job (core/jpeg/lossless.h, core/portable/ljpeg.h): its plane at
+// plane_offset in the planes buffer (height rows of a type byte and width x comps 16-bit
+// samples), its status words (HC_LJ_STATUS_WORDS per row) at status_offset in the status buffer.
+struct LjpegScanInfo {
+  std::uint32_t scan = 0;  // index in the job
+  std::uint64_t plane_offset = 0;
+  std::uint32_t width = 0, height = 0, comps = 1;
+  std::uint32_t predictor = 1;
+  std::uint32_t restart_rows = 0;  // rows per restart interval, 0: none
+  std::size_t status_offset = 0;   // bytes
+  // The CPU reference only: threads for the rows of the residual stage (0: one per hardware
+  // thread).
+  int cpu_threads = 0;
+  std::uint32_t row_bytes() const { return 2u * width * comps; }
+  std::uint64_t plane_bytes() const { return std::uint64_t(height) * (row_bytes() + 1u); }
+};
+
+class LjpegKernels {
+ public:
+  virtual ~LjpegKernels() = default;
+  // Bytes of scratch reconstruct() needs for a scan (the wavefront engine's flags).
+  static std::size_t scratch_bytes(const LjpegScanInfo& info);
+  // Each row's differences from its row table entry (the job) and the file's bytes (`file`),
+  // one work-item per row, into the scan's plane; each row's status into `status`. Checks the
+  // sizes (InvalidArgument).
+  void residuals(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& file,
+                 DeviceBuffer& planes, DeviceBuffer& status, const LjpegScanInfo& info);
+  // The samples from the differences, in place: predictor 1 by row sums after the first
+  // column, 2 by column sums, 3..7 by the wavefront engine in `order` (Tickets or Diagonals
+  // also take predictors 1 and 2 there, for comparison).
+  void reconstruct(Queue& queue, DeviceBuffer& planes, DeviceBuffer& scratch,
+                   const LjpegScanInfo& info, Wavefront order = Wavefront::Auto);
+  // The output pixels (8-bit, or 16-bit big-endian samples) from the planes, at out + out_offset.
+  void unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes, DeviceBuffer& out,
+              std::size_t out_offset, std::uint32_t width, std::uint32_t height,
+              std::uint32_t pixel_bytes);
+
+ protected:
+  virtual void run_residuals(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& file,
+                             DeviceBuffer& planes, DeviceBuffer& status,
+                             const LjpegScanInfo& info) = 0;
+  virtual void run_reconstruct(Queue& queue, DeviceBuffer& planes, DeviceBuffer& scratch,
+                               const LjpegScanInfo& info, Wavefront order) = 0;
+  virtual void run_unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                          DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                          std::uint32_t height) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -263,6 +313,7 @@ class Device {
   // Kernels are built on first use (OpenCL: from the embedded sources, through the disk cache).
   virtual JpegKernels& jpeg() = 0;
   virtual PngKernels& png() = 0;
+  virtual LjpegKernels& ljpeg() = 0;
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}

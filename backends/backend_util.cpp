@@ -11,6 +11,7 @@
 
 #include "core/portable/jpeg_job.h"
 #include "backends/launch_plan.h"
+#include "core/portable/ljpeg.h"
 #include "core/portable/png_decode.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/png_inflate.h"
@@ -74,6 +75,51 @@ void PngKernels::defilter(Queue& queue, DeviceBuffer& rows, DeviceBuffer& scratc
   if (!info.rows_independent && !info.bands && order == Wavefront::Tickets)
     check_range("defilter scratch", 0, defilter_scratch_bytes(info), scratch.size());
   if (info.height && info.row_bytes) run_defilter(queue, rows, scratch, info, order);
+}
+
+std::size_t LjpegKernels::scratch_bytes(const LjpegScanInfo& info) {
+  return png_defilter_scratch_bytes(ljpeg_wavefront_info(info));
+}
+
+namespace {
+void check_ljpeg_scan(const LjpegScanInfo& info, const DeviceBuffer& planes) {
+  if (info.comps < 1 || info.comps > 4 || info.predictor < 1 || info.predictor > 7 ||
+      std::uint64_t(info.width) * info.comps * 2 > PngFilterInfo::kMaxPngRowBytes)
+    throw Error(ErrorCode::InvalidArgument, "ljpeg: scan of " + std::to_string(info.comps) +
+                                                " components, " + std::to_string(info.width) +
+                                                " wide, predictor " +
+                                                std::to_string(info.predictor));
+  check_range("ljpeg plane", info.plane_offset, info.plane_bytes(), planes.size());
+}
+}  // namespace
+
+void LjpegKernels::residuals(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& file,
+                             DeviceBuffer& planes, DeviceBuffer& status,
+                             const LjpegScanInfo& info) {
+  check_ljpeg_scan(info, planes);
+  check_range("ljpeg job", 0, 4 * HC_LJ_HEADER_WORDS, job.size());
+  check_range("ljpeg status", info.status_offset, std::size_t(info.height) * 4 * HC_LJ_STATUS_WORDS,
+              status.size());
+  if (file.size() == 0) throw Error(ErrorCode::InvalidArgument, "ljpeg: no file data");
+  if (info.height && info.width) run_residuals(queue, job, file, planes, status, info);
+}
+
+void LjpegKernels::reconstruct(Queue& queue, DeviceBuffer& planes, DeviceBuffer& scratch,
+                               const LjpegScanInfo& info, Wavefront order) {
+  check_ljpeg_scan(info, planes);
+  for (const LjpegPass& p : plan_ljpeg_reconstruct(info, order))
+    if (p.kind == LjpegPassKind::Wavefront && p.wavefront.kernel == DefilterKernel::Clear)
+      check_range("ljpeg scratch", 0, scratch_bytes(info), scratch.size());
+  if (info.height && info.width) run_reconstruct(queue, planes, scratch, info, order);
+}
+
+void LjpegKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
+                          DeviceBuffer& out, std::size_t out_offset, std::uint32_t width,
+                          std::uint32_t height, std::uint32_t pixel_bytes) {
+  check_range("ljpeg job", 0, 4 * HC_LJ_HEADER_WORDS, job.size());
+  check_range("ljpeg output", out_offset, std::size_t(width) * height * pixel_bytes, out.size());
+  if (width && height && planes.size())
+    run_unpack(queue, job, planes, out, out_offset, width, height);
 }
 
 void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,

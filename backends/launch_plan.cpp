@@ -8,6 +8,7 @@
 #include "core/portable/jpeg_decode.h"
 #include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
+#include "core/portable/ljpeg.h"
 #include "core/portable/png_defilter.h"
 #include "core/portable/png_filter.h"
 #include "core/portable/png_inflate.h"
@@ -23,6 +24,7 @@ constexpr std::uint32_t kClearLanes = 256;
 constexpr std::uint32_t kMaxRowGroups = 65535;
 constexpr std::uint32_t kUnpackLanes = 256;
 constexpr std::uint32_t kInflateLanes = 32;
+constexpr std::uint32_t kLjpegRowLanes = 32;
 }  // namespace
 
 Launch launch_items(std::uint64_t items, std::uint32_t lanes) {
@@ -75,6 +77,55 @@ std::vector<DefilterPass> plan_png_defilter(const PngDefilterInfo& info, Wavefro
     passes.push_back(tiles);
   }
   return passes;
+}
+
+Launch plan_ljpeg_residuals(std::uint32_t rows) {
+  // Few rows against a device's thousands of lanes: small work-groups spread them over every
+  // multiprocessor.
+  return launch_items(rows, kLjpegRowLanes);
+}
+
+PngDefilterInfo ljpeg_wavefront_info(const LjpegScanInfo& info) {
+  PngDefilterInfo w;
+  w.offset = info.plane_offset;
+  w.height = info.height;
+  w.row_bytes = info.row_bytes();
+  w.bpp = 2 * info.comps;
+  w.rows_independent = info.restart_rows == 1;
+  // Every tile row starts an interval: bands.
+  w.bands = info.restart_rows > 0 && HC_WF_ROWS % info.restart_rows == 0;
+  return w;
+}
+
+std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefront order) {
+  std::vector<LjpegPass> passes;
+  if (info.height == 0 || info.width == 0) return passes;
+  if (info.restart_rows == 1) {  // every row is an interval's first: sums along each
+    passes.push_back({LjpegPassKind::RowSums, launch_items(info.height, kLjpegRowLanes)});
+    return passes;
+  }
+  if (order == Wavefront::Auto && info.predictor == 1) {
+    passes.push_back({LjpegPassKind::FirstColumn, launch_items(info.comps, 32)});
+    passes.push_back({LjpegPassKind::RowSums, launch_items(info.height, kLjpegRowLanes)});
+    return passes;
+  }
+  if (order == Wavefront::Auto && info.predictor == 2) {
+    passes.push_back({LjpegPassKind::FirstRowSums, launch_items(info.height, kLjpegRowLanes)});
+    passes.push_back(
+        {LjpegPassKind::ColumnSums, launch_items(std::uint64_t(info.width) * info.comps, 64)});
+    return passes;
+  }
+  for (const DefilterPass& p : plan_png_defilter(
+           ljpeg_wavefront_info(info), order == Wavefront::Auto ? Wavefront::Tickets : order)) {
+    LjpegPass l{LjpegPassKind::Wavefront, p.launch};
+    l.wavefront = p;
+    passes.push_back(l);
+  }
+  return passes;
+}
+
+Launch plan_ljpeg_unpack(std::uint32_t width, std::uint32_t height) {
+  return plan_png_unpack(width, height);
 }
 
 Launch plan_png_filter_rows(const PngFilterInfo& info) {

@@ -14,6 +14,7 @@
 namespace hetcodec {
 
 struct PngDefilterInfo;
+struct LjpegScanInfo;
 struct PngFilterInfo;
 enum class Wavefront;
 
@@ -49,6 +50,20 @@ Launch plan_png_unpack(std::uint32_t width, std::uint32_t height);
 Launch plan_png_inflate(std::uint32_t segments);
 Launch plan_png_crc32_pieces(std::uint32_t count);
 Launch plan_png_deflate(int stage, std::uint32_t items);
+
+// Lossless JPEG (core/portable/ljpeg.h): the residual stage (a work-item per row), the
+// reconstruction's passes, and the unpacking of output pixels.
+Launch plan_ljpeg_residuals(std::uint32_t rows);
+enum class LjpegPassKind { FirstColumn, RowSums, FirstRowSums, ColumnSums, Wavefront };
+struct LjpegPass {
+  LjpegPassKind kind;
+  Launch launch;
+  DefilterPass wavefront{DefilterKernel::Clear, {}};  // kind Wavefront: the engine's pass
+};
+// The wavefront engine's view of a scan's plane.
+PngDefilterInfo ljpeg_wavefront_info(const LjpegScanInfo& info);
+std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefront order);
+Launch plan_ljpeg_unpack(std::uint32_t width, std::uint32_t height);
 
 Launch plan_jpeg_decode_idct(std::uint32_t groups);  // also decode_tokens and the chunk form
 Launch plan_jpeg_idct(std::uint32_t groups);

@@ -65,6 +65,18 @@ cudaError_t launch_png_unpack(cudaStream_t stream, const Launch& l, const std::u
                               const std::uint32_t* job, std::uint8_t* out, std::uint32_t width,
                               std::uint32_t height, std::uint32_t pixel_bytes);
 
+// Lossless JPEG (kernels_cu/ljpeg.cu): the residual stage of a scan, one pass of its
+// reconstruction, and the unpacking of the output pixels.
+cudaError_t launch_ljpeg_residuals(cudaStream_t stream, const LjpegScanInfo& info,
+                                   const std::uint32_t* job, const std::uint8_t* file,
+                                   std::uint8_t* planes, std::uint32_t* status);
+cudaError_t launch_ljpeg_reconstruct(cudaStream_t stream, const LjpegPass& pass,
+                                     const LjpegScanInfo& info, std::uint8_t* planes,
+                                     std::uint32_t* scratch);
+cudaError_t launch_ljpeg_unpack(cudaStream_t stream, const std::uint32_t* job,
+                                const std::uint8_t* planes, std::uint8_t* out, std::uint32_t width,
+                                std::uint32_t height);
+
 }  // namespace hetcodec::cuda
 
 #endif  // HETCODEC_KERNELS_CU_LAUNCH_H

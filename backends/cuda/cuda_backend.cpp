@@ -63,12 +63,17 @@ class CudaDevice : public Device {
     std::call_once(png_once_, [this] { png_ = make_png_kernels(); });
     return *png_;
   }
+  LjpegKernels& ljpeg() override {
+    std::call_once(ljpeg_once_, [this] { ljpeg_ = make_ljpeg_kernels(); });
+    return *ljpeg_;
+  }
 
  private:
   int ordinal_;
-  std::once_flag jpeg_once_, png_once_;
+  std::once_flag jpeg_once_, png_once_, ljpeg_once_;
   std::unique_ptr<JpegKernels> jpeg_;
   std::unique_ptr<PngKernels> png_;
+  std::unique_ptr<LjpegKernels> ljpeg_;
 };
 
 std::string version_text(int v) {

@@ -63,6 +63,7 @@ CudaQueue& queue_cast(Queue& queue);
 std::uint8_t* ptr_of(const DeviceBuffer& buffer);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
 std::unique_ptr<PngKernels> make_png_kernels();
+std::unique_ptr<LjpegKernels> make_ljpeg_kernels();
 
 }  // namespace hetcodec::cuda
 

@@ -47,7 +47,8 @@ Layout make_layout(const Header& h) {
     case Process::ProgressiveHuffman:
       unsupported("progressive JPEG (SOF2) is not decoded yet");
     case Process::LosslessHuffman:
-      unsupported("lossless JPEG (SOF3) is decoded by the lossless pipeline, not this one");
+      unsupported("lossless JPEG (SOF3) is decoded one file at a time (decode, decode_to_device, "
+                  "decode_batch), not in a batch left on the device");
     case Process::Arithmetic:
       unsupported("arithmetic coding or hierarchical mode (SOF" +
                   std::to_string(h.sof_marker - 0xC0) + ") is not supported");

@@ -50,10 +50,11 @@ HC_FN void hc_png_unfilter_chunk(hc_i32 type, const hc_u32 bpp, HC_LOCAL hc_u8* 
 }
 
 /* hc_png_unfilter_chunk for any bytes per pixel a PNG can have (1, 2, 3, 4, 6, 8), each with
- * its own constant. */
-HC_FN void hc_png_unfilter_chunk_any(hc_i32 type, hc_u32 bpp, HC_LOCAL hc_u8* cur,
+ * its own constant: the engine's HC_WF_SOLVE. */
+HC_FN void hc_png_unfilter_chunk_any(hc_i32 type, hc_u32 bpp, hc_u32 at, HC_LOCAL hc_u8* cur,
                                      const HC_LOCAL hc_u8* up, hc_u32 n, hc_u32* left,
                                      hc_u32* upl) {
+  (void)at; /* PNG's predictors treat the row's start as any byte (zeros on its left) */
   switch (bpp) {
     case 1u:
       hc_png_unfilter_chunk(type, 1u, cur, up, n, left, upl);

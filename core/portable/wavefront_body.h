@@ -1,11 +1,12 @@
 /* The wavefront engine's bodies (core/portable/wavefront.h gives the geometry), written once for
  * every predictor: a stage header defines, before including this file,
  *   HC_WF_FN(name)          the name its instance of each body gets (hc_png_##name, say),
- *   HC_WF_SOLVE(type, bpp, cur, up, n, left, upl)
+ *   HC_WF_SOLVE(type, bpp, at, cur, up, n, left, upl)
  *                           reconstructs the n (<= HC_WF_CHUNK) bytes of a row at `cur` in
- *                           place, `up` the row above at the same place, left and upl the
- *                           8-byte windows before them in this row and the row above (updated
- *                           for the next chunk), `type` the row's predictor byte;
+ *                           place (byte `at` of the row), `up` the row above at the same place,
+ *                           left and upl the 8-byte windows before them in this row and the
+ *                           row above (updated for the next chunk), `type` the row's predictor
+ *                           byte;
  *   HC_WF_NO_UP(type)       whether a row of that predictor needs no row above (it starts a
  *                           band, and its tile does not wait on the tile above).
  * It may be included once per predictor; the three hooks are undefined at its end.
@@ -170,7 +171,7 @@ HC_FN void HC_WF_FN(defilter_tiles)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
         if (x0 + i < row_bytes) {
           HC_LOCAL hc_u8* cur = tile + (r + 1u) * HC_WF_STRIDE + 8u + i;
           const hc_u32 n = hc_min_u32(HC_WF_CHUNK, row_bytes - x0 - i);
-          HC_WF_SOLVE(type[q], bpp, cur, cur - HC_WF_STRIDE, n, left[q], upl[q]);
+          HC_WF_SOLVE(type[q], bpp, x0 + i, cur, cur - HC_WF_STRIDE, n, left[q], upl[q]);
         }
       }
     }
@@ -279,7 +280,8 @@ HC_FN void HC_WF_FN(defilter_bands)(HC_GLOBAL hc_u8* rows, hc_u64 offset, hc_u32
         HC_LOCAL hc_u8* cur =
             ring + (w % HC_BAND_SLOTS) * HC_BAND_SLOT + (r + 1u) * HC_WF_STRIDE + 8u + at;
         const hc_u32 n = hc_min_u32(HC_WF_CHUNK, row_bytes - (hc_u32)c * HC_WF_CHUNK);
-        HC_WF_SOLVE(type[q], bpp, cur, cur - HC_WF_STRIDE, n, left[q], upl[q]);
+        HC_WF_SOLVE(type[q], bpp, (hc_u32)c * HC_WF_CHUNK, cur, cur - HC_WF_STRIDE, n, left[q],
+                    upl[q]);
       }
     }
     HC_BARRIER();

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/jpeg/layout.h"
+#include "core/jpeg/lossless.h"
 #include "core/jpeg/parser.h"
 #include "host/src/jpeg_decoder_impl.h"
 
@@ -17,6 +18,17 @@ namespace hetcodec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// Whether a file's frame header is a lossless one (SOF3, or SOF7/11/15, which the lossless path
+// refuses by name); a file whose frame header does not parse goes the usual way, to its error.
+bool lossless_file(const std::uint8_t* data, std::size_t size) {
+  try {
+    const int m = jpeg::parse_frame(data, size).sof_marker;
+    return m == 0xC3 || m == 0xC7 || m == 0xCB || m == 0xCF;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -247,11 +259,22 @@ ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
   ImageInfo info;
   info.width = h.width;
   info.height = h.height;
+  if (lossless_file(data, size)) {
+    // The checks that need the scans come with decode(); the frame's are made here.
+    if (h.sof_marker != 0xC3) jpeg::lossless_layout(h);  // Unsupported, by name
+    info.format = h.components.size() == 1   ? PixelFormat::Gray
+                  : h.components.size() == 2 ? PixelFormat::GrayAlpha
+                  : h.components.size() == 3 ? PixelFormat::RGB
+                                             : PixelFormat::CMYK;
+    info.bit_depth = h.precision <= 8 ? 8 : 16;
+    return info;
+  }
   info.format = jpeg::make_layout(h).format;  // Unsupported for what the decoder refuses
   return info;
 }
 
 Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
+  if (lossless_file(data, size)) return decode_lossless(data, size);
   std::vector<detail::JpegPrepared> p(1);
   p[0] = impl_->prepare_one(data, size);
   std::vector<Image> images(1);
@@ -270,6 +293,7 @@ Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
 }
 
 DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
+  if (lossless_file(data, size)) return decode_lossless_to_device(data, size);
   std::vector<detail::JpegPrepared> p(1);
   p[0] = impl_->prepare_one(data, size);
   DeviceImage img;
@@ -291,7 +315,38 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
                                              BatchErrors* errors) {
   std::vector<Image> images(inputs.size());
   if (errors) errors->assign(inputs.size(), std::nullopt);
-  impl_->run_batch(inputs, errors, &images, nullptr, nullptr);
+  std::vector<std::size_t> lossless, rest;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    (lossless_file(inputs[i].data, inputs[i].size) ? lossless : rest).push_back(i);
+  if (lossless.empty()) {
+    impl_->run_batch(inputs, errors, &images, nullptr, nullptr);
+    return images;
+  }
+  // Lossless files go one by one through their own pipeline, the others as a batch; failures
+  // keep the caller's indices.
+  std::vector<Input> others;
+  for (std::size_t i : rest) others.push_back(inputs[i]);
+  BatchErrors sub_errors(others.size());
+  std::vector<Image> decoded(others.size());
+  if (!others.empty()) impl_->run_batch(others, &sub_errors, &decoded, nullptr, nullptr);
+  std::vector<std::optional<Error>> failed(inputs.size());
+  for (std::size_t k = 0; k < rest.size(); ++k) {
+    images[rest[k]] = std::move(decoded[k]);
+    failed[rest[k]] = std::move(sub_errors[k]);
+  }
+  for (std::size_t i : lossless) {
+    try {
+      images[i] = decode_lossless(inputs[i].data, inputs[i].size);
+    } catch (const Error& e) {
+      failed[i] = e;
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!failed[i]) continue;
+    if (!errors)
+      throw Error(failed[i]->code(), "image " + std::to_string(i) + ": " + failed[i]->what());
+    (*errors)[i] = std::move(failed[i]);
+  }
   return images;
 }
 

@@ -67,6 +67,18 @@ struct JpegDecoder::Impl {
   void feed_chunk(Batch& b, std::size_t c);
   // The CPU stage of one image on all threads; throws its failure.
   detail::JpegPrepared prepare_one(const std::uint8_t* data, std::size_t size);
+
+  // Lossless files (ljpeg_decoder.cpp): one queue and buffers reused from file to file.
+  struct Lossless {
+    std::unique_ptr<Queue> queue;
+    std::unique_ptr<PinnedBuffer> staging;
+    std::unique_ptr<DeviceBuffer> file, job, planes, scratch, status, output;
+  } lossless;
+  // Decodes a lossless file into `out` (the host image, or `device_out` when given), stage by
+  // stage timed when `profile`.
+  void decode_lossless(const std::uint8_t* data, std::size_t size,
+                       const std::vector<std::uint64_t>* row_table, Image* out,
+                       DeviceImage* device_out, LosslessReport* report, bool profile);
 };
 
 }  // namespace hetcodec

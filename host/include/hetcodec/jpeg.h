@@ -7,7 +7,8 @@
 //   hetcodec::Image image = decoder.decode(bytes.data(), bytes.size());
 //
 // Baseline and extended sequential Huffman files with 8-bit samples and 1, 3 or 4 components
-// are decoded; progressive, arithmetic-coded, lossless and 12-bit files raise
+// are decoded; so are lossless files (SOF3, precision 2..16: docs/ljpeg-decode.md), whose
+// samples equal libjpeg-turbo 3's. Progressive, arithmetic-coded and 12-bit files raise
 // Error(Unsupported) naming the feature.
 #ifndef HETCODEC_JPEG_H
 #define HETCODEC_JPEG_H
@@ -37,6 +38,27 @@ struct JpegDecodeOptions {
   // one copy, and (with the fused kernels) one launch of each kernel for all of them. 0:
   // automatic (up to 16, fewer for small batches).
   int images_per_copy = 0;
+  // Lossless files: the order of the wavefront engine for predictors 3..7 (Tickets: one launch,
+  // tiles in ticket order; Diagonals: one launch per anti-diagonal of tiles). Auto: Tickets,
+  // with the row and column sums for predictors 1 and 2; Tickets and Diagonals take those to the
+  // engine too (for comparison).
+  Wavefront lossless_order = Wavefront::Auto;
+};
+
+// A lossless file's parameters and how its row table (where each row's codes start) was had.
+struct LosslessReport {
+  int predictor = 0;         // of the first scan (Ss)
+  int precision = 0;         // P, 2..16
+  int point_transform = 0;   // of the first scan (Pt)
+  int restart_interval = 0;  // in MCUs, of the first scan (0: none)
+  int scans = 0;
+  std::string row_table;  // "given", "restart markers" or "pre-pass"
+  // Seconds per stage (profile_lossless() waits for each; decode_lossless() only fills
+  // row_table_seconds and total_seconds): the row table (parse included), the file and job to
+  // the device, the residual kernel, the reconstruction, the unpacking into pixels, and the
+  // pixels back to the host.
+  double row_table_seconds = 0, upload_seconds = 0, residual_seconds = 0, reconstruct_seconds = 0,
+         unpack_seconds = 0, download_seconds = 0, total_seconds = 0;
 };
 
 class JpegDecoder {
@@ -87,6 +109,30 @@ class JpegDecoder {
     return decode(bytes.data(), bytes.size());
   }
   DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size);
+
+  // A lossless file with the caller's row table (`row_table`: an entry per row of each scan, the
+  // bit where its codes start counted from the scan's first data byte, as
+  // read_lossless_row_table reads a sidecar file; null: from restart markers where every row
+  // starts an interval, else by a pre-pass over the codes on `threads` threads). Checks the
+  // table (Error(InvalidArgument) for an entry out of order or past the data). `report`, when
+  // given, receives the file's parameters and the stages' times.
+  Image decode_lossless(const std::uint8_t* data, std::size_t size,
+                        const std::vector<std::uint64_t>* row_table = nullptr,
+                        LosslessReport* report = nullptr);
+  DeviceImage decode_lossless_to_device(const std::uint8_t* data, std::size_t size,
+                                        const std::vector<std::uint64_t>* row_table = nullptr,
+                                        LosslessReport* report = nullptr);
+  // decode_lossless with each stage waited for and timed (for `hetcodec bench ljpeg`); the
+  // image stays on the device unless `download`.
+  LosslessReport profile_lossless(const std::uint8_t* data, std::size_t size,
+                                  const std::vector<std::uint64_t>* row_table, bool download);
+  // The row table of a lossless file (restart markers or the pre-pass), as a sidecar file's
+  // bytes: little-endian 32-bit entries (27 + 5 packing), 64-bit where an entry needs it.
+  std::vector<std::uint8_t> lossless_row_table(const std::uint8_t* data, std::size_t size);
+  // A sidecar file's entries for `data` (its rows counted from its headers).
+  std::vector<std::uint64_t> read_lossless_row_table(const std::uint8_t* data, std::size_t size,
+                                                     const std::uint8_t* sidecar,
+                                                     std::size_t sidecar_size) const;
 
   // Decodes many images, overlapping the Huffman stage of later images (on CPU threads) with
   // the transfers and kernels of earlier ones. With `errors` null the first failure throws

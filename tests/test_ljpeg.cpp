@@ -1,0 +1,305 @@
+// Lossless JPEG decode on every device: the files of tests/data/ljpeg (imagecodecs'
+// libjpeg-turbo 3, a T.81 writer for restarts, point transforms and split scans, FFmpeg, DICOM)
+// equal libjpeg-turbo 3's samples (digests made by tests/data/ljpeg/make_ljpeg.py); every
+// reconstruction order, every way of having the row table, damaged files as libjpeg-turbo 3
+// treats them, and device images.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/hash.h"
+#include "core/jpeg/lossless.h"
+#include "core/jpeg/parser.h"
+#include "hetcodec/jpeg.h"
+#include "tests/support/test_support.h"
+
+using namespace hetcodec;
+using hetcodec::test::for_each_device;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kDir = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "ljpeg";
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "cannot read " << p);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+struct Entry {
+  std::string name;
+  int width = 0, height = 0, components = 0, precision = 0, predictor = 0, pt = 0;
+  int restart = 0, scans = 0;
+  std::string source, digest;  // digest "unsupported": the decoder refuses the file
+};
+
+std::vector<Entry> manifest() {
+  std::ifstream f(kDir / "manifest.txt");
+  REQUIRE(f.good());
+  std::vector<Entry> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    Entry e;
+    in >> e.name >> e.width >> e.height >> e.components >> e.precision >> e.predictor >> e.pt >>
+        e.restart >> e.scans >> e.source >> e.digest;
+    REQUIRE_MESSAGE(!in.fail(), "bad manifest line: " << line);
+    out.push_back(e);
+  }
+  REQUIRE(out.size() > 50);
+  return out;
+}
+
+struct Bad {
+  std::string name, outcome, digest;
+};
+
+std::vector<Bad> bad_files() {
+  std::ifstream f(kDir / "bad.txt");
+  REQUIRE(f.good());
+  std::vector<Bad> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    Bad b;
+    in >> b.name >> b.outcome >> b.digest;
+    out.push_back(b);
+  }
+  REQUIRE(out.size() > 10);
+  return out;
+}
+
+std::string digest(const std::vector<std::uint8_t>& pixels) {
+  return Fnv1a64().add(pixels.data(), pixels.size()).hex();
+}
+
+// Files whose sampling factors this decoder refuses although libjpeg-turbo 3 decodes them (all
+// components sampled 1x2 in one interleaved scan): docs/ljpeg-decode.md.
+bool refused_sampling(const std::string& name) { return name == "ff-yuvj444p.jpg"; }
+
+// On the emulator, the small files only (Oclgrind runs every work-item in turn).
+bool small_enough(const Device& d, const Entry& e) {
+  return !d.info().is_emulator || std::int64_t(e.width) * e.height * e.components <= 2200;
+}
+
+std::vector<std::uint8_t> download(Device& d, const DeviceImage& im) {
+  std::vector<std::uint8_t> out(im.bytes());
+  auto q = d.create_queue();
+  q->read(out.data(), *im.buffer, im.offset, out.size());
+  q->finish();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ljpeg decode on every device: every file equals libjpeg-turbo 3") {
+  const std::vector<Entry> files = manifest();
+  for_each_device([&](Device& d) {
+    std::shared_ptr<Device> dev(&d, [](Device*) {});
+    JpegDecoder decoder(dev);
+    int checked = 0;
+    for (const Entry& e : files) {
+      if (!small_enough(d, e)) continue;
+      CAPTURE(e.name);
+      const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
+      if (e.digest == "unsupported" || refused_sampling(e.name)) {
+        try {
+          decoder.decode(bytes.data(), bytes.size());
+          FAIL("decoded a file with subsampled components");
+        } catch (const Error& err) {
+          CHECK(err.code() == ErrorCode::Unsupported);
+        }
+        continue;
+      }
+      const ImageInfo info = decoder.info(bytes.data(), bytes.size());
+      LosslessReport report;
+      const Image im = decoder.decode_lossless(bytes.data(), bytes.size(), nullptr, &report);
+      CHECK(im.width == e.width);
+      CHECK(im.height == e.height);
+      CHECK(im.channels() == e.components);
+      CHECK(im.bit_depth == (e.precision <= 8 ? 8 : 16));
+      CHECK(info.width == im.width);
+      CHECK(info.format == im.format);
+      CHECK(info.bit_depth == im.bit_depth);
+      CHECK(report.precision == e.precision);
+      CHECK(report.predictor == e.predictor);
+      CHECK(report.point_transform == e.pt);
+      CHECK(report.scans == e.scans);
+      CHECK(digest(im.pixels) == e.digest);
+      // decode() finds the file by its bytes.
+      CHECK(digest(decoder.decode(bytes.data(), bytes.size()).pixels) == e.digest);
+      ++checked;
+    }
+    CHECK(checked > (d.info().is_emulator ? 20 : 90));
+  });
+}
+
+TEST_CASE("ljpeg decode on every device: every reconstruction order, device images") {
+  const std::vector<Entry> files = manifest();
+  for_each_device([&](Device& d) {
+    std::shared_ptr<Device> dev(&d, [](Device*) {});
+    for (Wavefront order : {Wavefront::Tickets, Wavefront::Diagonals}) {
+      JpegDecodeOptions o;
+      o.lossless_order = order;
+      JpegDecoder decoder(dev, o);
+      int checked = 0;
+      for (const Entry& e : files) {
+        if (e.digest == "unsupported" || refused_sampling(e.name) || !small_enough(d, e)) continue;
+        // The engine's tiles are 256 bytes by 32 rows: the larger files cross several.
+        if (e.width * e.height < 2000 && !d.info().is_emulator) continue;
+        CAPTURE(e.name);
+        CAPTURE(int(order));
+        const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
+        const DeviceImage im = decoder.decode_to_device(bytes.data(), bytes.size());
+        CHECK(im.bit_depth == (e.precision <= 8 ? 8 : 16));
+        CHECK(digest(download(d, im)) == e.digest);
+        ++checked;
+      }
+      CHECK(checked > 10);
+    }
+  });
+}
+
+TEST_CASE("ljpeg decode on every device: the row table from markers, the pre-pass and a caller") {
+  const std::vector<Entry> files = manifest();
+  for_each_device([&](Device& d) {
+    std::shared_ptr<Device> dev(&d, [](Device*) {});
+    JpegDecoder decoder(dev);
+    int markers = 0, given = 0;
+    for (const Entry& e : files) {
+      if (e.digest == "unsupported" || refused_sampling(e.name) || !small_enough(d, e)) continue;
+      CAPTURE(e.name);
+      const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
+      const jpeg::Header h = jpeg::parse(bytes.data(), bytes.size());
+      const jpeg::LosslessLayout L = jpeg::lossless_layout(h);
+      const jpeg::RowTables from_markers =
+          jpeg::row_tables_from_markers(bytes.data(), bytes.size(), h, L);
+      const jpeg::RowTables prepass = jpeg::row_tables_prepass(bytes.data(), bytes.size(), h, L, 3);
+      REQUIRE(prepass.scans.size() == L.scans.size());
+      CHECK(prepass.warnings.empty());
+      if (!from_markers.scans.empty()) {
+        // One row per interval: the markers say where each starts, as the pre-pass finds.
+        for (std::size_t s = 0; s < L.scans.size(); ++s)
+          CHECK(from_markers.scans[s].starts == prepass.scans[s].starts);
+        LosslessReport r;
+        decoder.decode_lossless(bytes.data(), bytes.size(), nullptr, &r);
+        CHECK(r.row_table == "restart markers");
+        ++markers;
+      }
+      // The pre-pass's table written as a sidecar, read back and given.
+      const std::vector<std::uint8_t> sidecar =
+          decoder.lossless_row_table(bytes.data(), bytes.size());
+      const std::vector<std::uint64_t> table = decoder.read_lossless_row_table(
+          bytes.data(), bytes.size(), sidecar.data(), sidecar.size());
+      LosslessReport r;
+      const Image im = decoder.decode_lossless(bytes.data(), bytes.size(), &table, &r);
+      CHECK(r.row_table == "given");
+      CHECK(digest(im.pixels) == e.digest);
+      ++given;
+    }
+    CHECK(markers >= 3);
+    CHECK(given > 20);
+  });
+}
+
+TEST_CASE("ljpeg decode on every device: a bad row table is refused") {
+  const std::vector<std::uint8_t> bytes = read_bytes(kDir / "ic-gray16-pred6-64x33.jpg");
+  for_each_device([&](Device& d) {
+    std::shared_ptr<Device> dev(&d, [](Device*) {});
+    JpegDecoder decoder(dev);
+    const std::vector<std::uint8_t> sidecar =
+        decoder.lossless_row_table(bytes.data(), bytes.size());
+    std::vector<std::uint64_t> table =
+        decoder.read_lossless_row_table(bytes.data(), bytes.size(), sidecar.data(), sidecar.size());
+    REQUIRE(table.size() == 33);
+    auto refused = [&](const std::vector<std::uint64_t>& t) {
+      try {
+        decoder.decode_lossless(bytes.data(), bytes.size(), &t);
+      } catch (const Error& e) {
+        return e.code() == ErrorCode::InvalidArgument;
+      }
+      return false;
+    };
+    std::vector<std::uint64_t> t = table;
+    t[5] = std::uint64_t(bytes.size()) * 8 + 100;  // past the data
+    CHECK(refused(t));
+    t = table;
+    std::swap(t[7], t[8]);  // out of order
+    CHECK(refused(t));
+    t = table;
+    t.pop_back();  // a row short
+    CHECK(refused(t));
+    CHECK_THROWS_AS(decoder.read_lossless_row_table(bytes.data(), bytes.size(), sidecar.data(),
+                                                    sidecar.size() - 1),
+                    Error);
+  });
+}
+
+TEST_CASE("ljpeg decode on every device: damaged files as libjpeg-turbo 3 treats them") {
+  for_each_device([&](Device& d) {
+    std::shared_ptr<Device> dev(&d, [](Device*) {});
+    JpegDecoder decoder(dev);
+    for (const Bad& b : bad_files()) {
+      CAPTURE(b.name);
+      const std::vector<std::uint8_t> bytes = read_bytes(kDir / b.name);
+      if (b.outcome == "error") {
+        try {
+          decoder.decode(bytes.data(), bytes.size());
+          FAIL("decoded a file libjpeg-turbo refuses");
+        } catch (const Error& e) {
+          CHECK(std::string(e.what()).size() > 10);
+        }
+        continue;
+      }
+      REQUIRE(b.outcome == "decodes");
+      const Image im = decoder.decode(bytes.data(), bytes.size());
+      CHECK(digest(im.pixels) == b.digest);
+      CHECK(!im.warnings.empty());
+    }
+  });
+}
+
+TEST_CASE("ljpeg decode: a batch of lossless and baseline files keeps its order") {
+  const std::vector<std::uint8_t> a = read_bytes(kDir / "ic-gray16-pred1-64x33.jpg");
+  const std::vector<std::uint8_t> b = read_bytes(kDir / "bad-predictor-8.jpg");
+  const std::vector<std::uint8_t> c =
+      read_bytes(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "jpeg" / "testorig.jpg");
+  JpegDecoder decoder("cpu");
+  BatchErrors errors;
+  const std::vector<Image> out = decoder.decode_batch(
+      {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}}, &errors);
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].bit_depth == 16);
+  CHECK(digest(out[0].pixels) == digest(decoder.decode(a.data(), a.size()).pixels));
+  CHECK(errors[1].has_value());
+  CHECK(!errors[0].has_value());
+  CHECK(!errors[2].has_value());
+  CHECK(out[2].width == 227);
+  CHECK_THROWS_AS(decoder.decode_batch({{b.data(), b.size()}}), Error);
+}
+
+TEST_CASE("ljpeg decode: every truncation fails cleanly or decodes with a warning") {
+  // Runs under AddressSanitizer in the robust suite too: no read past the file.
+  const std::vector<std::uint8_t> bytes = read_bytes(kDir / "wr-rgb8-pred7-64x33-rst3rows.jpg");
+  JpegDecoder decoder("cpu");
+  for (std::size_t n = 0; n < bytes.size(); n += 7) {
+    CAPTURE(n);
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + std::ptrdiff_t(n));
+    try {
+      const Image im = decoder.decode(cut.data(), cut.size());
+      CHECK(im.width == 64);
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).size() > 5);
+    }
+  }
+}
