@@ -262,12 +262,14 @@ struct LjpegScanInfo {
   std::uint64_t plane_offset = 0;
   std::uint32_t width = 0, height = 0, comps = 1;
   std::uint32_t predictor = 1;
-  std::uint32_t restart_rows = 0;  // rows per restart interval, 0: none
+  std::uint32_t restart_rows = 0;  // plane rows per restart interval, 0: none
+  std::uint32_t mcu_v = 1;         // plane rows per coded row (a residual work-item)
   std::size_t status_offset = 0;   // bytes
   // The CPU reference only: threads for the rows of the residual stage (0: one per hardware
   // thread).
   int cpu_threads = 0;
   std::uint32_t row_bytes() const { return 2u * width * comps; }
+  std::uint32_t coded_rows() const { return height / mcu_v; }
   std::uint64_t plane_bytes() const { return std::uint64_t(height) * (row_bytes() + 1u); }
 };
 

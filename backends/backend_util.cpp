@@ -84,6 +84,7 @@ std::size_t LjpegKernels::scratch_bytes(const LjpegScanInfo& info) {
 namespace {
 void check_ljpeg_scan(const LjpegScanInfo& info, const DeviceBuffer& planes) {
   if (info.comps < 1 || info.comps > 4 || info.predictor < 1 || info.predictor > 7 ||
+      info.mcu_v < 1 || info.mcu_v > 4 || info.height % info.mcu_v != 0 ||
       std::uint64_t(info.width) * info.comps * 2 > PngFilterInfo::kMaxPngRowBytes)
     throw Error(ErrorCode::InvalidArgument, "ljpeg: scan of " + std::to_string(info.comps) +
                                                 " components, " + std::to_string(info.width) +
@@ -98,8 +99,8 @@ void LjpegKernels::residuals(Queue& queue, const DeviceBuffer& job, const Device
                              const LjpegScanInfo& info) {
   check_ljpeg_scan(info, planes);
   check_range("ljpeg job", 0, 4 * HC_LJ_HEADER_WORDS, job.size());
-  check_range("ljpeg status", info.status_offset, std::size_t(info.height) * 4 * HC_LJ_STATUS_WORDS,
-              status.size());
+  check_range("ljpeg status", info.status_offset,
+              std::size_t(info.coded_rows()) * 4 * HC_LJ_STATUS_WORDS, status.size());
   if (file.size() == 0) throw Error(ErrorCode::InvalidArgument, "ljpeg: no file data");
   if (info.height && info.width) run_residuals(queue, job, file, planes, status, info);
 }

@@ -54,7 +54,7 @@ __global__ void ljpeg_unpack(const hc_u32* job, const hc_u8* planes, hc_u8* out)
 cudaError_t launch_ljpeg_residuals(cudaStream_t stream, const LjpegScanInfo& info,
                                    const std::uint32_t* job, const std::uint8_t* file,
                                    std::uint8_t* planes, std::uint32_t* status) {
-  return launch(ljpeg_residuals, stream, plan_ljpeg_residuals(info.height), job, file, info.scan,
+  return launch(ljpeg_residuals, stream, plan_ljpeg_residuals(info.coded_rows()), job, file, info.scan,
                 planes + info.plane_offset, status + info.status_offset / sizeof(std::uint32_t));
 }
 

@@ -46,7 +46,7 @@ class CpuLjpegKernels : public LjpegKernels {
     const hc_u8* f = bytes(file);
     hc_u8* p = bytes(planes) + info.plane_offset;
     auto* st = reinterpret_cast<hc_u32*>(bytes(status) + info.status_offset);
-    on_threads(info.height, info.cpu_threads,
+    on_threads(info.coded_rows(), info.cpu_threads,
                [&](std::uint32_t y) { hc_lj_residual_row(j, f, info.scan, p, st, y); });
   }
 

@@ -32,7 +32,7 @@ class ClLjpegKernels : public LjpegKernels {
     HC_CL_CHECK(residuals_.setArg(4, cl_ulong(info.plane_offset)));
     HC_CL_CHECK(residuals_.setArg(5, mem_of(status)));
     HC_CL_CHECK(residuals_.setArg(6, cl_ulong(info.status_offset / 4)));
-    queue_cast(queue).launch(residuals_, plan_ljpeg_residuals(info.height), "ljpeg_residuals");
+    queue_cast(queue).launch(residuals_, plan_ljpeg_residuals(info.coded_rows()), "ljpeg_residuals");
   }
 
   void run_reconstruct(Queue& queue, DeviceBuffer& planes, DeviceBuffer& scratch,

@@ -93,8 +93,9 @@ struct IntervalWalk {
 // Rows [r0, r1) of one interval from bit `start` (kNoData: none), their starts into `starts`.
 IntervalWalk walk_interval(const std::uint8_t* data, std::uint32_t size,
                            const std::vector<std::uint32_t>& tables, std::uint32_t comps,
-                           std::uint32_t width, std::uint32_t r0, std::uint32_t r1,
-                           std::uint64_t start, bool ran_out_before, std::uint64_t* starts) {
+                           std::uint32_t mcus, std::uint32_t per_mcu, std::uint32_t r0,
+                           std::uint32_t r1, std::uint64_t start, bool ran_out_before,
+                           std::uint64_t* starts) {
   IntervalWalk w;
   if (start == kNoData) {
     // An empty interval: its first row is decoded from zero bits, unless the interval before
@@ -117,11 +118,12 @@ IntervalWalk walk_interval(const std::uint8_t* data, std::uint32_t size,
     }
     starts[r] = next_bit(b);
     hc_u32 bad = 0;
-    for (std::uint32_t x = 0; x < width; ++x)
-      for (std::uint32_t c = 0; c < comps; ++c) {
-        hc_lj_bits_fill(&b, data, size);
-        hc_lj_decode_diff(&b, tables.data() + c * HC_LJ_HUFF_WORDS, &bad);
-      }
+    for (std::uint32_t m = 0; m < mcus; ++m)
+      for (std::uint32_t c = 0; c < comps; ++c)
+        for (std::uint32_t k = 0; k < per_mcu; ++k) {
+          hc_lj_bits_fill(&b, data, size);
+          hc_lj_decode_diff(&b, tables.data() + c * HC_LJ_HUFF_WORDS, &bad);
+        }
     w.bad_code |= bad != 0;
     if (hc_lj_bits_exhausted(&b)) {
       w.ran_out = w.hit_marker = true;
@@ -182,6 +184,7 @@ LosslessLayout lossless_layout(const Header& h) {
   for (const Component& c : h.components)
     if (c.h != h.components[0].h || c.v != h.components[0].v)
       unsupported("lossless JPEG with subsampled components is not decoded");
+  const auto mh = std::uint32_t(h.components[0].h), mv = std::uint32_t(h.components[0].v);
   L.channel_scan.fill(-1);
   for (std::size_t s = 0; s < h.scans.size(); ++s) {
     const Scan& scan = h.scans[s];
@@ -196,22 +199,29 @@ LosslessLayout lossless_layout(const Header& h) {
                       std::to_string(scan.se) + ", Ah " + std::to_string(scan.ah) + ", Al " +
                       std::to_string(scan.al) +
                       " (lossless: predictor 1..7, Se = Ah = 0, Al below the precision)");
-    if (scan.components.size() > 1 && (h.components[0].h != 1 || h.components[0].v != 1))
-      unsupported("lossless JPEG interleaved scan of components sampled " +
-                  std::to_string(h.components[0].h) + "x" + std::to_string(h.components[0].v) +
-                  " is not decoded");
     for (std::size_t i = 0; i < scan.components.size(); ++i) {
       const int t = scan.dc_table[i];
       check_table(scan.dc_tables[std::size_t(t)], t, at);
       ls.table[i] = t;
     }
-    ls.width = std::uint32_t(h.width);
-    ls.height = std::uint32_t(h.height);
+    // libjpeg's MCUs (jdinput.c): an interleaved scan's hold h x v samples of each component
+    // (all sampled alike here), MCUs_per_row = ceil(width / max_h); a single component's hold
+    // one sample, its width and height those of the component (the image's here).
+    std::uint32_t mcus_per_row = std::uint32_t(h.width), mcu_rows = std::uint32_t(h.height);
+    if (scan.components.size() > 1) {
+      ls.mcu_h = mh;
+      ls.mcu_v = mv;
+      mcus_per_row = (std::uint32_t(h.width) + mh - 1) / mh;
+      mcu_rows = (std::uint32_t(h.height) + mv - 1) / mv;
+    }
+    ls.width = mcus_per_row * ls.mcu_h;
+    ls.height = mcu_rows * ls.mcu_v;
     if (scan.restart_interval > 0) {
-      if (scan.restart_interval % h.width != 0)
+      if (std::uint32_t(scan.restart_interval) % mcus_per_row != 0)
         invalid(at, "restart interval of " + std::to_string(scan.restart_interval) +
-                        " MCUs is not a whole number of rows of " + std::to_string(h.width));
-      ls.restart_rows = scan.restart_interval / h.width;
+                        " MCUs is not a whole number of rows of " + std::to_string(mcus_per_row) +
+                        " MCUs");
+      ls.restart_rows = int(std::uint32_t(scan.restart_interval) / mcus_per_row);
     }
     ls.data_offset = scan.data_offset;
     ls.data_bytes = scan.data_end - scan.data_offset;
@@ -232,7 +242,6 @@ LosslessLayout lossless_layout(const Header& h) {
   for (const LosslessScan& s : L.scans) {
     L.plane_offsets.push_back(L.planes_bytes);
     L.planes_bytes += (s.plane_bytes() + 15) / 16 * 16;
-    L.max_rows = std::max(L.max_rows, s.height);
   }
   return L;
 }
@@ -242,12 +251,12 @@ RowTables row_tables_from_markers(const std::uint8_t*, std::size_t, const Header
   RowTables out;
   for (const LosslessScan& ls : layout.scans) {
     const Scan& scan = header.scans[std::size_t(ls.scan)];
-    if (ls.restart_rows != 1 || scan.interval_starts.size() + 1 < ls.height) return {};
+    if (ls.restart_rows != 1 || scan.interval_starts.size() + 1 < ls.coded_rows()) return {};
     RowTable t;
     t.source = RowTableSource::Markers;
-    t.starts.resize(ls.height);
+    t.starts.resize(ls.coded_rows());
     t.starts[0] = 0;
-    for (std::uint32_t r = 1; r < ls.height; ++r) {
+    for (std::uint32_t r = 1; r < ls.coded_rows(); ++r) {
       const Scan::IntervalStart& s = scan.interval_starts[r - 1];
       if (s.begin == Scan::kEmptyInterval || s.found >= 0 || s.begin > scan.data_end) return {};
       t.starts[r] = std::uint64_t(s.begin - scan.data_offset) * 8;
@@ -267,11 +276,13 @@ RowTables row_tables_prepass(const std::uint8_t* data, std::size_t, const Header
     std::vector<std::uint32_t> tables(std::size_t(comps) * HC_LJ_HUFF_WORDS);
     for (std::uint32_t c = 0; c < comps; ++c)
       write_table(scan.dc_tables[std::size_t(ls.table[c])], tables.data() + c * HC_LJ_HUFF_WORDS);
-    const std::uint32_t per = ls.restart_rows ? std::uint32_t(ls.restart_rows) : ls.height;
-    const std::uint32_t intervals = (ls.height + per - 1) / per;
+    const std::uint32_t rows = ls.coded_rows();
+    const std::uint32_t per = ls.restart_rows ? std::uint32_t(ls.restart_rows) : rows;
+    const std::uint32_t intervals = (rows + per - 1) / per;
+    const std::uint32_t mcus = ls.width / ls.mcu_h, per_mcu = ls.mcu_h * ls.mcu_v;
     RowTable t;
     t.source = RowTableSource::PrePass;
-    t.starts.assign(ls.height, kNoData);
+    t.starts.assign(rows, kNoData);
     t.wide = std::uint64_t(ls.data_bytes) * 8 >= kNoData;
     auto begin_of = [&](std::uint32_t k) -> std::uint64_t {
       if (k == 0) return 0;
@@ -288,12 +299,12 @@ RowTables row_tables_prepass(const std::uint8_t* data, std::size_t, const Header
     parallel_for(intervals, threads, [&](std::size_t k) {
       const std::uint64_t start = begin_of(std::uint32_t(k));
       if (start == kNoData) return;
-      const std::uint32_t r0 = std::uint32_t(k) * per, r1 = std::min(ls.height, r0 + per);
-      walks[k] =
-          walk_interval(d, size, tables, comps, ls.width, r0, r1, start, false, t.starts.data());
+      const std::uint32_t r0 = std::uint32_t(k) * per, r1 = std::min(rows, r0 + per);
+      walks[k] = walk_interval(d, size, tables, comps, mcus, per_mcu, r0, r1, start, false,
+                               t.starts.data());
     });
     for (std::uint32_t k = 0; k < intervals; ++k) {
-      const std::uint32_t r0 = k * per, r1 = std::min(ls.height, r0 + per);
+      const std::uint32_t r0 = k * per, r1 = std::min(rows, r0 + per);
       if (k > 0) {
         const auto& s = k - 1 < scan.interval_starts.size()
                             ? scan.interval_starts[k - 1]
@@ -305,7 +316,7 @@ RowTables row_tables_prepass(const std::uint8_t* data, std::size_t, const Header
                                  std::to_string(k) + ")");
       }
       if (begin_of(k) == kNoData)
-        walks[k] = walk_interval(d, size, tables, comps, ls.width, r0, r1, kNoData,
+        walks[k] = walk_interval(d, size, tables, comps, mcus, per_mcu, r0, r1, kNoData,
                                  k > 0 && walks[k - 1].ran_out, t.starts.data());
       if (walks[k].bad_code)
         out.warnings.push_back("corrupt JPEG data: bad Huffman code (scan " +
@@ -325,7 +336,7 @@ RowTables row_tables_prepass(const std::uint8_t* data, std::size_t, const Header
 RowTables row_tables_given(const std::vector<std::uint64_t>& starts, const LosslessLayout& layout) {
   RowTables out;
   std::size_t rows = 0;
-  for (const LosslessScan& ls : layout.scans) rows += ls.height;
+  for (const LosslessScan& ls : layout.scans) rows += ls.coded_rows();
   if (starts.size() != rows)
     throw Error(ErrorCode::InvalidArgument,
                 "ljpeg: the row table has " + std::to_string(starts.size()) +
@@ -337,7 +348,7 @@ RowTables row_tables_given(const std::vector<std::uint64_t>& starts, const Lossl
     t.source = RowTableSource::Caller;
     t.wide = std::uint64_t(ls.data_bytes) * 8 >= kNoData;
     const std::uint64_t bits = std::uint64_t(ls.data_bytes) * 8;
-    for (std::uint32_t r = 0; r < ls.height; ++r, ++i) {
+    for (std::uint32_t r = 0; r < ls.coded_rows(); ++r, ++i) {
       const std::uint64_t v = starts[i];
       auto bad = [&](const std::string& what) {
         throw Error(ErrorCode::InvalidArgument,
@@ -401,7 +412,7 @@ std::vector<std::uint32_t> lossless_job(const Header& header, const LosslessLayo
   std::vector<std::size_t> rows_at;
   for (std::size_t s = 0; s < scans; ++s) {
     rows_at.push_back(words);
-    words += std::size_t(layout.scans[s].height) * (tables.scans[s].wide ? 2 : 1);
+    words += std::size_t(layout.scans[s].coded_rows()) * (tables.scans[s].wide ? 2 : 1);
   }
   std::vector<std::uint32_t> job(words, 0);
   job[HC_LJ_H_MAGIC] = HC_LJ_MAGIC;
@@ -413,11 +424,12 @@ std::vector<std::uint32_t> lossless_job(const Header& header, const LosslessLayo
   for (int c = 0; c < layout.channels; ++c) {
     const auto s = std::size_t(layout.channel_scan[std::size_t(c)]);
     const LosslessScan& ls = layout.scans[s];
-    std::uint32_t* ch = job.data() + HC_LJ_H_CHANNEL + 4 * c;
+    std::uint32_t* ch = job.data() + HC_LJ_H_CHANNEL + HC_LJ_CHANNEL_WORDS * c;
     ch[0] = std::uint32_t(layout.plane_offsets[s]);
     ch[1] = std::uint32_t(layout.plane_offsets[s] >> 32);
     ch[2] = std::uint32_t(ls.components.size());
     ch[3] = std::uint32_t(layout.channel_index[std::size_t(c)]) | std::uint32_t(ls.pt) << 8;
+    ch[4] = ls.width;
   }
   for (std::size_t s = 0; s < scans; ++s) {
     const LosslessScan& ls = layout.scans[s];
@@ -430,7 +442,9 @@ std::vector<std::uint32_t> lossless_job(const Header& header, const LosslessLayo
     r[HC_LJ_S_COMPS] = std::uint32_t(ls.components.size());
     r[HC_LJ_S_PREDICTOR] = std::uint32_t(ls.predictor);
     r[HC_LJ_S_INITIAL] = 1u << (layout.precision - ls.pt - 1);
-    r[HC_LJ_S_RESTART] = std::uint32_t(ls.restart_rows);
+    r[HC_LJ_S_RESTART] = std::uint32_t(ls.restart_rows) * ls.mcu_v;
+    r[HC_LJ_S_MCU_H] = ls.mcu_h;
+    r[HC_LJ_S_MCU_V] = ls.mcu_v;
     r[HC_LJ_S_DATA] = std::uint32_t(ls.data_offset);
     r[HC_LJ_S_DATA_BYTES] = std::uint32_t(ls.data_bytes);
     r[HC_LJ_S_ROWS_AT] = std::uint32_t(rows_at[s]);
@@ -443,7 +457,7 @@ std::vector<std::uint32_t> lossless_job(const Header& header, const LosslessLayo
         write_table(scan.dc_tables[std::size_t(k)],
                     r + HC_LJ_SCAN_WORDS + std::size_t(k) * HC_LJ_HUFF_WORDS);
     std::uint32_t* rows = job.data() + rows_at[s];
-    for (std::uint32_t y = 0; y < ls.height; ++y) {
+    for (std::uint32_t y = 0; y < ls.coded_rows(); ++y) {
       const std::uint64_t e = tables.scans[s].starts[y];
       if (tables.scans[s].wide) {
         rows[2 * y] = e == kNoData ? HC_LJ_NO_DATA : std::uint32_t(e);

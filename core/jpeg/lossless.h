@@ -20,9 +20,13 @@ struct LosslessScan {
   std::vector<int> components;  // indices into Header::components
   int predictor = 1;            // Ss, 1..7
   int pt = 0;                   // Al, the point transform
-  int restart_rows = 0;         // rows per restart interval (0: none)
+  int restart_rows = 0;         // coded rows per restart interval (0: none)
   std::array<int, 4> table{};   // the DC Huffman table of each component
-  std::uint32_t width = 0, height = 0;
+  // The plane: MCUs per row x mcu_h samples wide, MCU rows x mcu_v high (an interleaved scan's
+  // MCU holds mcu_h x mcu_v samples of each component; 1 x 1 otherwise). A coded row, the row
+  // table's unit, is mcu_v plane rows.
+  std::uint32_t width = 0, height = 0, mcu_h = 1, mcu_v = 1;
+  std::uint32_t coded_rows() const { return height / mcu_v; }
   std::size_t data_offset = 0, data_bytes = 0;  // the entropy-coded bytes in the file
   std::uint32_t row_bytes() const { return 2u * width * std::uint32_t(components.size()); }
   std::uint64_t plane_bytes() const { return std::uint64_t(height) * (row_bytes() + 1u); }
@@ -37,7 +41,6 @@ struct LosslessLayout {
   std::array<int, 4> channel_scan{}, channel_index{};
   std::vector<std::uint64_t> plane_offsets;  // per scan, in one planes buffer (16-aligned)
   std::uint64_t planes_bytes = 0;
-  std::uint32_t max_rows = 0;  // of any scan (the status words' size)
 };
 
 // The layout of a parsed SOF3 file, after the checks libjpeg-turbo 3 makes (jdlossls.c,
@@ -53,7 +56,7 @@ LosslessLayout lossless_layout(const Header& header);
 enum class RowTableSource { Caller, Markers, PrePass };
 const char* to_string(RowTableSource source);
 struct RowTable {
-  std::vector<std::uint64_t> starts;  // one per row
+  std::vector<std::uint64_t> starts;  // one per coded row
   RowTableSource source = RowTableSource::PrePass;
   // Entries need more than 32 bits (data of 512 MiB or more): two words each on the device.
   bool wide = false;
@@ -77,7 +80,7 @@ RowTables row_tables_prepass(const std::uint8_t* data, std::size_t size, const H
 // naming the first bad entry.
 RowTables row_tables_given(const std::vector<std::uint64_t>& starts, const LosslessLayout& layout);
 // The entries of a sidecar file: little-endian 32-bit words (27 + 5 packing), or 64-bit ones when
-// the file holds exactly 8 bytes per row; `rows` is the file's total rows over its scans.
+// the file holds exactly 8 bytes per row; `rows` is the file's total coded rows over its scans.
 std::vector<std::uint64_t> read_row_table_sidecar(const std::uint8_t* bytes, std::size_t size,
                                                   std::size_t rows);
 // The sidecar form of a table (32-bit words unless an entry needs more).

@@ -29,25 +29,32 @@
 #define HC_LJ_H_CHANNELS 3
 #define HC_LJ_H_DEPTH 4 /* output bytes per sample: 1 or 2 */
 #define HC_LJ_H_SCANS 5
-/* Per output channel c (0..3), from word HC_LJ_H_CHANNEL + 4c: the byte offset of its scan's
- * plane (low, high word), the scan's components, and (index in the scan) | pt << 8. */
+/* Per output channel c (0..3), from word HC_LJ_H_CHANNEL + 8c: the byte offset of its scan's
+ * plane (low, high word), the scan's components, (index in the scan) | pt << 8, and the plane's
+ * width. */
 #define HC_LJ_H_CHANNEL 8
-#define HC_LJ_H_SCAN_AT 24 /* word offset of scan s's record: word 24 + s */
+#define HC_LJ_CHANNEL_WORDS 8
+#define HC_LJ_H_SCAN_AT 40 /* word offset of scan s's record: word 40 + s */
 #define HC_LJ_HEADER_WORDS 64
 #define HC_LJ_MAX_SCANS (HC_LJ_HEADER_WORDS - HC_LJ_H_SCAN_AT)
 
 /* Scan record words. */
-#define HC_LJ_S_WIDTH 0      /* samples per plane row for one component (the image width) */
-#define HC_LJ_S_HEIGHT 1     /* rows */
+#define HC_LJ_S_WIDTH 0      /* the plane's width: MCUs per row x the MCU's width */
+#define HC_LJ_S_HEIGHT 1     /* the plane's rows: MCU rows x the MCU's height */
 #define HC_LJ_S_COMPS 2      /* components in the scan, 1..4 */
 #define HC_LJ_S_PREDICTOR 3  /* Ss, 1..7 */
 #define HC_LJ_S_INITIAL 4    /* 2^(P - Pt - 1) */
-#define HC_LJ_S_RESTART 5    /* rows per restart interval, 0: none */
+#define HC_LJ_S_RESTART 5    /* plane rows per restart interval, 0: none */
 #define HC_LJ_S_DATA 6       /* byte offset of the scan's entropy-coded data in the file */
 #define HC_LJ_S_DATA_BYTES 7 /* its bytes */
 #define HC_LJ_S_ROWS_AT 8    /* word offset of the row table in the job */
 #define HC_LJ_S_WIDE 9       /* 1: row table entries are two words (low, high) */
 #define HC_LJ_S_TABLE 10     /* words 10..13: the Huffman table (0..3) of each component */
+/* An interleaved scan's MCU holds MCU_H x MCU_V samples of each component (all components are
+ * sampled alike), row by row, component after component; a coded row (the row table's unit, a
+ * work-item of the residual stage) is MCU_V plane rows. 1 x 1 otherwise. */
+#define HC_LJ_S_MCU_H 14
+#define HC_LJ_S_MCU_V 15
 #define HC_LJ_SCAN_WORDS 16
 /* The scan's four Huffman tables follow its words, HC_LJ_HUFF_WORDS each. */
 #define HC_LJ_LOOK_BITS 9
@@ -210,68 +217,89 @@ HC_FN hc_u64 hc_lj_row_start(const HC_GLOBAL hc_u32* job, const HC_GLOBAL hc_u32
   return rows[row];
 }
 
-/* The type byte of a row. */
-HC_FN hc_u32 hc_lj_row_type(const HC_GLOBAL hc_u32* scan, hc_u32 row, int no_data) {
+/* The type byte of plane row y, the first of its coded row when `lead`. */
+HC_FN hc_u32 hc_lj_row_type(const HC_GLOBAL hc_u32* scan, hc_u32 y, int lead, int no_data) {
   const hc_u32 restart = scan[HC_LJ_S_RESTART];
-  const int first = row == 0u || (restart != 0u && row % restart == 0u) || no_data;
+  const int first = lead && (y == 0u || (restart != 0u && y % restart == 0u) || no_data);
   return first ? HC_LJ_FIRST_ROW : scan[HC_LJ_S_PREDICTOR];
 }
 
-/* The residual stage: row `row` of scan `scan_index` decoded from its row table entry and the
- * file's bytes into the scan's plane (type byte and differences); `status` gets the row's
- * HC_LJ_STATUS_WORDS. */
+/* The residual stage: coded row `row` of scan `scan_index` decoded from its row table entry and
+ * the file's bytes into the scan's plane (type bytes and differences); `status` gets the coded
+ * row's HC_LJ_STATUS_WORDS. */
 HC_FN void hc_lj_residual_row(const HC_GLOBAL hc_u32* job, const HC_GLOBAL hc_u8* file,
                               hc_u32 scan_index, HC_GLOBAL hc_u8* plane, HC_GLOBAL hc_u32* status,
                               hc_u32 row) {
   const HC_GLOBAL hc_u32* scan = job + job[HC_LJ_H_SCAN_AT + scan_index];
   const hc_u32 width = scan[HC_LJ_S_WIDTH], comps = scan[HC_LJ_S_COMPS];
+  const hc_u32 mh = scan[HC_LJ_S_MCU_H], mv = scan[HC_LJ_S_MCU_V];
   const hc_u32 row_bytes = 2u * width * comps;
+  const hc_u64 stride = (hc_u64)row_bytes + 1u;
   const HC_GLOBAL hc_u8* data = file + scan[HC_LJ_S_DATA];
   const hc_u32 size = scan[HC_LJ_S_DATA_BYTES];
+  const hc_u32 y0 = row * mv;
   HC_GLOBAL hc_u8* out;
   const HC_GLOBAL hc_u32* tables[4];
   hc_u64 start;
-  hc_u32 type, x, c, bad = 0, flags = 0, where = 0;
+  hc_u32 x, c, yy, bad = 0, flags = 0, where = 0;
+  int no_data, first;
   hc_lj_bits b;
-  if (row >= scan[HC_LJ_S_HEIGHT]) return;
-  out = plane + (hc_u64)row * (row_bytes + 1u);
+  if (y0 >= scan[HC_LJ_S_HEIGHT]) return;
+  out = plane + (hc_u64)y0 * stride;
   start = hc_lj_row_start(job, scan, row);
-  type = hc_lj_row_type(scan, row, start == (hc_u64)HC_LJ_NO_DATA);
-  out[0] = (hc_u8)type;
+  no_data = start == (hc_u64)HC_LJ_NO_DATA;
+  first = hc_lj_row_type(scan, y0, 1, no_data) == HC_LJ_FIRST_ROW;
+  for (yy = 0; yy < mv; ++yy)
+    out[yy * stride] = (hc_u8)hc_lj_row_type(scan, y0 + yy, yy == 0u, no_data);
   for (c = 0; c < comps; ++c)
     tables[c] = scan + HC_LJ_SCAN_WORDS + scan[HC_LJ_S_TABLE + c] * HC_LJ_HUFF_WORDS;
-  if (start == (hc_u64)HC_LJ_NO_DATA) {
-    for (x = 0; x < row_bytes; ++x) out[1u + x] = 0;
+  status[HC_LJ_STATUS_WORDS * row] = 0;
+  status[HC_LJ_STATUS_WORDS * row + 1u] = 0;
+  if (no_data) {
+    for (yy = 0; yy < mv; ++yy)
+      for (x = 0; x < row_bytes; ++x) out[yy * stride + 1u + x] = 0;
     for (c = 0; c < comps; ++c) {
       out[1u + 2u * c] = (hc_u8)(scan[HC_LJ_S_INITIAL] & 0xFFu);
       out[2u + 2u * c] = (hc_u8)(scan[HC_LJ_S_INITIAL] >> 8);
     }
-    status[HC_LJ_STATUS_WORDS * row] = 0;
-    status[HC_LJ_STATUS_WORDS * row + 1u] = 0;
     return;
   }
   hc_lj_bits_start(&b, data, size, start);
-  for (x = 0; x < width; ++x) {
-    for (c = 0; c < comps; ++c) {
-      hc_u32 d;
-      hc_lj_bits_fill(&b, data, size);
-      d = (hc_u32)hc_lj_decode_diff(&b, tables[c], &bad);
-      if (x == 0u && type == HC_LJ_FIRST_ROW) d += scan[HC_LJ_S_INITIAL];
-      out[1u + 2u * (x * comps + c)] = (hc_u8)(d & 0xFFu);
-      out[2u + 2u * (x * comps + c)] = (hc_u8)((d >> 8) & 0xFFu);
-      if (bad && flags == 0u) {
-        flags = HC_LJ_ST_BAD_CODE;
-        where = b.pos;
+  if (mh == 1u && mv == 1u) {
+    for (x = 0; x < width; ++x) {
+      for (c = 0; c < comps; ++c) {
+        hc_u32 d;
+        hc_lj_bits_fill(&b, data, size);
+        d = (hc_u32)hc_lj_decode_diff(&b, tables[c], &bad);
+        if (x == 0u && first) d += scan[HC_LJ_S_INITIAL];
+        out[1u + 2u * (x * comps + c)] = (hc_u8)(d & 0xFFu);
+        out[2u + 2u * (x * comps + c)] = (hc_u8)((d >> 8) & 0xFFu);
       }
+      if (bad && where == 0u) where = b.pos + 1u;
     }
+  } else {
+    hc_u32 m, xx;
+    for (m = 0; m < width / mh; ++m)
+      for (c = 0; c < comps; ++c)
+        for (yy = 0; yy < mv; ++yy)
+          for (xx = 0; xx < mh; ++xx) {
+            const hc_u64 at = yy * stride + 1u + 2u * ((m * mh + xx) * comps + c);
+            hc_u32 d;
+            hc_lj_bits_fill(&b, data, size);
+            d = (hc_u32)hc_lj_decode_diff(&b, tables[c], &bad);
+            if (m == 0u && xx == 0u && yy == 0u && first) d += scan[HC_LJ_S_INITIAL];
+            out[at] = (hc_u8)(d & 0xFFu);
+            out[at + 1u] = (hc_u8)((d >> 8) & 0xFFu);
+            if (bad && where == 0u) where = b.pos + 1u;
+          }
   }
   if (bad) flags |= HC_LJ_ST_BAD_CODE;
   if (hc_lj_bits_exhausted(&b)) {
-    if (!(flags & HC_LJ_ST_BAD_CODE)) where = b.marker_at;
+    if (!bad) where = b.marker_at + 1u;
     flags |= HC_LJ_ST_HIT_MARKER;
   }
   status[HC_LJ_STATUS_WORDS * row] = flags;
-  status[HC_LJ_STATUS_WORDS * row + 1u] = where;
+  status[HC_LJ_STATUS_WORDS * row + 1u] = where == 0u ? 0u : where - 1u;
 }
 
 /* The prediction of T.81 Table H.1 for predictor p (2..7) from Ra (left), Rb (above) and Rc
@@ -427,10 +455,10 @@ HC_FN void hc_lj_unpack_pixel(const HC_GLOBAL hc_u32* job, const HC_GLOBAL hc_u8
   if (x >= width || y >= job[HC_LJ_H_HEIGHT]) return;
   o = out + ((hc_u64)y * width + x) * channels * depth;
   for (c = 0; c < channels; ++c) {
-    const HC_GLOBAL hc_u32* ch = job + HC_LJ_H_CHANNEL + 4u * c;
+    const HC_GLOBAL hc_u32* ch = job + HC_LJ_H_CHANNEL + HC_LJ_CHANNEL_WORDS * c;
     const hc_u64 at = (hc_u64)ch[0] | (hc_u64)ch[1] << 32;
     const hc_u32 comps = ch[2], index = ch[3] & 0xFFu, pt = ch[3] >> 8;
-    const HC_GLOBAL hc_u8* row = planes + at + (hc_u64)y * (2ull * width * comps + 1u);
+    const HC_GLOBAL hc_u8* row = planes + at + (hc_u64)y * (2ull * ch[4] * comps + 1u);
     const hc_u32 v = (hc_lj_get(row, x * comps + index) << pt) & 0xFFFFu;
     if (depth == 1u) {
       o[c] = (hc_u8)(v & 0xFFu);
