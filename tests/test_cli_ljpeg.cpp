@@ -324,6 +324,32 @@ TEST_CASE("cli ljpeg: gray to PPM, the standard streams and a batch keep maxval"
   CHECK(digest(c.samples) == rgb8.digest);
 }
 
+TEST_CASE("cli ljpeg: CMYK to PPM as djpeg converts it, at the file's maxval") {
+  Scratch s("cmyk");
+  for (const char* name :
+       {"wr-cmyk8-pred4-37x23-2plus2scans-rst1row.jpg", "ic-rgba16-pred6-37x23.jpg"}) {
+    INFO(name);
+    REQUIRE(cli(s.dir, "-q -d cpu decode " + quoted(kDir / name) + " a.pam").status == 0);
+    REQUIRE(cli(s.dir, "-q -d cpu decode " + quoted(kDir / name) + " a.ppm").status == 0);
+    const Netpbm pam = read_netpbm(bytes_of(s.dir / "a.pam"));
+    const Netpbm ppm = read_netpbm(bytes_of(s.dir / "a.ppm"));
+    CHECK(ppm.kind == '6');
+    CHECK(ppm.maxval == pam.maxval);
+    const int bytes = pam.maxval < 256 ? 1 : 2;
+    const std::size_t pixels = std::size_t(pam.width) * std::size_t(pam.height);
+    REQUIRE(ppm.samples.size() == pixels * 3 * std::size_t(bytes));
+    bool same = true;
+    for (std::size_t i = 0; i < pixels; ++i) {
+      const double k = sample_at(pam.samples, 4 * i + 3, bytes);
+      for (std::size_t c = 0; c < 3; ++c) {
+        const double v = sample_at(pam.samples, 4 * i + c, bytes);
+        same &= sample_at(ppm.samples, 3 * i + c, bytes) == unsigned(v * k / pam.maxval + 0.5);
+      }
+    }
+    CHECK(same);
+  }
+}
+
 TEST_CASE("cli ljpeg: PNG scaled to its depth with sBIT = P, read back exactly by libpng") {
   Scratch s("png");
   const auto m = manifest();
