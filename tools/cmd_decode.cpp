@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "tools/cli.h"
+#include "tools/decode_ljpeg.h"
 #include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
@@ -76,13 +77,14 @@ void write_png(const std::string& path, int width, int height, int channels,
 }
 
 // Writes a decoded image as `format` (checked with format_problem first): pam keeps its
-// channels and depth (maxval 255 or 65535); pnm is PGM for gray and PPM otherwise, as djpeg
-// -pnm; ppm and png convert CMYK to RGB as djpeg does and gray to RGB (ppm); png from a PNG
-// goes through our encoder, from a JPEG through libpng.
-void write_image(const Image& img, bool from_png, const std::string& format,
+// channels and depth (maxval 255 or 65535, or 2^P - 1 for a lossless JPEG of `precision` P);
+// pnm is PGM for gray and PPM otherwise, as djpeg -pnm; ppm and png convert CMYK to RGB as djpeg
+// does and gray to RGB (ppm); png from a PNG goes through our encoder, from a JPEG through
+// libpng (a lossless one with its P bits in sBIT).
+void write_image(const Image& img, bool from_png, int precision, const std::string& format,
                  const std::string& path, const std::shared_ptr<Device>& device) {
   const std::string dims = std::to_string(img.width) + " " + std::to_string(img.height);
-  const std::string maxval = img.bit_depth == 16 ? "65535" : "255";
+  const std::string maxval = std::to_string(netpbm_maxval(img, precision));
   const bool cmyk = img.format == PixelFormat::CMYK;
   const bool gray = img.format == PixelFormat::Gray;
   if (format == "pam") {
@@ -97,7 +99,9 @@ void write_image(const Image& img, bool from_png, const std::string& format,
                     "\nMAXVAL " + maxval + "\nTUPLTYPE " + tuple + "\nENDHDR\n",
                 img.pixels);
   } else if (format == "png") {
-    if (from_png) {
+    if (precision) {
+      write_lossless_png(path, img, precision);
+    } else if (from_png) {
       PngEncoder encoder(device);
       write_bytes(path, "", encoder.encode(img));
     } else {
@@ -116,7 +120,8 @@ void write_image(const Image& img, bool from_png, const std::string& format,
                    img.pixels.begin() + std::ptrdiff_t(i + bps));
     write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", rgb);
   } else {
-    write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n", cmyk ? cmyk_as_rgb(img) : img.pixels);
+    write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n",
+                cmyk ? cmyk_as_rgb(img, netpbm_maxval(img, precision)) : img.pixels);
   }
 }
 
@@ -127,6 +132,7 @@ struct DecodeOptions {
   bool strip = false;  // no metadata in PNG outputs
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
+  RowTableFiles row_tables;  // lossless files: --row-table, --write-row-table
 };
 
 JpegDecodeOptions decoder_options(const DecodeOptions& o) {
@@ -153,6 +159,9 @@ struct DecodeRun {
   struct File {
     std::vector<std::uint8_t> bytes;
     bool png = false;
+    int precision = 0;   // a lossless JPEG's P, else 0
+    bool apart = false;  // decoded with its row table files, into `image`
+    Image image;
     std::string format, error;
   };
 
@@ -185,6 +194,13 @@ struct DecodeRun {
         return f;
       }
       f.png = kind == FileKind::Png;
+      f.precision = f.png ? 0 : lossless_precision(f.bytes);
+      if (o.row_tables.any() && !f.precision) {
+        f.error = "--row-table and --write-row-table take a lossless JPEG (SOF3) file; this is " +
+                  std::string(f.png ? "a PNG" : "a JPEG of another coding process");
+        return f;
+      }
+      f.apart = o.row_tables.any();
       const ImageInfo info = f.png ? pngs().info(f.bytes.data(), f.bytes.size())
                                    : decoder.info(f.bytes.data(), f.bytes.size());
       f.format = !o.format.empty()     ? o.format
@@ -209,7 +225,7 @@ struct DecodeRun {
     const std::string out = job.output_by_image ? job.output + "." + f.format : job.output;
     if (error.empty()) {
       try {
-        write_image(*img, f.png, f.format, out, device);
+        write_image(*img, f.png, f.precision, f.format, out, device);
       } catch (const Error& e) {
         error = e.what();
       }
@@ -225,7 +241,8 @@ struct DecodeRun {
     if (g.quiet) return;
     std::cerr << progress << job.input << " -> " << out << " (" << img->width << "x" << img->height
               << " " << to_string(img->format);
-    if (img->bit_depth != 8) std::cerr << ", " << img->bit_depth << " bits";
+    if (const int bits = f.precision ? f.precision : img->bit_depth; bits != 8)
+      std::cerr << ", " << bits << " bits";
     std::cerr << ")\n";
   }
 
@@ -239,7 +256,7 @@ struct DecodeRun {
       const File& f = files.back();
       auto& inputs = f.png ? pngs_in : jpegs;
       slot.push_back(inputs.size());
-      if (f.error.empty()) inputs.push_back({f.bytes.data(), f.bytes.size()});
+      if (f.error.empty() && !f.apart) inputs.push_back({f.bytes.data(), f.bytes.size()});
     }
     BatchErrors jpeg_errors, png_errors;
     std::vector<Image> jpeg_images =
@@ -255,7 +272,15 @@ struct DecodeRun {
           jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
                           : "";
       const Image* img = nullptr;
-      if (f.error.empty()) {
+      if (f.error.empty() && f.apart) {
+        try {
+          f.image = decode_with_row_table(decoder, f.bytes, o.row_tables);
+          if (o.strip) f.image.metadata = {};
+          img = &f.image;
+        } catch (const Error& e) {
+          f.error = describe(e);
+        }
+      } else if (f.error.empty()) {
         const std::size_t k = slot[i - start];
         const BatchErrors& errors = f.png ? png_errors : jpeg_errors;
         if (errors[k]) f.error = describe(*errors[k]);
@@ -274,6 +299,9 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     throw Error(ErrorCode::InvalidArgument, o.files[1] + ": unknown output format '" +
                                                 format_of(o.files[1]) + "' (" + kFormats +
                                                 "): name the file so, or give --format");
+  if (o.row_tables.any() && (!o.output_dir.empty() || o.files.size() != 2))
+    throw Error(ErrorCode::InvalidArgument,
+                "--row-table and --write-row-table take one file: decode IN OUT --row-table FILE");
   const auto jobs =
       plan_jobs("decode", o.files, o.output_dir, o.output_dir.empty() ? "" : o.format);
   auto device = open_selected_device(g, "decode");
@@ -309,6 +337,11 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "PNGs with maxval 65535). With --output-dir and no --format, each image gets PAM where\n"
       "it has alpha, 16 bits or CMYK and PNM otherwise; inputs whose names meet keep their\n"
       "extension (x.jpg.pnm, x.png.pam). Standard output without --format: PNM.\n"
+      "A lossless JPEG (SOF3, found by its bytes) of precision P keeps its samples exactly:\n"
+      "PGM/PPM/PAM of maxval 2^P - 1 (one byte a sample up to P = 8, two big-endian above);\n"
+      "PNG of 8 bits up to P = 8, else 16, scaled by bit replication, with sBIT = P.\n"
+      "  hetcodec decode CT.jpg CT.pgm --write-row-table CT.rows   (save where rows start)\n"
+      "  hetcodec decode CT.jpg CT.pgm --row-table CT.rows         (decode with it, no pre-pass)\n"
       "A file that cannot be read, decoded or written is reported and the others go on.\n"
       "A png output keeps the input's metadata unless --strip is given: a JPEG's EXIF and ICC\n"
       "profile, a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, text and eXIf chunks.");
@@ -328,6 +361,15 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
       ->capture_default_str();
   cmd->add_flag("--strip", o->strip, kStripHelp);
+  cmd->add_option("--row-table", o->row_tables.read,
+                  "a lossless JPEG's row table sidecar (little-endian 32-bit entries, or 64-bit:\n"
+                  "where each coded row starts, in bits), used instead of restart markers or a\n"
+                  "pre-pass; one input file only")
+      ->type_name("FILE");
+  cmd->add_option("--write-row-table", o->row_tables.write,
+                  "write the row table the decoder finds for a lossless JPEG, as --row-table\n"
+                  "reads it; one input file only")
+      ->type_name("FILE");
   cmd->callback([&global, o] {
     const int rc = run_decode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

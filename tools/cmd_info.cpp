@@ -7,6 +7,7 @@
 
 #include "host/src/jpeg_info.h"
 #include "tools/cli.h"
+#include "tools/decode_ljpeg.h"
 #include "tools/info.h"
 
 namespace hetcodec::tools {
@@ -37,8 +38,9 @@ nlohmann::json jpeg_json(const JpegFileInfo& fi) {
       {"warnings", fi.warnings}};
 }
 
-// A JPEG file as text: its header, segments and token stream.
-void print_jpeg_info(const JpegFileInfo& fi) {
+// A JPEG file as text: its header, segments and token stream (a lossless file's own fields in
+// place of the token stream, `lossless` set).
+void print_jpeg_info(const JpegFileInfo& fi, const nlohmann::json* lossless = nullptr) {
   std::string sampling;
   for (const auto& s : fi.sampling) sampling += (sampling.empty() ? "" : ",") + s;
   std::printf("  %d x %d, %d-bit, %d component%s (%s), sampling %s%s%s\n", fi.width, fi.height,
@@ -52,7 +54,13 @@ void print_jpeg_info(const JpegFileInfo& fi) {
   if (fi.icc_profile_bytes)
     std::printf("  ICC profile, %llu bytes\n", (unsigned long long)fi.icc_profile_bytes);
   if (fi.exif_bytes) std::printf("  EXIF, %llu bytes\n", (unsigned long long)fi.exif_bytes);
-  if (fi.decodable) {
+  if (lossless) {
+    if ((*lossless)["decodable"])
+      print_ljpeg_info(*lossless);
+    else
+      std::printf("  not decoded by this build: %s\n",
+                  (*lossless)["unsupported"].get<std::string>().c_str());
+  } else if (fi.decodable) {
     std::printf("  %llu blocks, %llu non-zero, %llu non-zero coefficients (%.1f per block)\n",
                 (unsigned long long)fi.blocks, (unsigned long long)fi.nonzero_blocks,
                 (unsigned long long)fi.coefficients,
@@ -75,12 +83,20 @@ nlohmann::json describe(const std::string& path, bool json) {
     throw Error(ErrorCode::InvalidData, kind_problem(bytes, "a JPEG, PNG, PNM or PAM"));
   if (format == FileKind::Jpeg) {
     const JpegFileInfo fi = jpeg_file_info(bytes.data(), bytes.size());
-    if (!json) {
-      std::printf("%s\n", path.c_str());
-      print_jpeg_info(fi);
-    }
     nlohmann::json j = {{"file", path}};
     j.update(jpeg_json(fi));
+    // A lossless file has no token stream: its predictors and row table instead.
+    const bool lossless = lossless_precision(bytes) > 0;
+    if (lossless) {
+      for (const char* k : {"blocks", "nonzero_blocks", "nonzero_coefficients", "unsupported",
+                            "token_stream_bytes", "dense_coefficient_bytes"})
+        j.erase(k);
+      j.update(ljpeg_info(bytes));
+    }
+    if (!json) {
+      std::printf("%s\n", path.c_str());
+      print_jpeg_info(fi, lossless ? &j : nullptr);
+    }
     return j;
   }
   nlohmann::json j = {{"file", path}};
@@ -105,7 +121,10 @@ void add_info_command(CLI::App& app) {
       "describe image files; the format is found from the bytes, not the name\n"
       "  JPEG: size, precision, components and their colour space (as libjpeg reads it),\n"
       "        sampling, restart interval, coding process, APPn/COM segments, ICC and EXIF\n"
-      "        sizes, and the token stream's size against dense int16 coefficients\n"
+      "        sizes, and the token stream's size against dense int16 coefficients; for a\n"
+      "        lossless file (SOF3) the predictor, point transform, restart rows, each scan's\n"
+      "        components, how the row table is found (restart markers or a pre-pass) and the\n"
+      "        decoded format, bit depth and maxval\n"
       "  PNG:  size, colour type, bit depth, interlace, every chunk with its size, the segment\n"
       "        index (hetcodec's hcRS or Apple's iDOT) and the metadata a re-encode keeps\n"
       "        (ICC profile, sRGB, gamma, chromaticities, pixel size, EXIF, text)\n"
