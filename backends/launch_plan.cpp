@@ -91,7 +91,6 @@ PngDefilterInfo ljpeg_wavefront_info(const LjpegScanInfo& info) {
   w.height = info.height;
   w.row_bytes = info.row_bytes();
   w.bpp = 2 * info.comps;
-  w.rows_independent = info.restart_rows == 1;
   // Every tile row starts an interval: bands.
   w.bands = info.restart_rows > 0 && HC_WF_ROWS % info.restart_rows == 0;
   return w;
@@ -100,13 +99,25 @@ PngDefilterInfo ljpeg_wavefront_info(const LjpegScanInfo& info) {
 std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefront order) {
   std::vector<LjpegPass> passes;
   if (info.height == 0 || info.width == 0) return passes;
-  if (info.restart_rows == 1) {  // every row is an interval's first: sums along each
-    passes.push_back({LjpegPassKind::RowSums, launch_items(info.height, kLjpegRowLanes)});
+  PngDefilterInfo w = ljpeg_wavefront_info(info);
+  auto add_engine = [&](Wavefront o) {
+    for (const DefilterPass& p :
+         plan_png_defilter(w, o == Wavefront::Auto ? Wavefront::Tickets : o)) {
+      LjpegPass l{LjpegPassKind::Wavefront, p.launch};
+      l.wavefront = p;
+      passes.push_back(l);
+    }
+  };
+  if (info.restart_rows == 1) {  // every row is an interval's first: the engine's bands
+    w.bands = true;
+    add_engine(order);
     return passes;
   }
   if (order == Wavefront::Auto && info.predictor == 1) {
-    passes.push_back({LjpegPassKind::FirstColumn, launch_items(info.comps, 32)});
-    passes.push_back({LjpegPassKind::RowSums, launch_items(info.height, kLjpegRowLanes)});
+    // The first column down the plane, after which no row needs the row above: bands.
+    passes.push_back({LjpegPassKind::FirstColumn, launch_items(1, 32)});
+    w.bands = true;
+    add_engine(order);
     return passes;
   }
   if (order == Wavefront::Auto && info.predictor == 2) {
@@ -115,12 +126,7 @@ std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefro
         {LjpegPassKind::ColumnSums, launch_items(std::uint64_t(info.width) * info.comps, 64)});
     return passes;
   }
-  for (const DefilterPass& p : plan_png_defilter(
-           ljpeg_wavefront_info(info), order == Wavefront::Auto ? Wavefront::Tickets : order)) {
-    LjpegPass l{LjpegPassKind::Wavefront, p.launch};
-    l.wavefront = p;
-    passes.push_back(l);
-  }
+  add_engine(order);
   return passes;
 }
 

@@ -54,7 +54,7 @@ Launch plan_png_deflate(int stage, std::uint32_t items);
 // Lossless JPEG (core/portable/ljpeg.h): the residual stage (a work-item per row), the
 // reconstruction's passes, and the unpacking of output pixels.
 Launch plan_ljpeg_residuals(std::uint32_t rows);
-enum class LjpegPassKind { FirstColumn, RowSums, FirstRowSums, ColumnSums, Wavefront };
+enum class LjpegPassKind { FirstColumn, FirstRowSums, ColumnSums, Wavefront };
 struct LjpegPass {
   LjpegPassKind kind;
   Launch launch;

@@ -66,7 +66,6 @@ cudaError_t launch_ljpeg_reconstruct(cudaStream_t stream, const LjpegPass& pass,
   switch (pass.kind) {
     case LjpegPassKind::FirstColumn:
       return launch(ljpeg_first_column, stream, l, p, info.height, info.width, info.comps);
-    case LjpegPassKind::RowSums:
     case LjpegPassKind::FirstRowSums:
       return launch(ljpeg_row_sums, stream, l, p, info.height, info.width, info.comps,
                     int(pass.kind == LjpegPassKind::FirstRowSums));

@@ -62,7 +62,6 @@ class CpuLjpegKernels : public LjpegKernels {
             hc_lj_first_column(p, info.height, info.width, info.comps, c);
           });
           break;
-        case LjpegPassKind::RowSums:
         case LjpegPassKind::FirstRowSums: {
           const int first_only = pass.kind == LjpegPassKind::FirstRowSums;
           on_threads(info.height, info.cpu_threads, [&](std::uint32_t y) {

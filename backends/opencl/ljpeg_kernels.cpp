@@ -60,7 +60,6 @@ class ClLjpegKernels : public LjpegKernels {
           set_plane(first_column_);
           q.launch(first_column_, pass.launch, "ljpeg_first_column");
           continue;
-        case LjpegPassKind::RowSums:
         case LjpegPassKind::FirstRowSums:
           set_plane(row_sums_);
           HC_CL_CHECK(row_sums_.setArg(5, cl_int(pass.kind == LjpegPassKind::FirstRowSums)));

@@ -72,9 +72,11 @@
  * predicted as an interval's first row, as libjpeg-turbo does. */
 #define HC_LJ_NO_DATA 0xFFFFFFFFu
 
-/* Row type bytes: an interval's first row (predicted from the left, no row above), or the
- * scan's predictor. */
+/* Row type bytes: an interval's first row (predicted from the left, no row above), the scan's
+ * predictor, or (set by hc_lj_first_column for predictor 1) a row whose first pixel is final
+ * already, the rest predicted from the left. */
 #define HC_LJ_FIRST_ROW 0x80u
+#define HC_LJ_FROM_FIRST 0x81u
 
 /* Status words per row, written by the residual stage: flags, and the byte (in the scan's
  * data) where the first problem was met. */
@@ -156,8 +158,25 @@ HC_FN void hc_lj_bits_start(hc_lj_bits* b, const HC_GLOBAL hc_u8* data, hc_u32 s
   }
 }
 
-/* At least 32 bits in the buffer (a code and its extra bits take at most 31). */
+/* At least 32 bits in the buffer (a code and its extra bits take at most 31): four bytes at
+ * once where none of them is 0xFF (their loads independent of one another), else byte by
+ * byte. */
 HC_FN void hc_lj_bits_fill(hc_lj_bits* b, const HC_GLOBAL hc_u8* data, hc_u32 size) {
+  if (b->nbits >= 32) return;
+  if (!b->ended && size - b->pos >= 4u && b->pos <= size) {
+    const hc_u32 c0 = data[b->pos], c1 = data[b->pos + 1u], c2 = data[b->pos + 2u],
+                 c3 = data[b->pos + 3u];
+    if (c0 != 0xFFu && c1 != 0xFFu && c2 != 0xFFu && c3 != 0xFFu) {
+#ifdef HC_LJ_TRACK_POSITIONS
+      hc_u32 k;
+      for (k = 0; k < 4u; ++k) b->from[b->loaded++ & 7u] = b->pos + k;
+#endif
+      b->buf |= (hc_u64)(c0 << 24 | c1 << 16 | c2 << 8 | c3) << (32 - b->nbits);
+      b->nbits += 32;
+      b->pos += 4u;
+      return;
+    }
+  }
   while (b->nbits < 32) hc_lj_bits_load(b, data, size);
 }
 
@@ -340,7 +359,9 @@ HC_FN void hc_lj_solve_chunk(hc_i32 type, const hc_u32 bpp, hc_u32 at, HC_LOCAL 
     if ((hc_u32)type == HC_LJ_FIRST_ROW)
       pred = ra;
     else if (at + j < bpp)
-      pred = rb;
+      pred = (hc_u32)type == HC_LJ_FROM_FIRST ? 0 : rb;
+    else if ((hc_u32)type == HC_LJ_FROM_FIRST)
+      pred = ra;
     else
       pred = hc_lj_predict((hc_u32)type, ra, rb, rc);
     v = ((raw[j] | raw[j + 1u] << 8) + (hc_u32)pred) & 0xFFFFu;
@@ -374,7 +395,7 @@ HC_FN void hc_lj_solve_chunk_any(hc_i32 type, hc_u32 bpp, hc_u32 at, HC_LOCAL hc
   }
 }
 
-#define HC_LJ_NO_UP(type) ((hc_u32)(type) == HC_LJ_FIRST_ROW)
+#define HC_LJ_NO_UP(type) ((hc_u32)(type) >= HC_LJ_FIRST_ROW)
 
 #define HC_WF_FN(name) hc_lj_##name
 #define HC_WF_SOLVE hc_lj_solve_chunk_any
@@ -390,18 +411,31 @@ HC_FN void hc_lj_put(HC_GLOBAL hc_u8* row, hc_u32 i, hc_u32 v) {
   row[2u + 2u * i] = (hc_u8)((v >> 8) & 0xFFu);
 }
 
-/* Predictor 1's first column: component c's samples at x = 0 down the whole plane, one
- * work-item per component (the rows below depend on each other there only). */
+/* Predictor 1's first column: each component's samples at x = 0 down the whole plane, by one
+ * work-item (the rows depend on each other there only); each row's type becomes
+ * HC_LJ_FROM_FIRST, so that the rows are then solved side by side (the engine's bands). The
+ * differences are loaded 8 rows ahead of the sums, which depend on nothing else. */
 HC_FN void hc_lj_first_column(HC_GLOBAL hc_u8* plane, hc_u32 height, hc_u32 width, hc_u32 comps,
-                              hc_u32 c) {
+                              hc_u32 item) {
   const hc_u64 stride = 2ull * width * comps + 1u;
-  hc_u32 y, v = 0;
-  if (c >= comps) return;
-  for (y = 0; y < height; ++y) {
-    HC_GLOBAL hc_u8* row = plane + (hc_u64)y * stride;
-    const hc_u32 d = hc_lj_get(row, c);
-    v = row[0] == HC_LJ_FIRST_ROW ? d : (v + d) & 0xFFFFu;
-    hc_lj_put(row, c, v);
+  hc_u32 y, k, c, v[4] = {0, 0, 0, 0};
+  if (item != 0u) return;
+  for (y = 0; y < height; y += 8u) {
+    hc_u32 d[8][4], t[8];
+    const hc_u32 n = hc_min_u32(8u, height - y);
+    for (k = 0; k < 8u; ++k) {
+      const HC_GLOBAL hc_u8* row = plane + (hc_u64)(y + (k < n ? k : 0u)) * stride;
+      t[k] = row[0];
+      for (c = 0; c < 4u; ++c) d[k][c] = c < comps ? hc_lj_get(row, c) : 0u;
+    }
+    for (k = 0; k < n; ++k) {
+      HC_GLOBAL hc_u8* row = plane + (hc_u64)(y + k) * stride;
+      for (c = 0; c < comps; ++c) {
+        v[c] = t[k] == HC_LJ_FIRST_ROW ? d[k][c] : (v[c] + d[k][c]) & 0xFFFFu;
+        hc_lj_put(row, c, v[c]);
+      }
+      if (t[k] != HC_LJ_FIRST_ROW) row[0] = (hc_u8)HC_LJ_FROM_FIRST;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/jpeg/lossless.h"
 #include "core/jpeg/metadata.h"
@@ -26,6 +27,28 @@ void ensure(Device& d, std::unique_ptr<DeviceBuffer>& b, std::size_t bytes) {
     b.reset();
     b = d.alloc(bytes);
   }
+}
+
+// memcpy on up to `threads` threads (0: hardware threads), in pieces of at least 2 MiB: one
+// thread copies a few GB/s, short of what the transfer to the device then takes.
+void copy_parallel(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, int threads) {
+  constexpr std::size_t kPiece = std::size_t(2) << 20;
+  std::size_t t =
+      threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
+  t = std::min(t, (n + kPiece - 1) / kPiece);
+  if (t <= 1) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  const std::size_t per = (n + t - 1) / t;
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < t; ++k)
+    pool.emplace_back([=] {
+      const std::size_t a = std::min(n, k * per), b = std::min(n, a + per);
+      std::memcpy(dst + a, src + a, b - a);
+    });
+  std::memcpy(dst, src, std::min(n, per));
+  for (auto& th : pool) th.join();
 }
 
 PixelFormat lossless_format(int channels) {
@@ -126,7 +149,7 @@ void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t si
     // the file's bytes uninitialised.
     q.write(*s.file, 0, data, size);
   } else {
-    std::memcpy(s.staging->data(), data, size);
+    copy_parallel(s.staging->data(), data, size, options.threads);
     q.write(*s.file, 0, *s.staging, 0, size);
   }
   q.write(*s.job, 0, job.data(), job.size() * 4);
