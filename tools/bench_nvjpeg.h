@@ -68,6 +68,17 @@ double bench_nvjpeg(NvJpeg& nv, int backend, const std::vector<std::vector<std::
                     const std::vector<std::pair<int, int>>& dims, double min_time,
                     std::string& why);
 
+// nvJPEG's lossless backend (NVJPEG_BACKEND_LOSSLESS_JPEG: predictor 1, one or two components)
+// on one file, batches of one through nvjpegDecodeBatched into native-endian uint16 samples
+// (NVJPEG_OUTPUT_UNCHANGEDI_U16) in device memory (bench_ljpeg_nvjpeg.cpp): the seconds of each
+// of `runs` decodes after a warm-up, and the samples in `samples`. False with `why` set where
+// the backend is unavailable or refuses the file.
+bool bench_nvjpeg_lossless(NvJpeg& nv, const std::vector<std::uint8_t>& file, int width, int height,
+                           int components, int runs, std::vector<double>& seconds,
+                           std::vector<std::uint16_t>& samples, std::string& why);
+constexpr int kNvBackendLossless = 6;
+constexpr int kNvUnchangedInterleavedU16 = 7;
+
 }  // namespace hetcodec::tools
 
 #endif  // HETCODEC_HAVE_CUDA
