@@ -3,6 +3,7 @@
 // byte offset (or a warning where libjpeg also only warns), never a crash.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -227,4 +228,62 @@ TEST_CASE("jpeg parser: parse_headers and parse_frame read the frame as parse do
   small.max_pixels = 100;
   CHECK_THROWS_AS(jpeg::parse_frame(file.data(), file.size(), small), Error);
   CHECK_THROWS_AS(jpeg::parse_headers(file.data(), file.size(), small), Error);
+}
+
+// The marker search of a large scan runs on threads (Limits::parallel_scan_bytes): forced onto
+// small files cut into many chunks, it must find what the one-thread search finds on every file,
+// damaged ones included (restart markers, their resynchronisation, fill bytes, reserved
+// markers, the end of the scan).
+TEST_CASE("jpeg parser: the parallel marker search finds what the serial one finds") {
+  namespace fs = std::filesystem;
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const char* dir : {"jpeg", "ljpeg"})
+    for (const auto& e : fs::directory_iterator(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / dir))
+      if (e.path().extension() == ".jpg") {
+        std::ifstream f(e.path(), std::ios::binary);
+        files.push_back({std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()});
+      }
+  REQUIRE(files.size() > 100);
+  // Damaged copies: bytes turned into 0xFF, RSTn markers and stuffing removed.
+  const auto noise = test::random_bytes(3000, 21);
+  for (std::size_t k = 0; k + 3 < noise.size(); k += 3) {
+    auto bytes = files[noise[k] % files.size()];
+    const std::size_t at = 2 + (std::size_t(noise[k + 1]) << 8 | noise[k + 2]) % (bytes.size() - 2);
+    bytes[at] = noise[k] & 1 ? 0xFF : std::uint8_t(0xD0 + noise[k + 1] % 8);
+    files.push_back(bytes);
+  }
+  jpeg::Limits serial, parallel;
+  serial.parallel_scan_bytes = ~std::size_t(0);
+  parallel.parallel_scan_bytes = 0;
+  int compared = 0;
+  for (const auto& file : files)
+    for (int threads : {1, 3, 8}) {
+      parallel.scan_threads = threads;
+      std::string want, got;
+      jpeg::Header a, b;
+      try {
+        a = jpeg::parse(file.data(), file.size(), serial);
+      } catch (const Error& e) {
+        want = e.what();
+      }
+      try {
+        b = jpeg::parse(file.data(), file.size(), parallel);
+      } catch (const Error& e) {
+        got = e.what();
+      }
+      REQUIRE(got == want);
+      REQUIRE(a.scans.size() == b.scans.size());
+      for (std::size_t s = 0; s < a.scans.size(); ++s) {
+        CHECK(a.scans[s].data_end == b.scans[s].data_end);
+        CHECK(a.scans[s].restarts == b.scans[s].restarts);
+        REQUIRE(a.scans[s].interval_starts.size() == b.scans[s].interval_starts.size());
+        for (std::size_t i = 0; i < a.scans[s].interval_starts.size(); ++i) {
+          CHECK(a.scans[s].interval_starts[i].begin == b.scans[s].interval_starts[i].begin);
+          CHECK(a.scans[s].interval_starts[i].found == b.scans[s].interval_starts[i].found);
+        }
+      }
+      CHECK(a.warnings == b.warnings);
+      ++compared;
+    }
+  CHECK(compared > 3000);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "core/error.h"
 
@@ -207,7 +209,51 @@ void plan_intervals(const std::vector<std::pair<std::size_t, int>>& markers, Sca
   }
 }
 
-std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, Scan& scan) {
+// The marker candidates of d[from, size) on several threads, for a large scan: each maximal run of
+// 0xFF bytes that starts in [from, size) (at `from`, or after a byte other than 0xFF) and is
+// followed by a byte other than 0x00, as (offset of the run's first 0xFF, offset of the byte after
+// the run), in file order. A thread stops at the first run its chunk holds that ends the scan (a
+// marker from SOF0 on other than RSTn, or the end of the data): scan_data reads no further.
+std::vector<std::pair<std::size_t, std::size_t>> find_marker_runs(const std::uint8_t* d,
+                                                                  std::size_t from,
+                                                                  std::size_t size, int threads_) {
+  const std::size_t n = size - from;
+  const std::size_t threads =
+      threads_ > 0 ? std::size_t(threads_)
+                   : std::max<std::size_t>(
+                         1, std::min<std::size_t>(std::thread::hardware_concurrency(), n >> 21));
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> found(threads);
+  auto work = [&](std::size_t k) {
+    const std::size_t a = from + n * k / threads, b = from + n * (k + 1) / threads;
+    std::size_t p = a;
+    while (p < b) {
+      const void* ff = std::memchr(d + p, 0xFF, b - p);
+      if (!ff) break;
+      p = std::size_t(static_cast<const std::uint8_t*>(ff) - d);
+      if (p != from && d[p - 1] == 0xFF) {  // inside a run that starts in the chunk before
+        ++p;
+        continue;
+      }
+      std::size_t next = p + 1;
+      while (next < size && d[next] == 0xFF) ++next;
+      if (next >= size || d[next] != 0x00) {
+        found[k].push_back({p, next});
+        if (next >= size || (d[next] >= 0xC0 && !(d[next] >= 0xD0 && d[next] <= 0xD7))) return;
+      }
+      p = next + 1;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < threads; ++k) pool.emplace_back(work, k);
+  work(0);
+  for (auto& t : pool) t.join();
+  std::vector<std::pair<std::size_t, std::size_t>> all;
+  for (auto& f : found) all.insert(all.end(), f.begin(), f.end());
+  return all;
+}
+
+std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, Scan& scan,
+                      const Limits& limits) {
   std::size_t reserved = 0;  // the last reserved marker (0x02..0xBF) met, plus one
   // libjpeg-turbo skips a reserved marker when it resynchronises to the next RSTn, but one
   // that no RSTn follows reaches its marker reader, for which it is a fatal error
@@ -227,6 +273,23 @@ std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, 
     }
     return end;
   };
+  if (size - pos >= limits.parallel_scan_bytes) {
+    // The loop below, over the runs found in parallel.
+    for (const auto& [at, next] : find_marker_runs(d, pos, size, limits.scan_threads)) {
+      if (next >= size) return finish(size, 0xD9);
+      const int m = d[next];
+      if (m >= 0xD0 && m <= 0xD7) {
+        scan.restarts.push_back(at);
+        markers.push_back({next - 1, m});
+      } else if (m < 0xC0) {
+        if (m != 0x01) reserved = next;
+        markers.push_back({next - 1, m});
+      } else {
+        return finish(at, m);
+      }
+    }
+    return finish(size, 0xD9);
+  }
   while (pos < size) {
     const void* ff = std::memchr(d + pos, 0xFF, size - pos);
     if (!ff) return finish(size, 0xD9);
@@ -253,7 +316,7 @@ std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, 
 }
 
 void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t size, const Tables& t,
-               Header& h) {
+               Header& h, const Limits& limits) {
   if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
   Scan s;
   int n = r.u8();
@@ -288,7 +351,7 @@ void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t siz
   s.quant_tables = t.quant;
   s.restart_interval = t.restart_interval;
   s.data_offset = r.pos() + r.left();
-  s.data_end = scan_data(d, s.data_offset, size, s);
+  s.data_end = scan_data(d, s.data_offset, size, s, limits);
   h.scans.push_back(std::move(s));
 }
 
@@ -411,7 +474,7 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
         if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
         return h;
       }
-      parse_sos(q, at, d, size, t, h);
+      parse_sos(q, at, d, size, t, h, limits);
       next = h.scans.back().data_end;
     } else if (sof) {
       parse_sof(q, m, at, h, limits);

@@ -15,6 +15,11 @@ namespace hetcodec::jpeg {
 
 struct Limits {
   std::uint64_t max_pixels = 1ull << 28;  // 268 MP: 16384 x 16384
+  // Entropy-coded data of this many bytes or more is searched for markers on several threads
+  // (scan_threads; 0: one per hardware thread, at most one per 2 MiB). The result is the same;
+  // tests lower it to run that path on small files.
+  std::size_t parallel_scan_bytes = std::size_t(16) << 20;
+  int scan_threads = 0;
 };
 
 struct QuantTable {
