@@ -115,7 +115,7 @@ std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefro
   }
   if (order == Wavefront::Auto && info.predictor == 1) {
     // The first column down the plane, after which no row needs the row above: bands.
-    passes.push_back({LjpegPassKind::FirstColumn, launch_items(1, 32)});
+    passes.push_back({LjpegPassKind::FirstColumn, launch_groups(1, HC_LJ_COLUMN_LANES)});
     w.bands = true;
     add_engine(order);
     return passes;

@@ -9,9 +9,11 @@ __kernel void ljpeg_residuals(__global const uint* job, __global const uchar* fi
                      get_global_id(0));
 }
 
-__kernel void ljpeg_first_column(__global uchar* planes, ulong plane_offset, uint height,
-                                 uint width, uint comps) {
-  hc_lj_first_column(planes + plane_offset, height, width, comps, get_global_id(0));
+__kernel __attribute__((reqd_work_group_size(HC_LJ_COLUMN_LANES, 1, 1))) void ljpeg_first_column(
+    __global uchar* planes, ulong plane_offset, uint height, uint width, uint comps) {
+  __local hc_lj_column_local loc;
+  hc_lj_first_column(planes + plane_offset, height, width, comps, get_local_id(0),
+                     HC_LJ_COLUMN_LANES, &loc);
 }
 
 __kernel void ljpeg_row_sums(__global uchar* planes, ulong plane_offset, uint height, uint width,

@@ -11,8 +11,10 @@ __global__ void ljpeg_residuals(const hc_u32* job, const hc_u8* file, hc_u32 sca
   hc_lj_residual_row(job, file, scan, plane, status, blockIdx.x * blockDim.x + threadIdx.x);
 }
 
-__global__ void ljpeg_first_column(hc_u8* plane, hc_u32 height, hc_u32 width, hc_u32 comps) {
-  hc_lj_first_column(plane, height, width, comps, blockIdx.x * blockDim.x + threadIdx.x);
+__global__ void __launch_bounds__(HC_LJ_COLUMN_LANES)
+    ljpeg_first_column(hc_u8* plane, hc_u32 height, hc_u32 width, hc_u32 comps) {
+  __shared__ hc_lj_column_local loc;
+  hc_lj_first_column(plane, height, width, comps, threadIdx.x, HC_LJ_COLUMN_LANES, &loc);
 }
 
 __global__ void ljpeg_row_sums(hc_u8* plane, hc_u32 height, hc_u32 width, hc_u32 comps,
@@ -54,8 +56,9 @@ __global__ void ljpeg_unpack(const hc_u32* job, const hc_u8* planes, hc_u8* out)
 cudaError_t launch_ljpeg_residuals(cudaStream_t stream, const LjpegScanInfo& info,
                                    const std::uint32_t* job, const std::uint8_t* file,
                                    std::uint8_t* planes, std::uint32_t* status) {
-  return launch(ljpeg_residuals, stream, plan_ljpeg_residuals(info.coded_rows()), job, file, info.scan,
-                planes + info.plane_offset, status + info.status_offset / sizeof(std::uint32_t));
+  return launch(ljpeg_residuals, stream, plan_ljpeg_residuals(info.coded_rows()), job, file,
+                info.scan, planes + info.plane_offset,
+                status + info.status_offset / sizeof(std::uint32_t));
 }
 
 cudaError_t launch_ljpeg_reconstruct(cudaStream_t stream, const LjpegPass& pass,

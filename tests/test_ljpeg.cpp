@@ -350,6 +350,9 @@ TEST_CASE("ljpeg decode on every device: images of many tiles give their samples
       for (int comps : {1, 3})
         for (int pred = 1; pred <= 7; ++pred)
           for (int restart : {0, 1, 7}) {
+            // The engine's orders on every predictor without restarts; the rest in Auto (kept
+            // short for compute-sanitizer's racecheck, which runs this suite on CUDA).
+            if (order != Wavefront::Auto && restart != 0) continue;
             CAPTURE(comps);
             CAPTURE(pred);
             CAPTURE(restart);

@@ -57,11 +57,12 @@ class CpuLjpegKernels : public LjpegKernels {
     const PngDefilterInfo w = ljpeg_wavefront_info(info);
     for (const LjpegPass& pass : plan_ljpeg_reconstruct(info, order)) {
       switch (pass.kind) {
-        case LjpegPassKind::FirstColumn:
-          run_items(pass.launch, [&](hc_u32 c) {
-            hc_lj_first_column(p, info.height, info.width, info.comps, c);
+        case LjpegPassKind::FirstColumn: {
+          auto local = std::make_unique<hc_lj_column_local>();
+          run_groups(pass.launch, [&](hc_u32) {
+            hc_lj_first_column(p, info.height, info.width, info.comps, 0, 1, local.get());
           });
-          break;
+        } break;
         case LjpegPassKind::FirstRowSums: {
           const int first_only = pass.kind == LjpegPassKind::FirstRowSums;
           on_threads(info.height, info.cpu_threads, [&](std::uint32_t y) {

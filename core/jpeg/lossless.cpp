@@ -31,7 +31,7 @@ void check_table(const HuffmanTable& t, int id, std::size_t at) {
 }
 
 // The words of one Huffman table (HC_LJ_HUFF_*): T.81 Annex C and F.2.2.3 as jdhuff.c builds
-// them, with a 9-bit lookahead.
+// them, with a lookahead of HC_LJ_LOOK_BITS bits.
 void write_table(const HuffmanTable& t, std::uint32_t* w) {
   std::uint32_t code_of[257];
   std::uint8_t size[257];

@@ -57,8 +57,8 @@
 #define HC_LJ_S_MCU_V 15
 #define HC_LJ_SCAN_WORDS 16
 /* The scan's four Huffman tables follow its words, HC_LJ_HUFF_WORDS each. */
-#define HC_LJ_LOOK_BITS 9
-#define HC_LJ_HUFF_LOOK 0                              /* 2^9 words: len << 8 | sym */
+#define HC_LJ_LOOK_BITS 11
+#define HC_LJ_HUFF_LOOK 0 /* 2^HC_LJ_LOOK_BITS words: len << 8 | sym, 0: a longer code */
 #define HC_LJ_HUFF_MAXCODE (1 << HC_LJ_LOOK_BITS)      /* 18 words, signed */
 #define HC_LJ_HUFF_VALOFFSET (HC_LJ_HUFF_MAXCODE + 18) /* 18 words, signed */
 #define HC_LJ_HUFF_SYMBOLS (HC_LJ_HUFF_VALOFFSET + 18) /* 256 bytes in 64 words */
@@ -411,30 +411,58 @@ HC_FN void hc_lj_put(HC_GLOBAL hc_u8* row, hc_u32 i, hc_u32 v) {
   row[2u + 2u * i] = (hc_u8)((v >> 8) & 0xFFu);
 }
 
-/* Predictor 1's first column: each component's samples at x = 0 down the whole plane, by one
- * work-item (the rows depend on each other there only); each row's type becomes
- * HC_LJ_FROM_FIRST, so that the rows are then solved side by side (the engine's bands). The
- * differences are loaded 8 rows ahead of the sums, which depend on nothing else. */
+/* Predictor 1's first column: each component's samples at x = 0 down the whole plane, a
+ * segmented prefix sum (modulo 2^16, restarting at each interval's first row) by one work-group
+ * of HC_LJ_COLUMN_LANES: each lane sums a block of rows, lane 0 carries the blocks' sums from
+ * one to the next, then each lane writes its block from its carry. Each row's type becomes
+ * HC_LJ_FROM_FIRST, so that the rows are then solved side by side (the engine's bands). */
+#define HC_LJ_COLUMN_LANES 256
+typedef struct hc_lj_column_local {
+  hc_u32 sum[HC_LJ_COLUMN_LANES][4];
+  hc_u32 reset[HC_LJ_COLUMN_LANES];
+} hc_lj_column_local;
+
 HC_FN void hc_lj_first_column(HC_GLOBAL hc_u8* plane, hc_u32 height, hc_u32 width, hc_u32 comps,
-                              hc_u32 item) {
+                              hc_u32 lane, hc_u32 lanes, HC_LOCAL hc_lj_column_local* loc) {
   const hc_u64 stride = 2ull * width * comps + 1u;
-  hc_u32 y, k, c, v[4] = {0, 0, 0, 0};
-  if (item != 0u) return;
-  for (y = 0; y < height; y += 8u) {
-    hc_u32 d[8][4], t[8];
-    const hc_u32 n = hc_min_u32(8u, height - y);
-    for (k = 0; k < 8u; ++k) {
-      const HC_GLOBAL hc_u8* row = plane + (hc_u64)(y + (k < n ? k : 0u)) * stride;
-      t[k] = row[0];
-      for (c = 0; c < 4u; ++c) d[k][c] = c < comps ? hc_lj_get(row, c) : 0u;
+  const hc_u32 per = (height + HC_LJ_COLUMN_LANES - 1u) / HC_LJ_COLUMN_LANES;
+  hc_u32 b, y, c;
+  for (b = lane; b < HC_LJ_COLUMN_LANES; b += lanes) {
+    hc_u32 s[4] = {0, 0, 0, 0}, reset = 0;
+    const hc_u32 end = hc_min_u32(height, (b + 1u) * per);
+    for (y = b * per; y < end; ++y) {
+      const HC_GLOBAL hc_u8* row = plane + (hc_u64)y * stride;
+      const int first = row[0] == HC_LJ_FIRST_ROW;
+      for (c = 0; c < comps; ++c)
+        s[c] = first ? hc_lj_get(row, c) : (s[c] + hc_lj_get(row, c)) & 0xFFFFu;
+      reset |= (hc_u32)first;
     }
-    for (k = 0; k < n; ++k) {
-      HC_GLOBAL hc_u8* row = plane + (hc_u64)(y + k) * stride;
+    for (c = 0; c < 4u; ++c) loc->sum[b][c] = s[c];
+    loc->reset[b] = reset;
+  }
+  HC_BARRIER();
+  if (lane == 0u) {
+    hc_u32 carry[4] = {0, 0, 0, 0};
+    for (b = 0; b < HC_LJ_COLUMN_LANES; ++b)
+      for (c = 0; c < 4u; ++c) {
+        const hc_u32 s = loc->sum[b][c];
+        loc->sum[b][c] = carry[c]; /* the value above the block's first row */
+        carry[c] = loc->reset[b] ? s : (carry[c] + s) & 0xFFFFu;
+      }
+  }
+  HC_BARRIER();
+  for (b = lane; b < HC_LJ_COLUMN_LANES; b += lanes) {
+    hc_u32 v[4];
+    const hc_u32 end = hc_min_u32(height, (b + 1u) * per);
+    for (c = 0; c < 4u; ++c) v[c] = loc->sum[b][c];
+    for (y = b * per; y < end; ++y) {
+      HC_GLOBAL hc_u8* row = plane + (hc_u64)y * stride;
+      const int first = row[0] == HC_LJ_FIRST_ROW;
       for (c = 0; c < comps; ++c) {
-        v[c] = t[k] == HC_LJ_FIRST_ROW ? d[k][c] : (v[c] + d[k][c]) & 0xFFFFu;
+        v[c] = first ? hc_lj_get(row, c) : (v[c] + hc_lj_get(row, c)) & 0xFFFFu;
         hc_lj_put(row, c, v[c]);
       }
-      if (t[k] != HC_LJ_FIRST_ROW) row[0] = (hc_u8)HC_LJ_FROM_FIRST;
+      if (!first) row[0] = (hc_u8)HC_LJ_FROM_FIRST;
     }
   }
 }
