@@ -62,45 +62,8 @@ struct Scratch {
   }
 };
 
-// A binary PNM or PAM file: its header fields and samples.
-struct Netpbm {
-  char kind = 0;  // '5', '6' or '7'
-  int width = 0, height = 0, depth = 0, maxval = 0;
-  std::string tuple;
-  std::vector<std::uint8_t> samples;
-};
-
-Netpbm read_netpbm(const std::vector<std::uint8_t>& b) {
-  Netpbm n;
-  REQUIRE(b.size() > 2);
-  REQUIRE(b[0] == 'P');
-  n.kind = char(b[1]);
-  std::size_t at = 2;
-  auto word = [&] {
-    while (at < b.size() && std::isspace(b[at])) ++at;
-    std::string w;
-    while (at < b.size() && !std::isspace(b[at])) w += char(b[at++]);
-    return w;
-  };
-  if (n.kind == '7') {
-    for (std::string k = word(); k != "ENDHDR"; k = word()) {
-      REQUIRE(!k.empty());
-      if (k == "WIDTH") n.width = std::stoi(word());
-      if (k == "HEIGHT") n.height = std::stoi(word());
-      if (k == "DEPTH") n.depth = std::stoi(word());
-      if (k == "MAXVAL") n.maxval = std::stoi(word());
-      if (k == "TUPLTYPE") n.tuple = word();
-    }
-  } else {
-    n.width = std::stoi(word());
-    n.height = std::stoi(word());
-    n.maxval = std::stoi(word());
-    n.depth = n.kind == '5' ? 1 : 3;
-  }
-  ++at;
-  n.samples.assign(b.begin() + std::ptrdiff_t(at), b.end());
-  return n;
-}
+using hetcodec::test::Netpbm;
+using hetcodec::test::read_netpbm;
 
 // An RGB JPEG of photo-like content, made by libjpeg.
 std::vector<std::uint8_t> some_jpeg(unsigned seed = 3) {

@@ -74,29 +74,12 @@ struct Scratch {
   }
 };
 
-// A manifest line: the file's parameters and libjpeg-turbo 3's digest of its samples.
-struct Entry {
-  std::string name;
-  int width = 0, height = 0, components = 0, precision = 0, predictor = 0, pt = 0;
-  int restart = 0, scans = 0;
-  std::string source, digest;
-};
+using Entry = hetcodec::test::LjpegEntry;
 
+// The manifest by file name.
 std::map<std::string, Entry> manifest() {
-  std::ifstream f(kDir / "manifest.txt");
-  REQUIRE(f.good());
   std::map<std::string, Entry> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream in(line);
-    Entry e;
-    in >> e.name >> e.width >> e.height >> e.components >> e.precision >> e.predictor >> e.pt >>
-        e.restart >> e.scans >> e.source >> e.digest;
-    REQUIRE_MESSAGE(!in.fail(), "bad manifest line: " << line);
-    out[e.name] = e;
-  }
-  REQUIRE(out.size() > 50);
+  for (const Entry& e : hetcodec::test::ljpeg_manifest()) out[e.name] = e;
   return out;
 }
 
@@ -104,44 +87,8 @@ std::string digest(const std::vector<std::uint8_t>& samples) {
   return hetcodec::Fnv1a64().add(samples.data(), samples.size()).hex();
 }
 
-struct Netpbm {
-  char kind = 0;  // '5', '6' or '7'
-  int width = 0, height = 0, depth = 0, maxval = 0;
-  std::string tuple;
-  std::vector<std::uint8_t> samples;
-};
-
-Netpbm read_netpbm(const std::vector<std::uint8_t>& b) {
-  Netpbm n;
-  REQUIRE(b.size() > 2);
-  REQUIRE(b[0] == 'P');
-  n.kind = char(b[1]);
-  std::size_t at = 2;
-  auto word = [&] {
-    while (at < b.size() && std::isspace(b[at])) ++at;
-    std::string w;
-    while (at < b.size() && !std::isspace(b[at])) w += char(b[at++]);
-    return w;
-  };
-  if (n.kind == '7') {
-    for (std::string k = word(); k != "ENDHDR"; k = word()) {
-      REQUIRE(!k.empty());
-      if (k == "WIDTH") n.width = std::stoi(word());
-      if (k == "HEIGHT") n.height = std::stoi(word());
-      if (k == "DEPTH") n.depth = std::stoi(word());
-      if (k == "MAXVAL") n.maxval = std::stoi(word());
-      if (k == "TUPLTYPE") n.tuple = word();
-    }
-  } else {
-    n.width = std::stoi(word());
-    n.height = std::stoi(word());
-    n.maxval = std::stoi(word());
-    n.depth = n.kind == '5' ? 1 : 3;
-  }
-  ++at;
-  n.samples.assign(b.begin() + std::ptrdiff_t(at), b.end());
-  return n;
-}
+using hetcodec::test::Netpbm;
+using hetcodec::test::read_netpbm;
 
 unsigned sample_at(const std::vector<std::uint8_t>& s, std::size_t i, int bytes) {
   return bytes == 2 ? unsigned(s[2 * i]) << 8 | s[2 * i + 1] : s[i];

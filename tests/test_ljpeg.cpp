@@ -35,30 +35,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& p) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-struct Entry {
-  std::string name;
-  int width = 0, height = 0, components = 0, precision = 0, predictor = 0, pt = 0;
-  int restart = 0, scans = 0;
-  std::string source, digest;  // digest "unsupported": the decoder refuses the file
-};
-
-std::vector<Entry> manifest() {
-  std::ifstream f(kDir / "manifest.txt");
-  REQUIRE(f.good());
-  std::vector<Entry> out;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream in(line);
-    Entry e;
-    in >> e.name >> e.width >> e.height >> e.components >> e.precision >> e.predictor >> e.pt >>
-        e.restart >> e.scans >> e.source >> e.digest;
-    REQUIRE_MESSAGE(!in.fail(), "bad manifest line: " << line);
-    out.push_back(e);
-  }
-  REQUIRE(out.size() > 50);
-  return out;
-}
+using Entry = hetcodec::test::LjpegEntry;
+std::vector<Entry> manifest() { return hetcodec::test::ljpeg_manifest(); }
 
 struct Bad {
   std::string name, outcome, digest;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ void report_batch(const char* done, std::size_t files, int failed,
 // A whole file ("-": standard input), or Error(InvalidArgument) naming it and saying why (a
 // directory, missing, unreadable).
 std::vector<std::uint8_t> read_all(const std::string& path);
+// The demo photos' directory: `given`, else beside an installed binary
+// (<prefix>/share/hetcodec/demo-images), else the source tree's. Error(InvalidArgument) naming
+// `who` and the `option` that gives one where none is found (cmd_demo.cpp).
+std::filesystem::path demo_images_dir(const std::string& given, const std::string& who,
+                                      const std::string& option);
 // `header` then `body` to a new file ("-": standard output), or Error(InvalidArgument) naming
 // it.
 void write_bytes(const std::string& path, const std::string& header,

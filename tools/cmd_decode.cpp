@@ -49,33 +49,6 @@ std::string format_of(const std::string& path) {
   return ext;
 }
 
-// 8-bit gray or RGB through libpng (a CMYK JPEG's PNG form, as djpeg's PPM).
-void write_png(const std::string& path, int width, int height, int channels,
-               const std::vector<std::uint8_t>& px, const Metadata& metadata) {
-  const bool to_stdout = path == "-";
-  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!png || !info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    if (!to_stdout) std::fclose(f);
-    throw Error(ErrorCode::InvalidArgument, "libpng failed to write " + path);
-  }
-  png_init_io(png, f);
-  png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), 8,
-               channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  set_libpng_metadata(png, info, metadata, channels, path);
-  png_write_info(png, info);
-  for (int y = 0; y < height; ++y)
-    png_write_row(png, px.data() + std::size_t(y) * std::size_t(width) * std::size_t(channels));
-  png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  if ((to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
-    throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
-}
-
 // Writes a decoded image as `format` (checked with format_problem first): pam keeps its
 // channels and depth (maxval 255 or 65535, or 2^P - 1 for a lossless JPEG of `precision` P);
 // pnm is PGM for gray and PPM otherwise, as djpeg -pnm; ppm and png convert CMYK to RGB as djpeg
@@ -105,8 +78,8 @@ void write_image(const Image& img, bool from_png, int precision, const std::stri
       PngEncoder encoder(device);
       write_bytes(path, "", encoder.encode(img));
     } else {
-      write_png(path, img.width, img.height, cmyk ? 3 : img.channels(),
-                cmyk ? cmyk_as_rgb(img) : img.pixels, img.metadata);
+      write_png_with_libpng(path, img.width, img.height, cmyk ? 3 : img.channels(), 8, 0,
+                            cmyk ? cmyk_as_rgb(img) : img.pixels, img.metadata);
     }
   } else if (gray && format != "ppm") {
     write_bytes(path, "P5\n" + dims + "\n" + maxval + "\n", img.pixels);

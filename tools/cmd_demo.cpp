@@ -38,25 +38,6 @@ struct Photo {
   double mp() const { return double(expected.width) * double(expected.height) / 1e6; }
 };
 
-// The images: --images, else where an installed tool keeps them (<prefix>/share/hetcodec), else
-// the source tree this tool was built from.
-fs::path images_dir(const std::string& given) {
-  if (!given.empty()) return given;
-  std::vector<fs::path> tried;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share/hetcodec/demo-images");
-#ifdef HETCODEC_DEMO_IMAGES
-  tried.push_back(HETCODEC_DEMO_IMAGES);
-#endif
-  for (const auto& d : tried)
-    if (fs::is_directory(d)) return d;
-  std::string list;
-  for (const auto& d : tried) list += " " + d.string();
-  throw Error(ErrorCode::InvalidArgument,
-              "demo: no demo images found (looked in" + list + "); give --images DIR");
-}
-
 // libpng's samples of a PNG with png_set_expand (palettes to RGB, low depths to 8 bits, tRNS
 // to alpha), 16-bit samples big-endian as PNG stores them: the PNG decoder's contract.
 Image libpng_expanded(const std::vector<std::uint8_t>& file) {
@@ -336,7 +317,7 @@ void print_table(const std::vector<Row>& rows, int threads) {
 }
 
 void run_demo(const GlobalOptions& global, const DemoOptions& o) {
-  const fs::path dir = images_dir(o.images);
+  const fs::path dir = demo_images_dir(o.images, "demo", "--images");
   std::vector<Photo> jpegs, pngs;
   load(dir, jpegs, pngs);
   GlobalOptions devices_of = global;
@@ -386,6 +367,27 @@ void run_demo(const GlobalOptions& global, const DemoOptions& o) {
 }
 
 }  // namespace
+
+// The demo images: `given`, else where an installed tool keeps them (<prefix>/share/hetcodec), else
+// the source tree this tool was built from.
+fs::path demo_images_dir(const std::string& given, const std::string& who,
+                         const std::string& option) {
+  if (!given.empty()) return given;
+  std::vector<fs::path> tried;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share/hetcodec/demo-images");
+#ifdef HETCODEC_DEMO_IMAGES
+  tried.push_back(HETCODEC_DEMO_IMAGES);
+#endif
+  for (const auto& d : tried)
+    if (fs::is_directory(d)) return d;
+  std::string list;
+  for (const auto& d : tried) list += " " + d.string();
+  throw Error(ErrorCode::InvalidArgument,
+              who + ": no demo images found (looked in" + list + "); give " + option + " DIR");
+}
+
 
 void add_demo_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<DemoOptions>();

@@ -85,35 +85,7 @@ void write_lossless_png(const std::string& path, const Image& img, int precision
   for (std::size_t i = 0; i < px.size() / std::size_t(depth / 8); ++i)
     put_sample(px, i, depth, replicate(sample(*from, i), precision, depth));
 
-  const bool to_stdout = path == "-";
-  std::FILE* f = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(ErrorCode::InvalidArgument, "cannot create " + path);
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!png || !info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    if (!to_stdout) std::fclose(f);
-    throw Error(ErrorCode::InvalidArgument, "libpng failed to write " + path);
-  }
-  static const int kType[4] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                               PNG_COLOR_TYPE_RGB_ALPHA};
-  png_init_io(png, f);
-  png_set_IHDR(png, info, png_uint_32(img.width), png_uint_32(img.height), depth,
-               kType[channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_color_8 bits{};
-  const auto p = png_byte(precision);
-  bits.gray = bits.red = bits.green = bits.blue = p;
-  bits.alpha = channels == 2 ? p : 0;
-  png_set_sBIT(png, info, &bits);
-  set_libpng_metadata(png, info, img.metadata, channels, path);
-  png_write_info(png, info);
-  const std::size_t row = std::size_t(img.width) * std::size_t(channels) * std::size_t(depth / 8);
-  for (int y = 0; y < img.height; ++y) png_write_row(png, px.data() + std::size_t(y) * row);
-  png_write_end(png, info);
-  png_destroy_write_struct(&png, &info);
-  if ((to_stdout ? std::fflush(f) : std::fclose(f)) != 0)
-    throw Error(ErrorCode::InvalidArgument, "cannot write " + path);
+  write_png_with_libpng(path, img.width, img.height, channels, depth, precision, px, img.metadata);
 }
 
 Image decode_with_row_table(JpegDecoder& decoder, const std::vector<std::uint8_t>& bytes,

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "hetcodec/hetcodec.h"
+#include "tools/cli.h"
 #include "tools/ljpeg_encode.h"
 
 namespace hetcodec::tools {
@@ -166,20 +167,7 @@ int sof_marker(const std::vector<std::uint8_t>& b) {
 }  // namespace
 
 std::string demo_photos_dir(const std::string& given) {
-  if (!given.empty()) return given;
-  std::vector<fs::path> tried;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share/hetcodec/demo-images");
-#ifdef HETCODEC_DEMO_IMAGES
-  tried.push_back(HETCODEC_DEMO_IMAGES);
-#endif
-  for (const auto& d : tried)
-    if (fs::is_regular_file(d / "camera-gray.jpg")) return d.string();
-  std::string list;
-  for (const auto& d : tried) list += " " + d.string();
-  throw Error(ErrorCode::InvalidArgument,
-              "bench ljpeg: no demo photos found (looked in" + list + "); give --photos DIR");
+  return demo_images_dir(given, "bench ljpeg", "--photos").string();
 }
 
 std::vector<LjpegFile> builtin_ljpeg_corpus(const std::string& photos, int large, int small) {

@@ -5,7 +5,9 @@
 
 #include <png.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/image.h"
 
@@ -17,6 +19,12 @@ namespace hetcodec::tools {
 // is a warning on stderr naming `path`.
 void set_libpng_metadata(png_structp png, png_infop info, const Metadata& metadata, int channels,
                          const std::string& path);
+
+// Writes `px` (rows of width x channels samples of `depth` bits, 8 or 16 big-endian; 1 gray,
+// 2 gray + alpha, 3 RGB, 4 RGBA) through libpng to `path` ("-": stdout), with `metadata` as
+// above and, where `sbit` is not 0, an sBIT chunk of that many significant bits per channel.
+void write_png_with_libpng(const std::string& path, int width, int height, int channels, int depth,
+                           int sbit, const std::vector<std::uint8_t>& px, const Metadata& metadata);
 
 // The help text of --strip, for the commands that take it.
 extern const char* const kStripHelp;

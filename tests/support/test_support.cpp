@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,6 +99,57 @@ std::string run_command(const std::string& program, const std::string& args) {
     const int rc = pclose(p);
     out += "\nexit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
   }
+  return out;
+}
+
+Netpbm read_netpbm(const std::vector<std::uint8_t>& b) {
+  Netpbm n;
+  REQUIRE(b.size() > 2);
+  REQUIRE(b[0] == 'P');
+  n.kind = char(b[1]);
+  std::size_t at = 2;
+  auto word = [&] {
+    while (at < b.size() && std::isspace(b[at])) ++at;
+    std::string w;
+    while (at < b.size() && !std::isspace(b[at])) w += char(b[at++]);
+    return w;
+  };
+  if (n.kind == '7') {
+    for (std::string k = word(); k != "ENDHDR"; k = word()) {
+      REQUIRE(!k.empty());
+      if (k == "WIDTH") n.width = std::stoi(word());
+      if (k == "HEIGHT") n.height = std::stoi(word());
+      if (k == "DEPTH") n.depth = std::stoi(word());
+      if (k == "MAXVAL") n.maxval = std::stoi(word());
+      if (k == "TUPLTYPE") n.tuple = word();
+    }
+  } else {
+    n.width = std::stoi(word());
+    n.height = std::stoi(word());
+    n.maxval = std::stoi(word());
+    n.depth = n.kind == '5' ? 1 : 3;
+  }
+  ++at;
+  n.samples.assign(b.begin() + std::ptrdiff_t(at), b.end());
+  return n;
+}
+
+std::vector<LjpegEntry> ljpeg_manifest() {
+  std::ifstream f(std::filesystem::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "ljpeg" /
+                  "manifest.txt");
+  REQUIRE(f.good());
+  std::vector<LjpegEntry> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    LjpegEntry e;
+    in >> e.name >> e.width >> e.height >> e.components >> e.precision >> e.predictor >> e.pt >>
+        e.restart >> e.scans >> e.source >> e.digest;
+    REQUIRE_MESSAGE(!in.fail(), "bad manifest line: " << line);
+    out.push_back(e);
+  }
+  REQUIRE(out.size() > 50);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #define HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H
 
 #include <functional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,25 @@ std::string run_command(const std::string& program, const std::string& args);
 
 // Deterministic bytes for test data (xorshift), never zeros.
 std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed);
+
+// A binary PNM or PAM file (P5, P6, P7): its header fields and samples.
+struct Netpbm {
+  char kind = 0;  // '5', '6' or '7'
+  int width = 0, height = 0, depth = 0, maxval = 0;
+  std::string tuple;
+  std::vector<std::uint8_t> samples;
+};
+Netpbm read_netpbm(const std::vector<std::uint8_t>& bytes);
+
+// A line of tests/data/ljpeg/manifest.txt: a lossless file's parameters and the digest
+// (Fnv1a64) of libjpeg-turbo 3's samples, or "unsupported".
+struct LjpegEntry {
+  std::string name;
+  int width = 0, height = 0, components = 0, precision = 0, predictor = 0, pt = 0;
+  int restart = 0, scans = 0;
+  std::string source, digest;
+};
+std::vector<LjpegEntry> ljpeg_manifest();
 
 }  // namespace hetcodec::test
 
