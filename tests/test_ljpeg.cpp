@@ -17,6 +17,7 @@
 #include "core/hash.h"
 #include "core/jpeg/lossless.h"
 #include "core/jpeg/parser.h"
+#include "core/portable/ljpeg.h"
 #include "hetcodec/jpeg.h"
 #include "tests/support/test_support.h"
 #include "tools/ljpeg_encode.h"
@@ -359,4 +360,26 @@ TEST_CASE("ljpeg decode on every device: images of many tiles give their samples
           }
     }
   });
+}
+
+TEST_CASE("ljpeg row table: sidecars of 32-bit and 64-bit entries read back") {
+  // A scan of 512 MiB or more needs 64-bit entries; no test file is that large, so the sidecar
+  // form is checked on tables marked wide.
+  jpeg::RowTables t;
+  jpeg::RowTable a, b;
+  a.starts = {0, 77, 1234567};
+  b.starts = {0, std::uint64_t(5) << 32, HC_LJ_NO_DATA, (std::uint64_t(1) << 35) - 1};
+  t.scans = {a, b};
+  const std::vector<std::uint8_t> narrow =
+      jpeg::write_row_table_sidecar({std::vector<jpeg::RowTable>{a}, {}});
+  CHECK(narrow.size() == 3 * 4);
+  CHECK(jpeg::read_row_table_sidecar(narrow.data(), narrow.size(), 3) == a.starts);
+  t.scans[1].wide = true;
+  const std::vector<std::uint8_t> wide = jpeg::write_row_table_sidecar(t);
+  REQUIRE(wide.size() == 7 * 8);
+  const std::vector<std::uint64_t> back = jpeg::read_row_table_sidecar(wide.data(), wide.size(), 7);
+  std::vector<std::uint64_t> want = a.starts;
+  want.insert(want.end(), b.starts.begin(), b.starts.end());
+  CHECK(back == want);
+  CHECK_THROWS_AS(jpeg::read_row_table_sidecar(wide.data(), wide.size() - 8, 7), Error);
 }
