@@ -10,6 +10,7 @@
 
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/libpng_oracle.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 #ifdef HETCODEC_TEST_CLI
@@ -18,49 +19,14 @@ namespace {
 namespace fs = std::filesystem;
 using hetcodec::test::Raster;
 
-struct Run {
-  std::string log;
-  int status = -1;
-  bool says(const std::string& what) const { return log.find(what) != std::string::npos; }
-};
-
-// `hetcodec ARGS` in `dir` (a shell command line: redirections allowed).
-Run cli(const fs::path& dir, const std::string& args) {
-  Run r;
-  r.log = hetcodec::test::run_command("cd '" + dir.string() + "' && " HETCODEC_TEST_CLI, args);
-  const auto at = r.log.rfind("\nexit ");
-  r.status = std::stoi(r.log.substr(at + 6));
-  r.log.resize(at);
-  return r;
-}
-
-std::vector<std::uint8_t> bytes_of(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot read " << p);
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
-void put(const fs::path& p, const std::vector<std::uint8_t>& b) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
+using hetcodec::test::bytes_of;
+using hetcodec::test::cli;
+using hetcodec::test::put;
+using hetcodec::test::Run;
+using hetcodec::test::Scratch;
 
 fs::path data(const std::string& rel) { return fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / rel; }
 
-// A scratch directory, removed afterwards.
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name)
-      : dir(fs::temp_directory_path() /
-            ("hetcodec-cli-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
 
 using hetcodec::test::Netpbm;
 using hetcodec::test::read_netpbm;

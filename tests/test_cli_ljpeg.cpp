@@ -21,6 +21,7 @@
 #include "core/hash.h"
 #include "hetcodec/jpeg.h"
 #include "tests/support/libjpeg_oracle.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 #ifdef HETCODEC_TEST_CLI
@@ -31,48 +32,14 @@ using nlohmann::json;
 
 const fs::path kDir = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "ljpeg";
 
-struct Run {
-  std::string log;
-  int status = -1;
-  bool says(const std::string& what) const { return log.find(what) != std::string::npos; }
-};
-
-// `hetcodec ARGS` in `dir` (a shell command line: redirections allowed).
-Run cli(const fs::path& dir, const std::string& args) {
-  Run r;
-  r.log = hetcodec::test::run_command("cd '" + dir.string() + "' && " HETCODEC_TEST_CLI, args);
-  const auto at = r.log.rfind("\nexit ");
-  r.status = std::stoi(r.log.substr(at + 6));
-  r.log.resize(at);
-  return r;
-}
-
-std::vector<std::uint8_t> bytes_of(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot read " << p);
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
-void put(const fs::path& p, const std::vector<std::uint8_t>& b) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
-}
+using hetcodec::test::bytes_of;
+using hetcodec::test::cli;
+using hetcodec::test::put;
+using hetcodec::test::Run;
+using hetcodec::test::Scratch;
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name)
-      : dir(fs::temp_directory_path() /
-            ("hetcodec-cli-ljpeg-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-};
 
 using Entry = hetcodec::test::LjpegEntry;
 
@@ -174,7 +141,7 @@ Png read_png(const std::vector<std::uint8_t>& file) {
 }  // namespace
 
 TEST_CASE("cli ljpeg: PGM, PPM, PNM and PAM hold the samples with maxval 2^P - 1") {
-  Scratch s("netpbm");
+  Scratch s("ljpeg-netpbm");
   const auto m = manifest();
   struct Case {
     const char* file;
@@ -220,7 +187,7 @@ TEST_CASE("cli ljpeg: PGM, PPM, PNM and PAM hold the samples with maxval 2^P - 1
 }
 
 TEST_CASE("cli ljpeg: gray to PPM, the standard streams and a batch keep maxval") {
-  Scratch s("streams");
+  Scratch s("ljpeg-streams");
   const auto m = manifest();
   const Entry& g12 = m.at("ic-gray12-pred3-64x33.jpg");
   const Entry& g2 = m.at("ic-gray2-pred7-64x33.jpg");
@@ -272,7 +239,7 @@ TEST_CASE("cli ljpeg: gray to PPM, the standard streams and a batch keep maxval"
 }
 
 TEST_CASE("cli ljpeg: CMYK to PPM as djpeg converts it, at the file's maxval") {
-  Scratch s("cmyk");
+  Scratch s("ljpeg-cmyk");
   for (const char* name :
        {"wr-cmyk8-pred4-37x23-2plus2scans-rst1row.jpg", "ic-rgba16-pred6-37x23.jpg"}) {
     INFO(name);
@@ -298,7 +265,7 @@ TEST_CASE("cli ljpeg: CMYK to PPM as djpeg converts it, at the file's maxval") {
 }
 
 TEST_CASE("cli ljpeg: PNG scaled to its depth with sBIT = P, read back exactly by libpng") {
-  Scratch s("png");
+  Scratch s("ljpeg-png");
   const auto m = manifest();
   for (const char* name :
        {"ic-gray2-pred1-64x33.jpg", "wr-gray2-pred1-64x33-pt1.jpg", "ic-gray4-pred1-64x33.jpg",
@@ -339,7 +306,7 @@ TEST_CASE("cli ljpeg: PNG scaled to its depth with sBIT = P, read back exactly b
 }
 
 TEST_CASE("cli ljpeg: a row table written, then given, decodes the same; a bad one is refused") {
-  Scratch s("rows");
+  Scratch s("ljpeg-rows");
   for (const char* name : {"wr-gray16-pred7-64x33-noise-rst1row.jpg", "ic-gray12-pred5-301x7.jpg",
                            "wr-rgb8-pred1-2-3-64x33-3scans.jpg"}) {
     INFO(name);
@@ -385,7 +352,7 @@ TEST_CASE("cli ljpeg: a row table written, then given, decodes the same; a bad o
 }
 
 TEST_CASE("cli ljpeg: the row table options refuse other files and batches") {
-  Scratch s("refuse");
+  Scratch s("ljpeg-refuse");
   put(s.dir / "photo.jpg",
       hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(45, 29, 5),
                                         hetcodec::test::EncodeParams{}));
@@ -402,7 +369,7 @@ TEST_CASE("cli ljpeg: the row table options refuse other files and batches") {
 }
 
 TEST_CASE("cli ljpeg: info gives each file's lossless parameters, as the decoder reports them") {
-  Scratch s("info");
+  Scratch s("ljpeg-info");
   const auto m = manifest();
   std::string files;
   for (const auto& [name, e] : m) files += " " + quoted(kDir / name);
@@ -465,7 +432,7 @@ TEST_CASE("cli ljpeg: info gives each file's lossless parameters, as the decoder
 }
 
 TEST_CASE("cli ljpeg: decode --help names lossless files, maxval and the row table options") {
-  Scratch s("help");
+  Scratch s("ljpeg-help");
   const Run r = cli(s.dir, "decode --help");
   CHECK(r.status == 0);
   for (const char* w :
