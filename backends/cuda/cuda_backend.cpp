@@ -232,6 +232,12 @@ bool is_pinned_host(const void* p) {
 
 CudaQueue& queue_cast(Queue& queue) { return backend_cast<CudaQueue>(queue, "cuda"); }
 
+CudaQueue& current(Queue& queue) {
+  CudaQueue& q = queue_cast(queue);
+  use(q.ordinal());
+  return q;
+}
+
 std::uint8_t* ptr_of(const DeviceBuffer& buffer) {
   return backend_cast<const CudaBuffer>(buffer, "cuda").ptr();
 }

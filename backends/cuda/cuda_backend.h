@@ -60,6 +60,8 @@ class CudaQueue : public Queue {
 bool is_pinned_host(const void* p);
 
 CudaQueue& queue_cast(Queue& queue);
+// The queue, its device made current on the calling thread (before a launch on it).
+CudaQueue& current(Queue& queue);
 std::uint8_t* ptr_of(const DeviceBuffer& buffer);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
 std::unique_ptr<PngKernels> make_png_kernels();

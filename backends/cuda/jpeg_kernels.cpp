@@ -72,13 +72,6 @@ class CudaJpegKernels : public JpegKernels {
                                                     ptr_of(planes), ptr_of(out)),
                    "jpeg_upsample_color_chunk");
   }
-
- private:
-  static CudaQueue& current(Queue& queue) {
-    CudaQueue& q = queue_cast(queue);
-    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
-    return q;
-  }
 };
 
 }  // namespace

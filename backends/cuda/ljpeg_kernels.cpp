@@ -38,13 +38,6 @@ class CudaLjpegKernels : public LjpegKernels {
                                        ptr_of(out) + out_offset, width, height),
                    "ljpeg_unpack");
   }
-
- private:
-  static CudaQueue& current(Queue& queue) {
-    CudaQueue& q = queue_cast(queue);
-    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
-    return q;
-  }
 };
 
 }  // namespace

@@ -68,13 +68,6 @@ class CudaPngKernels : public PngKernels {
                                       reinterpret_cast<std::uint16_t*>(ptr_of(syms)), words(out)),
                    "png_deflate");
   }
-
- private:
-  static CudaQueue& current(Queue& queue) {
-    CudaQueue& q = queue_cast(queue);
-    HC_CUDA_CHECK(cudaSetDevice(q.ordinal()));
-    return q;
-  }
 };
 
 }  // namespace
