@@ -304,6 +304,27 @@ class LjpegKernels {
                           std::uint32_t height) = 0;
 };
 
+// ---- JPEG encode stages (DESIGN.md §3 "JPEG encode") ---------------------------------------
+
+class JpegEncodeKernels {
+ public:
+  virtual ~JpegEncodeKernels() = default;
+  // One stage (HC_JENC_BLOCKS .. HC_JENC_MARKERS of core/portable/jpeg_encode.h) for `items`
+  // items (hc_jenc_items of the plan): `pixels` the input samples (at the plan's offset), `plan`
+  // the host's plan (HC_JENC_PLAN_TOTAL_WORDS words), `work` the stages' words and `data` the
+  // packed data and its 0xFF counts (laid out by the plan), `coefs` the quantised blocks, `out`
+  // the entropy-coded data. `arg`: the array of the scan stages (HC_JENC_SCAN_*). Checks the
+  // stage and the plan's size (InvalidArgument).
+  void stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+             const DeviceBuffer& pixels, const DeviceBuffer& plan, DeviceBuffer& work,
+             DeviceBuffer& data, DeviceBuffer& coefs, DeviceBuffer& out);
+
+ protected:
+  virtual void run_stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+                         const DeviceBuffer& pixels, const DeviceBuffer& plan, DeviceBuffer& work,
+                         DeviceBuffer& data, DeviceBuffer& coefs, DeviceBuffer& out) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -316,6 +337,7 @@ class Device {
   virtual JpegKernels& jpeg() = 0;
   virtual PngKernels& png() = 0;
   virtual LjpegKernels& ljpeg() = 0;
+  virtual JpegEncodeKernels& jpeg_encode() = 0;
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/portable/jpeg_encode.h"
 #include "core/portable/jpeg_job.h"
 #include "backends/launch_plan.h"
 #include "core/portable/ljpeg.h"
@@ -121,6 +122,16 @@ void LjpegKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuf
   check_range("ljpeg output", out_offset, std::size_t(width) * height * pixel_bytes, out.size());
   if (width && height && planes.size())
     run_unpack(queue, job, planes, out, out_offset, width, height);
+}
+
+void JpegEncodeKernels::stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+                              const DeviceBuffer& pixels, const DeviceBuffer& plan,
+                              DeviceBuffer& work, DeviceBuffer& data, DeviceBuffer& coefs,
+                              DeviceBuffer& out) {
+  if (stage < 0 || stage >= HC_JENC_STAGES)
+    throw Error(ErrorCode::InvalidArgument, "jpeg encode: no stage " + std::to_string(stage));
+  check_range("jpeg encode plan", 0, 4 * HC_JENC_PLAN_TOTAL_WORDS, plan.size());
+  if (items) run_stage(queue, stage, arg, items, pixels, plan, work, data, coefs, out);
 }
 
 void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,

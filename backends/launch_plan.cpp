@@ -6,6 +6,7 @@
 
 #include "backends/backend.h"
 #include "core/portable/jpeg_decode.h"
+#include "core/portable/jpeg_encode.h"
 #include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/ljpeg.h"
@@ -153,6 +154,11 @@ Launch plan_png_crc32_pieces(std::uint32_t count) {
 Launch plan_png_deflate(int stage, std::uint32_t items) {
   const std::uint32_t lanes = hc_dfl_lanes(stage);
   return hc_dfl_is_group_stage(stage) ? launch_groups(items, lanes) : launch_items(items, lanes);
+}
+
+Launch plan_jpeg_encode(int stage, std::uint32_t items) {
+  const std::uint32_t lanes = hc_jenc_lanes(stage);
+  return hc_jenc_is_group_stage(stage) ? launch_groups(items, lanes) : launch_items(items, lanes);
 }
 
 Launch plan_jpeg_decode_idct(std::uint32_t groups) {

@@ -65,6 +65,9 @@ PngDefilterInfo ljpeg_wavefront_info(const LjpegScanInfo& info);
 std::vector<LjpegPass> plan_ljpeg_reconstruct(const LjpegScanInfo& info, Wavefront order);
 Launch plan_ljpeg_unpack(std::uint32_t width, std::uint32_t height);
 
+// JPEG encode (core/portable/jpeg_encode.h): a stage's items, to work-items or work-groups.
+Launch plan_jpeg_encode(int stage, std::uint32_t items);
+
 Launch plan_jpeg_decode_idct(std::uint32_t groups);  // also decode_tokens and the chunk form
 Launch plan_jpeg_idct(std::uint32_t groups);
 Launch plan_jpeg_pixels(std::uint32_t pixels);  // upsample_color and ycc_to_rgb

@@ -77,6 +77,12 @@ cudaError_t launch_ljpeg_unpack(cudaStream_t stream, const std::uint32_t* job,
                                 const std::uint8_t* planes, std::uint8_t* out, std::uint32_t width,
                                 std::uint32_t height);
 
+// JPEG encode (kernels_cu/jpeg_encode.cu): one stage of core/portable/jpeg_encode.h.
+cudaError_t launch_jpeg_encode(cudaStream_t stream, const Launch& l, int stage, std::uint32_t arg,
+                               std::uint32_t items, const std::uint8_t* pixels,
+                               const std::uint32_t* plan, std::uint32_t* work,
+                               std::uint32_t* data, std::int16_t* coefs, std::uint8_t* out);
+
 }  // namespace hetcodec::cuda
 
 #endif  // HETCODEC_KERNELS_CU_LAUNCH_H

@@ -133,11 +133,11 @@ bool libpng_decode_rgb(const fs::path& path, std::vector<std::uint8_t>& rgb, int
   return true;
 }
 
-// ---- the built-in corpus ------------------------------------------------------------------------
+// ---- the built-in corpus (bench_peers.h) --------------------------------------------------------
 
-// Photo-like synthetic images (smooth shading, edges, texture, noise) encoded 4:2:0 at q75..95,
-// for `bench jpeg` with no corpus on disk.
-std::vector<std::vector<std::uint8_t>> builtin_corpus(int count, int w, int h) {
+}  // namespace
+
+std::vector<std::vector<std::uint8_t>> builtin_jpeg_corpus(int count, int w, int h) {
   std::vector<std::vector<std::uint8_t>> out;
   std::mt19937 rng(12345);
   std::vector<std::uint8_t> rgb(std::size_t(w) * h * 3);
@@ -158,7 +158,7 @@ std::vector<std::vector<std::uint8_t>> builtin_corpus(int count, int w, int h) {
   return out;
 }
 
-std::string default_corpus_dir() {
+std::string default_jpeg_corpus_dir() {
   const char* v = std::getenv("HETCODEC_CORPUS");
   if (v && *v) return v;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
@@ -168,7 +168,7 @@ std::string default_corpus_dir() {
   return {};
 }
 
-std::vector<fs::path> jpeg_files(const std::vector<std::string>& paths) {
+std::vector<fs::path> jpeg_paths(const std::vector<std::string>& paths) {
   std::vector<fs::path> files;
   for (const auto& p : paths) {
     if (fs::is_directory(p)) {
@@ -184,6 +184,8 @@ std::vector<fs::path> jpeg_files(const std::vector<std::string>& paths) {
   std::sort(files.begin(), files.end());
   return files;
 }
+
+namespace {
 
 // ---- the benchmark ----------------------------------------------------------------------------
 
@@ -219,16 +221,17 @@ JpegBatch load_batch(const BenchOptions& o) {
   std::vector<std::vector<std::uint8_t>> files;
   JpegBatch b;
   if (!o.paths.empty()) {
-    for (const auto& f : jpeg_files(o.paths)) files.push_back(read_all(f));
+    for (const auto& f : jpeg_paths(o.paths)) files.push_back(read_all(f));
     b.source = std::to_string(files.size()) + " files from " + o.paths[0];
-  } else if (const std::string dir = default_corpus_dir(); !dir.empty() && fs::is_directory(dir)) {
-    for (const auto& f : jpeg_files({dir})) files.push_back(read_all(f));
+  } else if (const std::string dir = default_jpeg_corpus_dir();
+             !dir.empty() && fs::is_directory(dir)) {
+    for (const auto& f : jpeg_paths({dir})) files.push_back(read_all(f));
     b.source = std::to_string(files.size()) + " files from " + dir;
   }
   if (files.empty()) {
     std::cerr << "bench jpeg: no corpus given or cached (hetcodec corpus builds one); using the "
                  "built-in set of 64 synthetic 500x375 4:2:0 images\n";
-    files = builtin_corpus(64, 500, 375);
+    files = builtin_jpeg_corpus(64, 500, 375);
     b.source = "built-in: 64 synthetic 500x375 4:2:0 q75-95";
   }
   const std::size_t batch_size = std::size_t(std::max(1, o.batch));
@@ -498,7 +501,7 @@ void build_corpus(const CorpusOptions& o) {
     throw Error(ErrorCode::InvalidArgument,
                 "corpus: no source photos found (install plasma-workspace-wallpapers and "
                 "python3-skimage, or pass --source DIR)");
-  const std::string out = o.out.empty() ? default_corpus_dir() : o.out;
+  const std::string out = o.out.empty() ? default_jpeg_corpus_dir() : o.out;
   fs::create_directories(out);
   std::mt19937 rng(2026);
   int written = 0;

@@ -204,6 +204,7 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
       app.add_subcommand("bench", "measure pipelines and transfers on the selected devices");
   bench->require_subcommand(1);
   add_bench_jpeg_command(*bench, options);
+  add_bench_jpeg_encode_command(*bench, options);
   add_bench_png_command(*bench, options);
   add_bench_png_decode_command(*bench, options);
   add_bench_ljpeg_command(*bench, options);

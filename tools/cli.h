@@ -91,6 +91,8 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& options);
 void add_decode_commands(CLI::App& app, GlobalOptions& options);
 void add_info_command(CLI::App& app);
 void add_encode_command(CLI::App& app, GlobalOptions& options);
+void add_transcode_command(CLI::App& app, GlobalOptions& options);
+void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_ljpeg_command(CLI::App& bench, GlobalOptions& options);
@@ -100,10 +102,10 @@ void add_bench_ljpeg_command(CLI::App& bench, GlobalOptions& options);
 // A CMYK image (a JPEG or a PAM of TUPLTYPE CMYK) comes as RGB, converted as djpeg writes CMYK
 // as PPM, with a line in `notes`. Warnings stay in Image::warnings for the caller to report.
 // `png_layout`, when given, gets a PNG input's stored layout (PngDecoder::layout), and is left
-// alone for the others.
+// alone for the others. With `keep_cmyk`, CMYK comes as CMYK (for a caller that refuses it).
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
                       std::vector<std::string>* notes = nullptr,
-                      std::optional<PngLayout>* png_layout = nullptr);
+                      std::optional<PngLayout>* png_layout = nullptr, bool keep_cmyk = false);
 void add_corpus_command(CLI::App& app);
 void add_demo_command(CLI::App& app, GlobalOptions& options);
 

@@ -1,4 +1,5 @@
-// `hetcodec encode`: PNM, PAM, PNG or JPEG in, PNG out.
+// `hetcodec encode`: PNM, PAM, PNG or JPEG in; PNG out, or JPEG (libjpeg-turbo's bytes for the
+// same settings) when the output is named .jpg or --format jpeg is given.
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "tools/cli.h"
+#include "tools/jpeg_options.h"
 #include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
@@ -23,6 +25,9 @@ struct EncodeOptions {
   std::string deflate = "auto";
   bool expand = false;
   bool strip = false;  // no metadata in the output
+  std::string format;  // png or jpeg; "": by the output's name
+  JpegCliOptions jpeg;
+  std::vector<CLI::Option*> png_only;  // the PNG options, to refuse them with JPEG output
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -141,7 +146,8 @@ Image read_netpbm(const std::string& path, const std::vector<std::uint8_t>& b) {
 }  // namespace
 
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
-                      std::vector<std::string>* notes, std::optional<PngLayout>* png_layout) {
+                      std::vector<std::string>* notes, std::optional<PngLayout>* png_layout,
+                      bool keep_cmyk) {
   const std::vector<std::uint8_t> b = read_all(path);
   Image im;
   try {
@@ -170,7 +176,7 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
     if (what.compare(0, path.size(), path) == 0) throw;
     throw Error(e.code(), path + ": " + what);
   }
-  if (im.format == PixelFormat::CMYK) {
+  if (im.format == PixelFormat::CMYK && !keep_cmyk) {
     // PNG has no CMYK: converted to RGB as djpeg writes a CMYK JPEG as PPM, which is what
     // `decode cmyk.jpg out.png` writes too.
     im.pixels = cmyk_as_rgb(im);
@@ -182,7 +188,37 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
 
 namespace {
 
-int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
+// Runs `one(job, progress)` on each job, naming and counting the files that fail (the others are
+// written); `one` returns whether its input had warnings. The exit status, as djpeg's.
+template <typename One>
+int run_jobs(const GlobalOptions& g, const std::vector<FileJob>& jobs, One&& one) {
+  int failed = 0, warned = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string progress =
+        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
+                        : "";
+    try {
+      if (one(jobs[i], progress)) ++warned;
+    } catch (const Error& e) {
+      std::cerr << progress << to_string(e.code()) << ": " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  if (!g.quiet) report_batch("encoded", jobs.size(), failed, t0);
+  return exit_status(failed, warned);
+}
+
+// An input's warnings on stderr; with --strict, the Error that fails its file.
+bool report_warnings(const GlobalOptions& g, const std::string& input,
+                     const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << input << ": warning: " << w << "\n";
+  if (!warnings.empty() && g.strict)
+    throw Error(ErrorCode::InvalidData, input + ": warnings are errors (--strict)");
+  return !warnings.empty();
+}
+
+int run_encode_png(const GlobalOptions& g, const EncodeOptions& o) {
   PngEncodeOptions opts;
   opts.mode = o.mode == "parallel" ? PngMode::Parallel
               : o.mode == "small"  ? PngMode::Small
@@ -197,40 +233,91 @@ int run_encode(const GlobalOptions& g, const EncodeOptions& o) {
   if (!g.quiet)
     std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << device->info().spec << " (" << device->info().name << "), " << o.mode << " mode\n";
-  int failed = 0, warned = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const FileJob& job = jobs[i];
-    const std::string progress =
-        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                        : "";
-    try {
-      std::vector<std::string> notes;
-      std::optional<PngLayout> layout;  // a PNG input's, kept unless --expand
-      Image im = read_image_file(job.input, device, &notes, o.expand ? nullptr : &layout);
-      if (o.strip) im.metadata = {};
-      for (const auto& w : im.warnings) std::cerr << job.input << ": warning: " << w << "\n";
-      if (!im.warnings.empty() && g.strict)
-        throw Error(ErrorCode::InvalidData, job.input + ": warnings are errors (--strict)");
-      const auto file = layout ? encoder.encode(im, *layout) : encoder.encode(im);
-      write_bytes(job.output, "", file);
-      if (!im.warnings.empty()) ++warned;
-      if (g.quiet) continue;
-      for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
-      const bool indexed = layout && layout->color == PngLayout::Color::Palette;
-      std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
-                << im.height << ", "
-                << (indexed ? "palette" : std::to_string(im.channels()) + " channel")
-                << (indexed || im.channels() == 1 ? "" : "s") << ", "
-                << (layout ? layout->bit_depth : im.bit_depth) << " bits, " << file.size()
-                << " bytes)\n";
-    } catch (const Error& e) {
-      std::cerr << progress << to_string(e.code()) << ": " << e.what() << "\n";
-      ++failed;
-    }
-  }
-  if (!g.quiet) report_batch("encoded", jobs.size(), failed, t0);
-  return exit_status(failed, warned);
+  return run_jobs(g, jobs, [&](const FileJob& job, const std::string& progress) {
+    std::vector<std::string> notes;
+    std::optional<PngLayout> layout;  // a PNG input's, kept unless --expand
+    Image im = read_image_file(job.input, device, &notes, o.expand ? nullptr : &layout);
+    if (o.strip) im.metadata = {};
+    const bool warned = report_warnings(g, job.input, im.warnings);
+    const auto file = layout ? encoder.encode(im, *layout) : encoder.encode(im);
+    write_bytes(job.output, "", file);
+    if (g.quiet) return warned;
+    for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
+    const bool indexed = layout && layout->color == PngLayout::Color::Palette;
+    std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
+              << im.height << ", "
+              << (indexed ? "palette" : std::to_string(im.channels()) + " channel")
+              << (indexed || im.channels() == 1 ? "" : "s") << ", "
+              << (layout ? layout->bit_depth : im.bit_depth) << " bits, " << file.size()
+              << " bytes)\n";
+    return warned;
+  });
+}
+
+// An input as the JPEG encoder takes it: 8-bit gray, gray + alpha or RGB(A), the alpha left out
+// with a note. 16-bit samples and CMYK are refused, naming the file: baseline JPEG holds 8 bits,
+// and the encoder writes gray or YCbCr.
+Image read_for_jpeg(const std::string& path, const std::shared_ptr<Device>& device,
+                    std::vector<std::string>& notes) {
+  Image im = read_image_file(path, device, &notes, nullptr, /*keep_cmyk=*/true);
+  if (im.format == PixelFormat::CMYK)
+    throw Error(ErrorCode::Unsupported,
+                path +
+                    ": a CMYK image; JPEG output is gray or YCbCr (write it as PNG or PPM "
+                    "first: `hetcodec decode " +
+                    path + " x.ppm` converts it as djpeg does)");
+  if (im.bit_depth != 8)
+    throw Error(ErrorCode::Unsupported,
+                path + ": " + std::to_string(im.bit_depth) +
+                    "-bit samples; baseline JPEG holds 8 bits (write PNG instead)");
+  if (im.format == PixelFormat::RGBA || im.format == PixelFormat::GrayAlpha)
+    notes.push_back("alpha channel left out (JPEG has none)");
+  return im;
+}
+
+int run_encode_jpeg(const GlobalOptions& g, const EncodeOptions& o) {
+  JpegEncodeOptions opts = jpeg_encode_options(o.jpeg);
+  opts.keep_metadata = !o.strip;
+  const auto jobs = plan_jobs("encode", o.files, o.output_dir, "jpg");
+  auto device = open_selected_device(g, "encode");
+  JpegEncoder encoder(device, opts);
+  if (!g.quiet)
+    std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
+              << device->info().spec << " (" << device->info().name << ") as JPEG, "
+              << describe(opts) << "\n";
+  return run_jobs(g, jobs, [&](const FileJob& job, const std::string& progress) {
+    std::vector<std::string> notes;
+    Image im = read_for_jpeg(job.input, device, notes);
+    const bool warned = report_warnings(g, job.input, im.warnings);
+    const auto file = encoder.encode(im);
+    write_bytes(job.output, "", file);
+    if (g.quiet) return warned;
+    for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
+    const bool gray = opts.sampling == JpegSampling::Gray || im.channels() < 3;
+    std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
+              << im.height << ", " << (gray ? "gray" : "YCbCr") << ", " << file.size()
+              << " bytes)\n";
+    return warned;
+  });
+}
+
+// The output format: --format, else JPEG for an output named .jpg (.jpeg, .jpe, .jfif), else
+// PNG. Options of the other format are refused rather than ignored.
+std::string output_format(const EncodeOptions& o) {
+  std::string f = o.format == "jpg" ? "jpeg" : o.format;
+  if (f.empty())
+    f = o.output_dir.empty() && o.files.size() == 2 && jpeg_extension(o.files[1]) ? "jpeg" : "png";
+  if (f == "png" && o.jpeg.any_given())
+    throw Error(ErrorCode::InvalidArgument,
+                o.jpeg.first_given() +
+                    " is a JPEG option and the output is PNG: name the output .jpg or give "
+                    "--format jpeg");
+  if (f == "jpeg")
+    for (const CLI::Option* opt : o.png_only)
+      if (opt->count() > 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    opt->get_name() + " is a PNG option and the output is JPEG");
+  return f;
 }
 
 }  // namespace
@@ -239,9 +326,11 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<EncodeOptions>();
   auto* cmd = app.add_subcommand(
       "encode",
-      "encode images as PNG; the filter choice and the deflate stream run on the device\n"
+      "encode images as PNG or JPEG, the heavy stages on the device\n"
       "  hetcodec encode IN OUT.png\n"
-      "  hetcodec encode --output-dir DIR FILES...     (writes DIR/<input name>.png)\n"
+      "  hetcodec encode IN OUT.jpg [--quality N] [--sampling 420] [--optimize] ...\n"
+      "  hetcodec encode --output-dir DIR [--format png|jpeg] FILES...\n"
+      "                          (writes DIR/<input name>.png, or .jpg with --format jpeg)\n"
       "  hetcodec encode - - < IN.ppm > OUT.png       ('-': standard input or output)\n"
       "Inputs, told by their bytes: PGM/PPM (P5/P6) and PAM (P7: GRAYSCALE, GRAYSCALE_ALPHA,\n"
       "RGB, RGB_ALPHA, CMYK) with maxval 255 or 65535, PNG (any type: a palette image stays a\n"
@@ -255,34 +344,60 @@ void add_encode_command(CLI::App& app, GlobalOptions& global) {
       "The output keeps the input's metadata unless --strip is given: a JPEG's EXIF (as eXIf)\n"
       "and ICC profile (as iCCP), a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, tEXt, zTXt, iTXt and\n"
       "eXIf chunks as they were (the compatible mode's bytes are libpng's for an input without\n"
-      "metadata).");
-  cmd->add_option("files", o->files, "IN OUT.png, or the inputs with --output-dir")
+      "metadata).\n"
+      "JPEG output (an output named .jpg, .jpeg, .jpe or .jfif, or --format jpeg): baseline\n"
+      "JPEG whose bytes equal libjpeg-turbo's (cjpeg -dct int) for the same quality, sampling,\n"
+      "restart interval, -optimize and -qtables. Inputs of 8-bit gray, gray + alpha, RGB or\n"
+      "RGBA: the alpha channel is left out (with a note); 16-bit and CMYK inputs are refused,\n"
+      "naming the file. A gray input writes one component whatever --sampling says. The ICC\n"
+      "profile (APP2) and EXIF (APP1) of a JPEG or PNG input are carried unless --strip.\n"
+      "  hetcodec encode photo.ppm photo.jpg --quality 90 --sampling 444\n"
+      "  hetcodec encode in.png out.jpg --restart-rows 1 --optimize --quant-table tables.txt");
+  cmd->add_option("files", o->files, "IN OUT, or the inputs with --output-dir")
       ->required()
       ->type_name("PATH");
-  cmd->add_option("-o,--output-dir", o->output_dir, "write DIR/<input name>.png for each input")
+  cmd->add_option("-o,--output-dir", o->output_dir,
+                  "write DIR/<input name>.png (or .jpg with --format jpeg) for each input")
       ->type_name("DIR");
-  cmd->add_option("--png-mode", o->mode,
-                  "parallel: segments that inflate independently, indexed in an hcRS chunk;\n"
-                  "compatible: libpng's bytes with the Z_RLE strategy;\n"
-                  "small: the parallel mode's segments and index, deflated by libdeflate")
-      ->check(CLI::IsMember({"compatible", "parallel", "small"}))
-      ->capture_default_str();
-  cmd->add_option("--segments", o->segments,
-                  "parallel and small modes: segments (0: one per compute unit of the device)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--deflate", o->deflate,
-                  "where the deflate stream is made (the same bytes either way): device, host\n"
-                  "threads, or auto (the device, except on the CPU reference and emulators);\n"
-                  "the small mode's is always made on host threads")
-      ->check(CLI::IsMember({"auto", "device", "host"}))
-      ->capture_default_str();
-  cmd->add_flag("--expand", o->expand,
-                "PNG inputs: write the decoded RGB(A) or 8-bit samples rather than the input's\n"
-                "palette, bit depth and tRNS");
-  cmd->add_flag("--strip", o->strip, kStripHelp);
+  cmd->add_option("--format", o->format,
+                  "png or jpeg (jpg); default: JPEG for an output named .jpg, .jpeg, .jpe or\n"
+                  ".jfif, PNG otherwise (and with --output-dir)")
+      ->check(CLI::IsMember({"png", "jpeg", "jpg"}));
+  const char* png_group = "PNG output";
+  o->png_only.push_back(
+      cmd->add_option("--png-mode", o->mode,
+                      "parallel: segments that inflate independently, indexed in an hcRS chunk;\n"
+                      "compatible: libpng's bytes with the Z_RLE strategy;\n"
+                      "small: the parallel mode's segments and index, deflated by libdeflate")
+          ->check(CLI::IsMember({"compatible", "parallel", "small"}))
+          ->capture_default_str()
+          ->group(png_group));
+  o->png_only.push_back(
+      cmd->add_option("--segments", o->segments,
+                      "parallel and small modes: segments (0: one per compute unit of the device)")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str()
+          ->group(png_group));
+  o->png_only.push_back(
+      cmd->add_option("--deflate", o->deflate,
+                      "where the deflate stream is made (the same bytes either way): device, host\n"
+                      "threads, or auto (the device, except on the CPU reference and emulators);\n"
+                      "the small mode's is always made on host threads")
+          ->check(CLI::IsMember({"auto", "device", "host"}))
+          ->capture_default_str()
+          ->group(png_group));
+  o->png_only.push_back(
+      cmd->add_flag(
+             "--expand", o->expand,
+             "PNG inputs: write the decoded RGB(A) or 8-bit samples rather than the input's\n"
+             "palette, bit depth and tRNS")
+          ->group(png_group));
+  add_jpeg_options(*cmd, o->jpeg);
+  cmd->add_flag("--strip", o->strip,
+                std::string(kStripHelp) + "; for JPEG output, the ICC profile and EXIF");
   cmd->callback([&global, o] {
-    const int rc = run_encode(global, *o);
+    const int rc =
+        output_format(*o) == "jpeg" ? run_encode_jpeg(global, *o) : run_encode_png(global, *o);
     if (rc) throw CLI::RuntimeError(rc);
   });
 }

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   tools::add_decode_commands(app, options);
   tools::add_info_command(app);
   tools::add_encode_command(app, options);
+  tools::add_transcode_command(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
   tools::add_demo_command(app, options);
@@ -105,7 +106,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // A command line CLI11 refuses (an unknown option, a value out of range: its codes are
+    // 100 and up) fails as any other failure does, with status 1, as cjpeg's and djpeg's usage
+    // errors do; --help and --version exit 0, and commands' own statuses (2) pass through.
+    const int rc = app.exit(e);
+    return rc >= 100 ? 1 : rc;
   } catch (const Error& e) {
     std::cerr << "hetcodec: " << to_string(e.code()) << ": " << e.what() << "\n";
     return 1;

@@ -66,6 +66,7 @@ std::uint8_t* ptr_of(const DeviceBuffer& buffer);
 std::unique_ptr<JpegKernels> make_jpeg_kernels();
 std::unique_ptr<PngKernels> make_png_kernels();
 std::unique_ptr<LjpegKernels> make_ljpeg_kernels();
+std::unique_ptr<JpegEncodeKernels> make_jpeg_encode_kernels();
 
 }  // namespace hetcodec::cuda
 

@@ -303,6 +303,10 @@ LjpegKernels& ClDevice::ljpeg() {
   return kernels_once(ljpeg_, [this] { return make_ljpeg_kernels(*this); });
 }
 
+JpegEncodeKernels& ClDevice::jpeg_encode() {
+  return kernels_once(jpeg_encode_, [this] { return make_jpeg_encode_kernels(*this); });
+}
+
 std::string ClDevice::build_options() const {
   // -cl-std=CL1.2: the kernels are OpenCL C 1.2, the common floor of NVIDIA, PoCL and Oclgrind.
   // No -cl-fast-relaxed-math or -cl-mad-enable anywhere: every backend must compute the same

@@ -75,6 +75,7 @@ class ClDevice : public Device {
   JpegKernels& jpeg() override;
   PngKernels& png() override;
   LjpegKernels& ljpeg() override;
+  JpegEncodeKernels& jpeg_encode() override;
 
   // A program from kernels_cl/ by file name, built once per device (through the disk cache).
   const cl::Program& program(const std::string& name);
@@ -92,6 +93,7 @@ class ClDevice : public Device {
   std::unique_ptr<JpegKernels> jpeg_;
   std::unique_ptr<PngKernels> png_;
   std::unique_ptr<LjpegKernels> ljpeg_;
+  std::unique_ptr<JpegEncodeKernels> jpeg_encode_;
   template <typename T, typename Make>
   T& kernels_once(std::unique_ptr<T>& slot, Make make);
 };
@@ -103,6 +105,7 @@ cl::Kernel make_kernel(const cl::Program& program, const char* name);
 std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device);
 std::unique_ptr<PngKernels> make_png_kernels(ClDevice& device);
 std::unique_ptr<LjpegKernels> make_ljpeg_kernels(ClDevice& device);
+std::unique_ptr<JpegEncodeKernels> make_jpeg_encode_kernels(ClDevice& device);
 
 // Program binaries cached on disk, keyed by a hash of source, options, device and driver.
 // Returns a built program; throws Error(DeviceError) with the compiler log if the build fails.

@@ -1,41 +1,36 @@
-// The CPU reference JPEG encoder (encoder.h): libjpeg-turbo's arithmetic step by step.
+// The CPU reference JPEG encoder (core/jpeg/encoder.h): libjpeg-turbo 2.1.5's arithmetic step by
+// step up to the coded blocks (colour conversion: jccolor.c rgb_ycc_convert and rgb_gray_convert;
+// edge padding and downsampling: jcprepct.c, jcsample.c; the integer FDCT: jfdctint.c;
+// quantisation: jcdctmgr.c; zigzag and the dummy blocks of partial MCUs: jccoefct.c, ITU-T T.81
+// A.2.4), then the plan's markers (encode_plan.cpp) and the shared entropy coder
+// (encode_entropy.cpp).
 #include "core/jpeg/encoder.h"
 
 #include <algorithm>
-#include <array>
-#include <cstdlib>
+#include <string>
 
-#include "core/jpeg/standard_tables.h"
+#include "core/error.h"
 #include "core/portable/jpeg_zigzag.h"
 
 namespace hetcodec::jpeg {
 namespace {
-
-const int kLuma[64] = {16, 11, 10, 16, 24,  40,  51,  61,  12, 12, 14, 19, 26,  58,  60,  55,
-                       14, 13, 16, 24, 40,  57,  69,  56,  14, 17, 22, 29, 51,  87,  80,  62,
-                       18, 22, 37, 56, 68,  109, 103, 77,  24, 35, 55, 64, 81,  104, 113, 92,
-                       49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99};
-const int kChroma[64] = {17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
-                         24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
-                         99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
-                         99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
 
 // jfdctint.c's jpeg_fdct_islow, in place, natural order.
 void fdct_islow(int* d) {
   constexpr int kConst = 13, kPass1 = 2;
   auto descale = [](long x, int n) { return int((x + (1L << (n - 1))) >> n); };
   for (int pass = 0; pass < 2; ++pass) {
-    for (int i = 0; i < 8; ++i) {
+    for (std::ptrdiff_t i = 0; i < 8; ++i) {
       int* p = pass == 0 ? d + 8 * i : d + i;
-      const int s = pass == 0 ? 1 : 8;
+      const std::ptrdiff_t s = pass == 0 ? 1 : 8;
       const long t0 = p[0] + p[7 * s], t7 = p[0] - p[7 * s], t1 = p[s] + p[6 * s],
                  t6 = p[s] - p[6 * s], t2 = p[2 * s] + p[5 * s], t5 = p[2 * s] - p[5 * s],
                  t3 = p[3 * s] + p[4 * s], t4 = p[3 * s] - p[4 * s];
       const long t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
       const int out = pass == 0 ? kConst - kPass1 : kConst + kPass1;
       if (pass == 0) {
-        p[0] = int((t10 + t11) << kPass1);
-        p[4 * s] = int((t10 - t11) << kPass1);
+        p[0] = int((t10 + t11) * (1 << kPass1));  // jfdctint.c LEFT_SHIFT: defined for < 0
+        p[4 * s] = int((t10 - t11) * (1 << kPass1));
       } else {
         p[0] = descale(t10 + t11, kPass1);
         p[4 * s] = descale(t10 - t11, kPass1);
@@ -58,252 +53,135 @@ void fdct_islow(int* d) {
   }
 }
 
-struct Writer {
-  std::vector<std::uint8_t> out;
-  std::uint32_t acc = 0;
-  int n = 0;
-  void byte(int b) {
-    out.push_back(std::uint8_t(b));
-    if (b == 0xFF) out.push_back(0);
-  }
-  void bits(std::uint32_t code, int len) {
-    for (int i = len - 1; i >= 0; --i) {
-      acc = acc << 1 | ((code >> i) & 1u);
-      if (++n == 8) {
-        byte(int(acc & 0xFF));
-        acc = 0;
-        n = 0;
-      }
-    }
-  }
-  void flush() {
-    while (n != 0) bits(1, 1);
-  }
-};
+using Plane = std::vector<int>;
 
-struct Codes {
-  std::array<std::uint32_t, 256> code{};
-  std::array<int, 256> len{};
-};
-
-Codes derive(const HuffmanTable& t) {
-  Codes c;
-  std::uint32_t code = 0;
-  std::size_t k = 0;
-  for (int l = 1; l <= 16; ++l) {
-    for (int i = 0; i < t.counts[l]; ++i, ++k) {
-      c.code[t.symbols[k]] = code++;
-      c.len[t.symbols[k]] = l;
-    }
-    code <<= 1;
-  }
-  return c;
-}
-
-int nbits(int v) {
-  int n = 0;
-  for (v = std::abs(v); v; v >>= 1) ++n;
-  return n;
-}
-
-void put16(std::vector<std::uint8_t>& o, int v) {
-  o.push_back(std::uint8_t(v >> 8));
-  o.push_back(std::uint8_t(v & 0xFF));
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> encode_reference(const std::uint8_t* px, int W, int H, int channels,
-                                           const EncodeOptions& o) {
-  const int nc = channels == 1 ? 1 : 3;
-  const int hs[3] = {nc == 1 ? 1 : o.h, 1, 1}, vs[3] = {nc == 1 ? 1 : o.v, 1, 1};
-  const int hmax = hs[0], vmax = vs[0];
-  // Quantisation tables (jcparam.c), natural order.
-  const int q = std::clamp(o.quality, 1, 100);
-  const int scale = q < 50 ? 5000 / q : 200 - 2 * q;
-  int qt[2][64];
-  for (int t = 0; t < 2; ++t)
-    for (int i = 0; i < 64; ++i)
-      qt[t][i] = std::clamp(((t ? kChroma : kLuma)[i] * scale + 50) / 100, 1, 255);
-  // Colour conversion (jccolor.c) into full-size planes.
-  const auto ncomp = static_cast<std::size_t>(nc);
-  std::vector<std::vector<int>> full(ncomp, std::vector<int>(std::size_t(W) * H));
-  for (std::size_t i = 0; i < std::size_t(W) * H; ++i) {
+// Full-size planes of the coded components (jccolor.c): YCbCr from RGB; for a gray file from RGB
+// the luma alone (rgb_gray_convert weighs as rgb_ycc_convert's Y does); gray input as it is.
+std::vector<Plane> convert(const std::uint8_t* px, int width, int height, int channels, int comps) {
+  const std::size_t n = std::size_t(width) * std::size_t(height);
+  std::vector<Plane> full(static_cast<std::size_t>(comps), Plane(n));
+  for (std::size_t i = 0; i < n; ++i) {
     if (channels == 1) {
       full[0][i] = px[i];
       continue;
     }
     const int r = px[3 * i], g = px[3 * i + 1], b = px[3 * i + 2];
     full[0][i] = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16;
+    if (comps == 1) continue;
     full[1][i] = (-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32767) >> 16;
     full[2][i] = (32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32767) >> 16;
   }
-  // Downsampling with libjpeg's edge padding (jcprepct.c, jcsample.c).
-  const int imcu_rows = (H + vmax * 8 - 1) / (vmax * 8);
-  std::vector<std::vector<int>> plane(ncomp);
-  int wib[3], hib[3];
-  for (int c = 0; c < nc; ++c) {
-    wib[c] = (W * hs[c] + hmax * 8 - 1) / (hmax * 8);
-    hib[c] = (H * vs[c] + vmax * 8 - 1) / (vmax * 8);
-    const int hx = hmax / hs[c], vx = vmax / vs[c];
-    const int cols = wib[c] * 8, rows = imcu_rows * 8 * vs[c];
-    std::vector<int>& p = plane[std::size_t(c)];
-    p.assign(std::size_t(cols) * rows, 0);
-    auto at = [&](int y, int x) {  // the padded full-size sample
-      return full[std::size_t(c)][std::size_t(std::min(y, H - 1)) * W + std::min(x, W - 1)];
-    };
-    int last = -1;
-    for (int g = 0; g * vmax < H; ++g)
-      for (int r = 0; r < vs[c]; ++r) {
-        const int oy = g * vs[c] + r;
-        for (int x = 0; x < cols; ++x) {
-          int v;
-          if (hx == 1 && vx == 1) {
-            v = at(oy, x);
-          } else if (hx == 2 && vx == 1) {
-            v = (at(oy, 2 * x) + at(oy, 2 * x + 1) + (x & 1)) >> 1;
-          } else if (hx == 2 && vx == 2) {
-            const int y0 = g * vmax + 2 * r;
-            v = (at(y0, 2 * x) + at(y0, 2 * x + 1) + at(y0 + 1, 2 * x) + at(y0 + 1, 2 * x + 1) + 1 +
-                 (x & 1)) >>
-                2;
-          } else {
-            int sum = 0;
-            for (int dy = 0; dy < vx; ++dy)
-              for (int dx = 0; dx < hx; ++dx) sum += at(g * vmax + r * vx + dy, x * hx + dx);
-            v = (sum + hx * vx / 2) / (hx * vx);
-          }
-          p[std::size_t(oy) * cols + x] = v;
-        }
-        last = oy;
-      }
-    for (int y = last + 1; y < rows; ++y)
-      std::copy_n(p.begin() + std::ptrdiff_t(last) * cols, cols,
-                  p.begin() + std::ptrdiff_t(y) * cols);
-  }
-  // Blocks: FDCT and quantisation (jcdctmgr.c), natural order.
-  std::vector<std::vector<std::array<int, 64>>> blocks(ncomp);
-  for (int c = 0; c < nc; ++c) {
-    const int cols = wib[c] * 8;
-    const int* t = qt[c == 0 ? 0 : 1];
-    for (int by = 0; by < hib[c]; ++by)
-      for (int bx = 0; bx < wib[c]; ++bx) {
-        std::array<int, 64> b;
-        for (int i = 0; i < 64; ++i)
-          b[std::size_t(i)] =
-              plane[std::size_t(c)][std::size_t(by * 8 + i / 8) * cols + bx * 8 + i % 8] - 128;
-        fdct_islow(b.data());
-        for (int i = 0; i < 64; ++i) {
-          const int d = 8 * t[i], x = b[std::size_t(i)];
-          b[std::size_t(i)] = x < 0 ? -((-x + d / 2) / d) : (x + d / 2) / d;
-        }
-        blocks[std::size_t(c)].push_back(b);
-      }
-  }
-  // Headers (jcmarker.c).
-  std::vector<std::uint8_t> f = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J', 'F', 'I', 'F',
-                                 0,    1,    1,    0,    0,    1,    0,   1,   0,   0};
-  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
-  for (int t = 0; t < (nc == 1 ? 1 : 2); ++t) {
-    f.insert(f.end(), {0xFF, 0xDB, 0x00, 0x43, std::uint8_t(t)});
-    for (int k = 0; k < 64; ++k) f.push_back(std::uint8_t(qt[t][zz[k]]));
-  }
-  f.insert(f.end(), {0xFF, 0xC0});
-  put16(f, 8 + 3 * nc);
-  f.push_back(8);
-  put16(f, H);
-  put16(f, W);
-  f.push_back(std::uint8_t(nc));
-  for (int c = 0; c < nc; ++c)
-    f.insert(f.end(),
-             {std::uint8_t(c + 1), std::uint8_t(hs[c] << 4 | vs[c]), std::uint8_t(c == 0 ? 0 : 1)});
-  for (int t = 0; t < (nc == 1 ? 1 : 2); ++t)
-    for (int ac = 0; ac < 2; ++ac) {
-      const HuffmanTable& h = standard_huffman_table(ac != 0, t);
-      f.insert(f.end(), {0xFF, 0xC4});
-      put16(f, 19 + int(h.symbols.size()));
-      f.push_back(std::uint8_t(ac << 4 | t));
-      for (int l = 1; l <= 16; ++l) f.push_back(h.counts[l]);
-      f.insert(f.end(), h.symbols.begin(), h.symbols.end());
-    }
-  if (o.restart_interval > 0) {
-    f.insert(f.end(), {0xFF, 0xDD, 0x00, 0x04});
-    put16(f, o.restart_interval);
-  }
-  f.insert(f.end(), {0xFF, 0xDA});
-  put16(f, 6 + 2 * nc);
-  f.push_back(std::uint8_t(nc));
-  for (int c = 0; c < nc; ++c)
-    f.insert(f.end(), {std::uint8_t(c + 1), std::uint8_t(c == 0 ? 0x00 : 0x11)});
-  f.insert(f.end(), {0x00, 0x3F, 0x00});
-  // Entropy coding (jchuff.c), with libjpeg's dummy blocks at the right and bottom edges.
-  Codes dc[2] = {derive(standard_huffman_table(false, 0)),
-                 derive(standard_huffman_table(false, 1))};
-  Codes ac[2] = {derive(standard_huffman_table(true, 0)), derive(standard_huffman_table(true, 1))};
-  Writer w;
-  int pred[3] = {0, 0, 0};
-  auto encode = [&](const std::array<int, 64>& b, int c) {
-    const Codes& d = dc[c == 0 ? 0 : 1];
-    const Codes& a = ac[c == 0 ? 0 : 1];
-    const int diff = b[0] - pred[c];
-    pred[c] = b[0];
-    const int s = nbits(diff);
-    w.bits(d.code[std::size_t(s)], d.len[std::size_t(s)]);
-    if (s) w.bits(std::uint32_t(diff < 0 ? diff - 1 : diff) & ((1u << s) - 1), s);
-    int run = 0;
-    for (int k = 1; k < 64; ++k) {
-      const int v = b[std::size_t(zz[k])];
-      if (v == 0) {
-        ++run;
-        continue;
-      }
-      for (; run >= 16; run -= 16) w.bits(a.code[0xF0], a.len[0xF0]);
-      const int sz = nbits(v);
-      const int sym = run << 4 | sz;
-      w.bits(a.code[std::size_t(sym)], a.len[std::size_t(sym)]);
-      w.bits(std::uint32_t(v < 0 ? v - 1 : v) & ((1u << sz) - 1), sz);
-      run = 0;
-    }
-    if (run > 0) w.bits(a.code[0], a.len[0]);
+  return full;
+}
+
+// Component c at its sampling (jcsample.c), bw[c] * 8 samples a row, padded as jcprepct.c pads:
+// the image's last column and row repeated over the last row group before downsampling, the
+// last downsampled row repeated to whole iMCU rows after it.
+Plane downsample(const Plane& full, const EncodePlan& p, int c) {
+  const int width = p.width, height = p.height, hs = p.h[c], vs = p.v[c];
+  const int hx = p.hmax / hs, vx = p.vmax / vs;
+  const int cols = p.bw[c] * 8, rows = (height + p.vmax * 8 - 1) / (p.vmax * 8) * 8 * vs;
+  Plane out(std::size_t(cols) * std::size_t(rows), 0);
+  auto at = [&](int y, int x) {
+    return full[std::size_t(std::min(y, height - 1)) * std::size_t(width) +
+                std::size_t(std::min(x, width - 1))];
   };
-  const bool single = nc == 1;
-  const int mcus_x = single ? wib[0] : (W + hmax * 8 - 1) / (hmax * 8);
-  const int mcus_y = single ? hib[0] : (H + vmax * 8 - 1) / (vmax * 8);
-  int restarts = 0;
-  for (int n = 0; n < mcus_x * mcus_y; ++n) {
-    if (o.restart_interval > 0 && n > 0 && n % o.restart_interval == 0) {
-      w.flush();
-      w.out.push_back(0xFF);
-      w.out.push_back(std::uint8_t(0xD0 + (restarts++ & 7)));
-      pred[0] = pred[1] = pred[2] = 0;
-    }
-    const int mx = n % mcus_x, my = n / mcus_x;
-    for (int c = 0; c < nc; ++c) {
-      const int h = single ? 1 : hs[c], v = single ? 1 : vs[c];
-      int last_dc = 0;
-      for (int yy = 0; yy < v; ++yy) {
-        int row_last = last_dc;
-        for (int xx = 0; xx < h; ++xx) {
-          const int bx = mx * h + xx, by = my * v + yy;
-          std::array<int, 64> b{};
-          if (bx < wib[c] && by < hib[c]) {
-            b = blocks[std::size_t(c)][std::size_t(by) * wib[c] + bx];
-          } else if (by < hib[c]) {
-            b[0] = row_last;  // right of the image: the DC of the block to its left
-          } else {
-            b[0] = last_dc;  // below: the DC of the last block of the row above
-          }
-          row_last = b[0];
-          encode(b, c);
+  int last = -1;
+  for (int g = 0; g * p.vmax < height; ++g)
+    for (int r = 0; r < vs; ++r) {
+      const int oy = g * vs + r;
+      for (int x = 0; x < cols; ++x) {
+        int v;
+        if (hx == 1 && vx == 1) {
+          v = at(oy, x);
+        } else if (hx == 2 && vx == 1) {  // h2v1_downsample: alternating bias 0, 1
+          v = (at(oy, 2 * x) + at(oy, 2 * x + 1) + (x & 1)) >> 1;
+        } else if (hx == 2 && vx == 2) {  // h2v2_downsample: alternating bias 1, 2
+          const int y0 = g * p.vmax + 2 * r;
+          v = (at(y0, 2 * x) + at(y0, 2 * x + 1) + at(y0 + 1, 2 * x) + at(y0 + 1, 2 * x + 1) + 1 +
+               (x & 1)) >>
+              2;
+        } else {  // int_downsample: rounded mean
+          int sum = 0;
+          for (int dy = 0; dy < vx; ++dy)
+            for (int dx = 0; dx < hx; ++dx) sum += at(g * p.vmax + r * vx + dy, x * hx + dx);
+          v = (sum + hx * vx / 2) / (hx * vx);
         }
-        last_dc = row_last;
+        out[std::size_t(oy) * std::size_t(cols) + std::size_t(x)] = v;
       }
+      last = oy;
     }
+  for (int y = last + 1; y < rows; ++y)
+    std::copy_n(out.begin() + std::ptrdiff_t(last) * cols, cols,
+                out.begin() + std::ptrdiff_t(y) * cols);
+  return out;
+}
+
+// Block (bx, by) of a plane, level-shifted, transformed and quantised (jcdctmgr.c: divided by
+// 8 * q, rounded half away from zero), in zigzag order.
+void code_block(const Plane& plane, int cols, int bx, int by, const int* quant, std::int16_t* out) {
+  static const int natural[64] = HC_JPEG_NATURAL_ORDER;
+  int b[64];
+  for (int i = 0; i < 64; ++i)
+    b[i] =
+        plane[std::size_t(by * 8 + i / 8) * std::size_t(cols) + std::size_t(bx * 8 + i % 8)] - 128;
+  fdct_islow(b);
+  for (int k = 0; k < 64; ++k) {
+    const int d = 8 * quant[natural[k]], x = b[natural[k]];
+    out[k] = std::int16_t(x < 0 ? -((-x + d / 2) / d) : (x + d / 2) / d);
   }
-  w.flush();
-  f.insert(f.end(), w.out.begin(), w.out.end());
-  f.insert(f.end(), {0xFF, 0xD9});
-  return f;
+}
+
+}  // namespace
+
+std::vector<std::int16_t> reference_blocks(const std::uint8_t* pixels, int channels,
+                                           const EncodePlan& p) {
+  if (!pixels) throw Error(ErrorCode::InvalidArgument, "jpeg encode: no pixels");
+  if ((channels != 1 && channels != 3) || (channels == 1 && p.comps != 1))
+    throw Error(ErrorCode::InvalidArgument, "jpeg encode: " + std::to_string(channels) +
+                                                " channels for " + std::to_string(p.comps) +
+                                                " components");
+  const std::vector<Plane> full = convert(pixels, p.width, p.height, channels, p.comps);
+  std::vector<Plane> planes;
+  planes.reserve(std::size_t(p.comps));
+  for (int c = 0; c < p.comps; ++c) planes.push_back(downsample(full[std::size_t(c)], p, c));
+  std::vector<std::int16_t> out(std::size_t(p.blocks()) * 64, 0);
+  std::int16_t* b = out.data();
+  for (int my = 0; my < p.mcus_y; ++my)
+    for (int mx = 0; mx < p.mcus_x; ++mx)
+      for (int c = 0; c < p.comps; ++c)
+        for (int yy = 0; yy < p.mcu_v(c); ++yy)
+          for (int xx = 0; xx < p.mcu_h(c); ++xx, b += 64) {
+            const int bx = mx * p.mcu_h(c) + xx, by = my * p.mcu_v(c) + yy;
+            if (bx < p.bw[c] && by < p.bh[c]) {
+              code_block(planes[std::size_t(c)], p.bw[c] * 8, bx, by, p.quant[c == 0 ? 0 : 1], b);
+            } else {
+              // jccoefct.c's dummy block: no AC, the DC of the block coded just before it in the
+              // MCU (its left neighbour, or in a row below the image the last of the row above).
+              b[0] = b[-64];
+            }
+          }
+  return out;
+}
+
+std::vector<std::uint8_t> encode_reference(const std::uint8_t* pixels, int width, int height,
+                                           int channels, const EncodeOptions& options) {
+  return encode_reference(pixels, width, height, channels, options, Metadata{});
+}
+
+std::vector<std::uint8_t> encode_reference(const std::uint8_t* pixels, int width, int height,
+                                           int channels, const EncodeOptions& options,
+                                           const Metadata& metadata) {
+  const EncodePlan plan = plan_encode(width, height, channels, options);
+  const std::vector<std::int16_t> blocks = reference_blocks(pixels, channels, plan);
+  const EncodeTables tables = plan.optimize
+                                  ? optimal_encode_tables(count_symbols(plan, blocks.data()).data())
+                                  : standard_encode_tables();
+  std::vector<std::uint8_t> file = write_headers(plan, tables, &metadata);
+  const std::vector<std::uint8_t> scan = encode_scan(plan, tables, blocks.data());
+  file.insert(file.end(), scan.begin(), scan.end());
+  file.insert(file.end(), {0xFF, 0xD9});
+  return file;
 }
 
 }  // namespace hetcodec::jpeg

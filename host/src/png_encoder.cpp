@@ -22,7 +22,8 @@
 #include "core/portable/png_deflate.h"
 #include "hetcodec/png.h"
 #include "host/src/parallel.h"
-#include "host/src/pinned_copy.h"
+#include "host/src/pinned_upload.h"
+#include "host/src/stage_clock.h"
 
 namespace hetcodec {
 
@@ -59,73 +60,20 @@ struct PngEncoder::Impl {
   std::unique_ptr<PinnedBuffer> staging;  // a large image's samples on their way up
   std::unique_ptr<PinnedBuffer> result;   // the deflate data and its CRCs on their way down
   detail::WorkerPool pool;                // the upload's copies, kept between images
-  // Copies a host image's samples to `rows`: a large one through pinned memory, copied there by
-  // pool threads piece by piece in order (streaming stores: host/src/pinned_copy.h) while this
-  // thread starts each quarter's transfer as soon as its pieces are in.
+  // Copies a host image's samples to `rows` (host/src/pinned_upload.h). The copy threads are
+  // shared out among the host images being encoded at once: one encoder copies on 8, four at
+  // once on 2 each.
   void upload(const std::uint8_t* samples, std::size_t bytes) {
-    if (bytes < (std::size_t(1) << 20)) {
-      queue->write(*rows, 0, samples, bytes);
-      return;
-    }
-    if (!staging || staging->size() < bytes) {
-      staging.reset();
-      staging = device->alloc_pinned(bytes + bytes / 8);
-    }
-    constexpr std::size_t kPiece = std::size_t(1) << 18, kParts = 4;
-    const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
-    const std::size_t per_part = (pieces + kParts - 1) / kParts;
-    std::uint8_t* to = static_cast<std::uint8_t*>(staging->data());
-    std::atomic<std::size_t> next{0}, copied[kParts];
-    for (auto& c : copied) c = 0;
-    auto work = [&] {
-      for (std::size_t k; (k = next.fetch_add(1)) < pieces;) {
-        const std::size_t at = k * kPiece;
-        detail::copy_to_pinned(to + at, samples + at, std::min(kPiece, bytes - at));
-        copied[k / per_part].fetch_add(1, std::memory_order_release);
-      }
-    };
-    std::exception_ptr failed;  // a failed transfer, thrown once the copies are done
-    auto send = [&] {
-      try {
-        for (std::size_t part = 0; part * per_part < pieces; ++part) {
-          const std::size_t first = part * per_part, last = std::min(pieces, first + per_part);
-          while (copied[part].load(std::memory_order_acquire) < last - first)
-            std::this_thread::yield();
-          const std::size_t at = first * kPiece, end = std::min(bytes, last * kPiece);
-          queue->write(*rows, at, *staging, at, end - at);
-        }
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    };
     const int at_once = std::max(1, host_encodes.load(std::memory_order_relaxed));
     const int workers = std::max(1, std::min(options.threads, std::max(2, 8 / at_once)));
-    pool.run(workers + 1, [&](int id) {
-      if (id == 0)
-        send();
-      else
-        work();
-    });
-    if (failed) std::rethrow_exception(failed);
+    detail::upload_pinned(*device, *queue, *rows, samples, bytes, staging, pool, workers);
   }
   bool on_device = false;
   StageTimes times;
-  // With options.profile: waits for the queue and adds the time since the last lap to `slot`.
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point mark;
-  void lap(double& slot) {
-    if (!options.profile) return;
-    queue->finish();
-    const auto now = Clock::now();
-    slot += std::chrono::duration<double>(now - mark).count();
-    mark = now;
-  }
-
+  detail::StageClock clock;
+  void lap(double& slot) { clock.lap(*queue, slot); }
   void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
-    if (!b || b->size() < n) {
-      b.reset();
-      b = device->alloc(std::max<std::size_t>(n + n / 8, 256));
-    }
+    detail::ensure_buffer(*device, b, n);
   }
   // The file, its deflate stream made on the device from the filtered rows in `filtered`;
   // empty when the device cannot make zlib's bytes for it.
@@ -138,7 +86,8 @@ struct PngEncoder::Impl {
   // Starts an encode of a host image of `bytes` samples: queue, timer, the rows' buffer.
   void start(std::size_t bytes) {
     if (!queue) queue = device->create_queue();
-    mark = Clock::now();
+    clock.on = options.profile;
+    clock.start();
     if (!rows || rows->size() < bytes) rows = device->alloc(bytes);
   }
   int segment_count() const {
@@ -198,12 +147,12 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   }
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
-  const auto t0 = mark;
+  const auto t0 = clock.mark;
   for (int stage = 0; stage < HC_DFL_STAGES; ++stage) {
     k.deflate(q, stage, p.items(stage), *filtered, *plan, *work, *syms, *out);
     lap(times.deflate_stages[std::size_t(stage)]);
   }
-  if (options.profile) times.deflate += std::chrono::duration<double>(mark - t0).count();
+  if (options.profile) times.deflate += std::chrono::duration<double>(clock.mark - t0).count();
   const std::size_t S = p.segments;
   std::vector<std::uint32_t> head(2 * S + 2);  // status, offsets, Adler-32s
   q.read(head.data(), *work, 0, head.size() * 4);
@@ -329,10 +278,10 @@ std::vector<std::uint8_t> PngEncoder::encode(const Image& image, const PngLayout
   }
   Impl& im = *impl_;
   const CountEncode counted;
-  const auto t0 = Impl::Clock::now();
+  const auto t0 = detail::StageClock::Clock::now();
   png::pack_expanded(image, stored);
   im.start(stored.samples.size());
-  im.mark = t0;  // (the mapping counts as the upload's)
+  im.clock.mark = t0;  // (the mapping counts as the upload's)
   im.upload(stored.samples.data(), stored.samples.size());
   im.lap(im.times.upload);
   stored.samples = {};

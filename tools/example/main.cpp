@@ -1,6 +1,6 @@
 // The smallest host application, on the installed public API alone: list the devices, open the
 // one `auto` picks (or argv[1]), encode a small image as PNG there, ask the decoder what the file
-// holds, decode it, and check that the samples came back.
+// holds, decode it, and check that the samples came back; then encode it as JPEG and decode that.
 #include <hetcodec/hetcodec.h>
 
 #include <cstdio>
@@ -26,7 +26,14 @@ int main(int argc, char** argv) {
                 hetcodec::device_info(*device).spec.c_str(), int(file.size()), info.width,
                 info.height, hetcodec::to_string(info.format),
                 back.pixels == image.pixels ? "equal" : "DIFFERENT");
-    return back.pixels == image.pixels && info.width == 17 && info.height == 5 ? 0 : 1;
+    hetcodec::JpegEncoder jpeg_encoder(device);
+    const std::vector<std::uint8_t> jpeg = jpeg_encoder.encode(back);
+    const hetcodec::Image photo = hetcodec::JpegDecoder(device).decode(jpeg);
+    std::printf("%d-byte JPEG, decoded to %dx%d\n", int(jpeg.size()), photo.width, photo.height);
+    return back.pixels == image.pixels && info.width == 17 && info.height == 5 &&
+                   photo.width == 17 && photo.height == 5
+               ? 0
+               : 1;
   } catch (const hetcodec::Error& e) {
     std::fprintf(stderr, "error: %s: %s\n", hetcodec::to_string(e.code()), e.what());
     return 1;

@@ -21,6 +21,7 @@
 #include "hetcodec/device.h"
 #include "hetcodec/image.h"
 #include "hetcodec/jpeg.h"
+#include "hetcodec/jpeg_encode.h"
 #include "hetcodec/png.h"
 
 namespace hetcodec {

@@ -1,0 +1,661 @@
+/* The JPEG encode stages' bodies (DESIGN.md §3 "JPEG encode"), one for CUDA
+ * (kernels_cu/jpeg_encode.cu), OpenCL (kernels_cl/jpeg_encode.cl) and the CPU reference
+ * (backends/cpu/jpeg_encode_kernels.cpp), whose files equal libjpeg-turbo's byte for byte:
+ *
+ *   HC_JENC_BLOCKS     a coded block per item (ITU-T T.81 A.2: the blocks of each MCU, component
+ *                      by component, in raster order inside the MCU): colour conversion
+ *                      (jccolor.c), downsampling with libjpeg's edge replication and alternating
+ *                      bias (jcprepct.c, jcsample.c), the integer FDCT (jfdctint.c),
+ *                      quantisation (jcdctmgr.c), zigzag; libjpeg's dummy blocks at the right and
+ *                      bottom edges of partial MCUs (jccoefct.c) get their DC and no AC
+ *   HC_JENC_HIST       symbol counts for optimised tables (jchuff.c htest_one_block)
+ *   HC_JENC_BITS       each block's bits with the plan's code tables (jchuff.c encode_one_block:
+ *                      the DC difference from the previous block of its component, reset at
+ *                      restart markers)
+ *   HC_JENC_REDUCE, HC_JENC_SCAN_SUMS, HC_JENC_DOWNSWEEP
+ *                      an exclusive prefix sum (reduce, scan of the sums, scan with the sums) of
+ *                      one of three arrays (`arg`): the blocks' bits, the restart intervals'
+ *                      bytes, the 0xFF bytes per chunk of the packed data
+ *   HC_JENC_INTERVALS  each restart interval's bytes: its bits padded with 1s to a byte (T.81
+ *                      F.1.2.3; jchuff.c flush_bits)
+ *   HC_JENC_CLEAR      zeroes the packed data's words
+ *   HC_JENC_PACK       each block's codes into the packed data by atomic OR (a word may hold the
+ *                      end of one block and the start of the next), big-endian bit order; the
+ *                      last block of an interval adds its padding
+ *   HC_JENC_COUNT_FF   the 0xFF bytes of each HC_JENC_FF_CHUNK bytes of packed data
+ *   HC_JENC_SCATTER    the packed bytes to the output, a 0x00 after each 0xFF (F.1.2.3), two
+ *                      bytes left free after each interval but the last ...
+ *   HC_JENC_MARKERS    ... for its RSTn marker
+ *
+ * The packed data holds the intervals back to back, each padded to a byte and without markers;
+ * a packed byte i of interval k goes to i + (0xFF bytes before i) + 2k in the output. Counts the
+ * host cannot know before the kernels ran (the packed bytes) are read by the stages from the
+ * work buffer, and those stages loop over a launch the host sizes. The packed data and its 0xFF
+ * counts lie in a buffer of their own (`data`), allocated once the packed size is known.
+ * C++, CUDA and OpenCL C. */
+#ifndef HETCODEC_PORTABLE_JPEG_ENCODE_H
+#define HETCODEC_PORTABLE_JPEG_ENCODE_H
+
+#include "core/portable/jpeg_fdct.h"
+#include "core/portable/jpeg_zigzag.h"
+#include "core/portable/kernel.h"
+
+#define HC_JENC_STAGE_LIST(X)                        \
+  X(HC_JENC_BLOCKS, jpeg_encode_blocks, ITEM)        \
+  X(HC_JENC_HIST, jpeg_encode_hist, GROUP)           \
+  X(HC_JENC_BITS, jpeg_encode_bits, ITEM)            \
+  X(HC_JENC_REDUCE, jpeg_encode_reduce, GROUP)       \
+  X(HC_JENC_SCAN_SUMS, jpeg_encode_scan_sums, GROUP) \
+  X(HC_JENC_DOWNSWEEP, jpeg_encode_downsweep, GROUP) \
+  X(HC_JENC_INTERVALS, jpeg_encode_intervals, ITEM)  \
+  X(HC_JENC_CLEAR, jpeg_encode_clear, ITEM)          \
+  X(HC_JENC_PACK, jpeg_encode_pack, ITEM)            \
+  X(HC_JENC_COUNT_FF, jpeg_encode_count_ff, ITEM)    \
+  X(HC_JENC_SCATTER, jpeg_encode_scatter, ITEM)      \
+  X(HC_JENC_MARKERS, jpeg_encode_markers, ITEM)
+#define HC_JENC_STAGE_ENUM(stage, name, kind) stage,
+enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
+#undef HC_JENC_STAGE_ENUM
+
+#define HC_JENC_ITEM_LANES 128u  /* an ITEM stage's work-group */
+#define HC_JENC_GROUP_LANES 256u /* a GROUP stage's work-group */
+#define HC_JENC_SCAN_GROUPS 128u /* at most, work-groups of HC_JENC_REDUCE and _DOWNSWEEP */
+#define HC_JENC_HIST_GROUPS 64u  /* at most, work-groups of HC_JENC_HIST */
+#define HC_JENC_LOOP_ITEMS 65536u /* at most, items of the stages that loop over a device count */
+#define HC_JENC_FF_CHUNK 32u      /* packed bytes per 0xFF count */
+/* Bits one block can take at most: a 16-bit DC code and 11 bits, 63 16-bit AC codes and 10 bits
+ * each, an end of block. */
+#define HC_JENC_MAX_BLOCK_BITS (16u + 11u + 63u * 26u + 16u)
+
+/* The arrays HC_JENC_REDUCE .. HC_JENC_DOWNSWEEP scan (their `arg`). */
+#define HC_JENC_SCAN_POS 0u       /* blocks + 1 entries: bits -> first bit of each block */
+#define HC_JENC_SCAN_INTERVALS 1u /* intervals + 1: bytes -> first packed byte of each */
+#define HC_JENC_SCAN_FF 2u        /* chunks + 1: 0xFF bytes -> 0xFF bytes before each chunk */
+
+/* Words of the work buffer's results (at w_results): each scan's total, and the 0xFF chunks. */
+#define HC_JENC_R_TOTAL 0u /* + the scan: total bits, packed bytes, 0xFF bytes */
+#define HC_JENC_R_CHUNKS 3u /* the 0xFF chunks of the packed bytes, + 1 */
+#define HC_JENC_RESULT_WORDS 8u
+
+/* The plan the host writes (core/jpeg/encode_plan.cpp): this header at word 0, the quantisation
+ * tables (2 x 64 words, natural order) at HC_JENC_QUANT_WORD, the code tables (4 x 256 words:
+ * DC 0, AC 0, DC 1, AC 1; each entry length << 16 | code, length 0 for a symbol without a code)
+ * at HC_JENC_CODES_WORD. The w_* fields are word offsets in the work or data buffer. Fixed-width fields
+ * only: the same layout in C++, CUDA and OpenCL C. */
+typedef struct hc_jenc_plan {
+  hc_u32 width, height;
+  hc_u32 comps;       /* 1 (gray) or 3 (YCbCr) */
+  hc_u32 pixel_bytes; /* bytes per input pixel, 1..4 */
+  hc_u32 off[3];      /* the byte of R, G, B in a pixel (gray input: off[0] its sample) */
+  hc_u32 gray_in;     /* the input holds one colour sample per pixel */
+  hc_u32 pixels_lo, pixels_hi; /* the first pixel's byte in the pixels buffer */
+  hc_u32 hmax, vmax;
+  hc_u32 h[3], v[3];          /* sampling factors (1 x 1 for a single component) */
+  hc_u32 bw[3], bh[3];        /* the component's blocks that hold samples, across and down */
+  hc_u32 first[3];            /* the component's first block in an MCU */
+  hc_u32 mcus_x, mcus_y, bpm; /* MCUs across, down; blocks per MCU */
+  hc_u32 interval;            /* MCUs per restart interval (all of them without restarts) */
+  hc_u32 intervals;           /* R */
+  hc_u32 blocks;              /* N: coded blocks, dummy blocks included */
+  hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
+  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist; /* in the work buffer */
+  hc_u32 w_ff, w_data; /* in the data buffer: the 0xFF counts, the packed data */
+  hc_u32 data_words;   /* room for packed data */
+  hc_u32 loop_items; /* items of the stages that loop (1..HC_JENC_LOOP_ITEMS) */
+  /* Work-groups of each scan (1..HC_JENC_SCAN_GROUPS) and of HC_JENC_HIST: fewer for small
+   * arrays, whose work-groups would have nothing to do. */
+  hc_u32 scan_groups[3];
+  hc_u32 hist_groups;
+  hc_u32 reserved[3];
+} hc_jenc_plan;
+
+#define HC_JENC_PLAN_WORDS 64
+#define HC_JENC_QUANT_WORD HC_JENC_PLAN_WORDS
+#define HC_JENC_CODES_WORD (HC_JENC_QUANT_WORD + 128)
+#define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_CODES_WORD + 4 * 256)
+#define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
+
+/* A GROUP stage's local memory. */
+typedef struct hc_jenc_local {
+  hc_u32 w[HC_JENC_HIST_WORDS];
+} hc_jenc_local;
+
+HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
+  return (HC_GLOBAL const hc_jenc_plan*)plan;
+}
+
+/* Bits of |v| (0 for 0): the JPEG magnitude category. Counted on v, or on ~v = |v| - 1 for a
+ * negative v plus one where |v| is a power of two, never on |v| itself: LLVM would make an
+ * absolute value the llvm.abs intrinsic, which Oclgrind cannot run. */
+HC_FN hc_u32 hc_jenc_nbits(hc_i32 v) {
+  const hc_u32 t = (hc_u32)(v < 0 ? ~v : v);
+  hc_u32 a = t, n = v < 0 && (t & (t + 1u)) == 0u ? 1u : 0u;
+  while (a) {
+    ++n;
+    a >>= 1;
+  }
+  return n;
+}
+
+/* Where coded block n lies: its component, and its column and row in that component's grid of
+ * blocks (past bw or bh for a dummy block). */
+HC_FN hc_u32 hc_jenc_locate(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n, hc_u32* bx, hc_u32* by) {
+  const hc_u32 m = n / p->bpm, r = n - m * p->bpm;
+  const hc_u32 c = p->comps == 1u ? 0u : (r >= p->first[2] ? 2u : (r >= p->first[1] ? 1u : 0u));
+  const hc_u32 k = r - p->first[c], yy = k / p->h[c], xx = k - yy * p->h[c];
+  const hc_u32 my = m / p->mcus_x, mx = m - my * p->mcus_x;
+  *bx = mx * p->h[c] + xx;
+  *by = my * p->v[c] + yy;
+  return c;
+}
+
+/* Component c's full-size sample at (y, x), clamped into the image (jcprepct.c's edge
+ * replication), converted from the input pixel as jccolor.c does. */
+HC_FN hc_i32 hc_jenc_full(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
+                          hc_u32 y, hc_u32 x) {
+  HC_GLOBAL const hc_u8* q;
+  hc_i32 r, g, b;
+  if (y >= p->height) y = p->height - 1u;
+  if (x >= p->width) x = p->width - 1u;
+  q = px + ((hc_u64)y * p->width + x) * p->pixel_bytes;
+  if (p->gray_in) return q[p->off[0]];
+  r = q[p->off[0]];
+  g = q[p->off[1]];
+  b = q[p->off[2]];
+  if (c == 0u) return HC_RIGHT_SHIFT(19595 * r + 38470 * g + 7471 * b + 32768, 16);
+  if (c == 1u) return HC_RIGHT_SHIFT(-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32767, 16);
+  return HC_RIGHT_SHIFT(32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32767, 16);
+}
+
+/* Component c's downsampled sample at row y, column x of its plane (jcsample.c: h2v1 and h2v2
+ * with the alternating bias, int_downsample otherwise; rows below the last row group repeat its
+ * last row, as jcprepct.c pads the bottom of the image). */
+HC_FN hc_i32 hc_jenc_sample(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
+                            hc_u32 y, hc_u32 x) {
+  const hc_u32 hx = p->hmax / p->h[c], vx = p->vmax / p->v[c];
+  const hc_u32 last = (p->height + p->vmax - 1u) / p->vmax * p->v[c] - 1u;
+  hc_u32 g, r, y0, dy, dx;
+  hc_i32 sum = 0;
+  if (y > last) y = last;
+  if (hx == 1u && vx == 1u) return hc_jenc_full(p, px, c, y, x);
+  g = y / p->v[c];
+  r = y - g * p->v[c];
+  y0 = g * p->vmax + r * vx;
+  for (dy = 0; dy < vx; ++dy)
+    for (dx = 0; dx < hx; ++dx) sum += hc_jenc_full(p, px, c, y0 + dy, x * hx + dx);
+  if (hx == 2u && vx == 1u) return HC_RIGHT_SHIFT(sum + (hc_i32)(x & 1u), 1);
+  if (hx == 2u && vx == 2u) return HC_RIGHT_SHIFT(sum + 1 + (hc_i32)(x & 1u), 2);
+  return (sum + (hc_i32)(hx * vx / 2u)) / (hc_i32)(hx * vx);
+}
+
+/* HC_JENC_BLOCKS: coded block n's 64 quantised coefficients in zigzag order. A dummy block
+ * (jccoefct.c) takes the DC of the block whose DC it repeats, the last real block to its left
+ * in its row, or for a row below the image that of the MCU's last real column in the last real
+ * row; its DC alone is computed (the FDCT's DC is the sum of the level-shifted samples). */
+HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
+                          HC_GLOBAL hc_i16* coefs, hc_u32 n) {
+  const int natural[64] = HC_JPEG_NATURAL_ORDER; /* indexed by constants once unrolled */
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
+  HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD;
+  HC_GLOBAL hc_i16* out = coefs + (hc_u64)n * 64u;
+  hc_u32 bx, by, i;
+  const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
+  hc_i32 d[64];
+  quant += c == 0u ? 0u : 64u;
+  if (bx >= p->bw[c] || by >= p->bh[c]) {
+    hc_i32 sum = 0;
+    if (by >= p->bh[c]) {
+      const hc_u32 last_col = (bx / p->h[c]) * p->h[c] + p->h[c] - 1u;
+      by = p->bh[c] - 1u;
+      bx = last_col;
+    }
+    if (bx >= p->bw[c]) bx = p->bw[c] - 1u;
+    for (i = 0; i < 64u; ++i)
+      sum += hc_jenc_sample(p, px, c, by * 8u + (i >> 3), bx * 8u + (i & 7u)) - 128;
+    out[0] = (hc_i16)hc_quantize(sum, (hc_i32)quant[0]);
+    for (i = 1; i < 64u; ++i) out[i] = 0;
+    return;
+  }
+  HC_UNROLL(64)
+  for (i = 0; i < 64u; ++i)
+    d[i] = hc_jenc_sample(p, px, c, by * 8u + (i >> 3), bx * 8u + (i & 7u)) - 128;
+  hc_fdct_islow(d);
+  HC_UNROLL(64)
+  for (i = 0; i < 64u; ++i)
+    out[i] = (hc_i16)hc_quantize(d[natural[i]], (hc_i32)quant[natural[i]]);
+}
+
+/* The DC prediction of coded block n of component c: the previous block of c in coding order, 0
+ * at the start of a restart interval. */
+HC_FN hc_i32 hc_jenc_pred(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_i16* coefs, hc_u32 n,
+                          hc_u32 c) {
+  const hc_u32 m = n / p->bpm, r = n - m * p->bpm;
+  if (r > p->first[c]) return coefs[(hc_u64)(n - 1u) * 64u];
+  if (m % p->interval == 0u) return 0;
+  return coefs[(hc_u64)(n - p->bpm + p->h[c] * p->v[c] - 1u) * 64u];
+}
+
+/* The code table slot (0..3) of component c's DC (ac 0) or AC (ac 1) table. */
+HC_FN hc_u32 hc_jenc_slot(hc_u32 c, hc_u32 ac) { return (c == 0u ? 0u : 2u) + ac; }
+
+/* Block n's symbols: with `hist` non-null each is counted there (local memory, atomically);
+ * returns the block's bits with the plan's code tables. */
+HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs, hc_u32 n,
+                             HC_LOCAL hc_u32* hist) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
+  hc_u32 bx, by, k, run = 0, bits;
+  const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
+  HC_GLOBAL const hc_u32* dc = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
+  HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
+  const hc_u32 s = hc_jenc_nbits(b[0] - hc_jenc_pred(p, coefs, n, c));
+  HC_LOCAL hc_u32* hdc = hist ? hist + 256u * hc_jenc_slot(c, 0u) : hist;
+  HC_LOCAL hc_u32* hac = hist ? hist + 256u * hc_jenc_slot(c, 1u) : hist;
+  bits = (dc[s] >> 16) + s;
+  if (hist) HC_ATOMIC_ADD_LOCAL(hdc + s, 1u);
+  for (k = 1; k < 64u; ++k) {
+    const hc_i32 v = b[k];
+    hc_u32 sz, sym;
+    if (v == 0) {
+      ++run;
+      continue;
+    }
+    for (; run >= 16u; run -= 16u) {
+      bits += ac[0xF0] >> 16;
+      if (hist) HC_ATOMIC_ADD_LOCAL(hac + 0xF0, 1u);
+    }
+    sz = hc_jenc_nbits(v);
+    sym = run << 4 | sz;
+    bits += (ac[sym] >> 16) + sz;
+    if (hist) HC_ATOMIC_ADD_LOCAL(hac + sym, 1u);
+    run = 0;
+  }
+  if (run > 0u) {
+    bits += ac[0] >> 16;
+    if (hist) HC_ATOMIC_ADD_LOCAL(hac, 1u);
+  }
+  return bits;
+}
+
+/* HC_JENC_HIST: work-group g counts the symbols of its share of the blocks in local memory, then
+ * adds them to the work buffer's histogram (zeroed by HC_JENC_BLOCKS). */
+HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                        HC_GLOBAL hc_u32* work, hc_u32 g, HC_LOCAL hc_u32* h, hc_u32 lane,
+                        hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  const hc_u32 per = (p->blocks + p->hist_groups - 1u) / p->hist_groups;
+  const hc_u32 end = hc_min_u32(p->blocks, (g + 1u) * per);
+  hc_u32 i;
+  for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes) h[i] = 0;
+  HC_BARRIER();
+  for (i = g * per + lane; i < end; i += lanes) hc_jenc_symbols(plan, coefs, i, h);
+  HC_BARRIER();
+  for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
+    if (h[i]) HC_ATOMIC_ADD(work + p->w_hist + i, h[i]);
+}
+
+/* The array a scan works on, and its entries. Selected without branches: PoCL's work-group
+ * compiler cannot form its parallel regions around a branchy prologue before a barrier. */
+HC_FN HC_GLOBAL hc_u32* hc_jenc_scan_array(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL hc_u32* work,
+                                           HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32* count) {
+  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS];
+  const hc_u32 is_pos = which == HC_JENC_SCAN_POS, is_int = which == HC_JENC_SCAN_INTERVALS;
+  *count = is_pos ? p->pos_count : (is_int ? p->interval_count : chunks);
+  return is_pos ? work + p->w_pos : (is_int ? work + p->w_intervals : data + p->w_ff);
+}
+
+/* The entries [*first, *end) of work-group g's share of a scan of `count`, and of lane's share
+ * of that. */
+HC_FN void hc_jenc_share(hc_u32 count, hc_u32 groups, hc_u32 g, hc_u32 lane, hc_u32 lanes,
+                         hc_u32* first, hc_u32* end) {
+  const hc_u32 per = (count + groups - 1u) / groups;
+  const hc_u32 g0 = hc_min_u32(count, g * per), g1 = hc_min_u32(count, g0 + per);
+  const hc_u32 lper = (g1 - g0 + lanes - 1u) / lanes;
+  *first = hc_min_u32(g1, g0 + lane * lper);
+  *end = hc_min_u32(g1, *first + lper);
+}
+
+/* The first step of HC_JENC_REDUCE and HC_JENC_DOWNSWEEP: each lane sums its share of work-group
+ * g's entries into s[lane]; returns the array, the lane's share in [*first, *end). */
+HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL hc_u32* work,
+                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s,
+                                          hc_u32 lane, hc_u32 lanes, hc_u32* first,
+                                          hc_u32* end) {
+  hc_u32 count, i, sum = 0;
+  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(p, work, data, which, &count);
+  hc_jenc_share(count, p->scan_groups[which], g, lane, lanes, first, end);
+  for (i = *first; i < *end; ++i) sum += a[i];
+  s[lane] = sum;
+  HC_BARRIER();
+  return a;
+}
+
+/* HC_JENC_REDUCE: work-group g's sum into the sums (at w_sums). */
+HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                          HC_GLOBAL hc_u32* data, hc_u32 which,
+                          hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  hc_u32 first, end, i, sum = 0;
+  hc_jenc_lane_sums(p, work, data, which, g, s, lane, lanes, &first, &end);
+  if (lane == 0u) {
+    for (i = 0; i < lanes; ++i) sum += s[i];
+    work[p->w_sums + g] = sum;
+  }
+}
+
+/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively; the total into the
+ * results. */
+HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
+                             hc_u32 lane) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  hc_u32 i, total = 0;
+  if (lane != 0u) return;
+  for (i = 0; i < p->scan_groups[which]; ++i) {
+    const hc_u32 v = work[p->w_sums + i];
+    work[p->w_sums + i] = total;
+    total += v;
+  }
+  work[p->w_results + HC_JENC_R_TOTAL + which] = total;
+}
+
+/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them. */
+HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                             HC_GLOBAL hc_u32* data, hc_u32 which,
+                             hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  hc_u32 first, end, i, sum;
+  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(p, work, data, which, g, s, lane, lanes, &first, &end);
+  if (lane == 0u) {
+    hc_u32 run = work[p->w_sums + g];
+    for (i = 0; i < lanes; ++i) {
+      const hc_u32 v = s[i];
+      s[i] = run;
+      run += v;
+    }
+  }
+  HC_BARRIER();
+  sum = s[lane];
+  for (i = first; i < end; ++i) {
+    const hc_u32 v = a[i];
+    a[i] = sum;
+    sum += v;
+  }
+}
+
+/* The restart interval of coded block n, and its first and end blocks. */
+HC_FN hc_u32 hc_jenc_interval_of(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n) {
+  return n / p->bpm / p->interval;
+}
+HC_FN hc_u32 hc_jenc_interval_first(HC_GLOBAL const hc_jenc_plan* p, hc_u32 k) {
+  return hc_min_u32(p->blocks, k * p->interval * p->bpm);
+}
+
+/* HC_JENC_INTERVALS: interval k's packed bytes (item R: 0, the scan's last entry). */
+HC_FN void hc_jenc_intervals(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_u32* pos = work + p->w_pos;
+  if (k >= p->intervals) {
+    work[p->w_intervals + k] = 0;
+    return;
+  }
+  work[p->w_intervals + k] =
+      (pos[hc_jenc_interval_first(p, k + 1u)] - pos[hc_jenc_interval_first(p, k)] + 7u) / 8u;
+}
+
+/* HC_JENC_CLEAR: item i zeroes the packed words i, i + items, ...; item 0 also records the
+ * 0xFF scan's entries. */
+HC_FN void hc_jenc_clear(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                         HC_GLOBAL hc_u32* data, hc_u32 i) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  const hc_u32 words = hc_min_u32((bytes + 3u) / 4u, p->data_words);
+  hc_u32 w;
+  for (w = i; w < words; w += p->loop_items) data[p->w_data + w] = 0;
+  if (i == 0u) work[p->w_results + HC_JENC_R_CHUNKS] = (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK + 1u;
+}
+
+/* A bit writer into zeroed packed words: bits go in at absolute bit positions, MSB first, each
+ * whole word ORed in as its bytes lie in memory (little-endian words of a big-endian stream). */
+typedef struct hc_jenc_bw {
+  HC_GLOBAL hc_u32* out;
+  hc_u32 word;  /* the word the pending bits start in */
+  hc_u64 acc;   /* pending bits, the newest lowest */
+  hc_u32 n;     /* pending bits, counted from the word's first bit */
+} hc_jenc_bw;
+
+HC_FN hc_u32 hc_jenc_bswap(hc_u32 v) {
+  return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
+
+HC_FN void hc_jenc_bw_start(hc_jenc_bw* w, HC_GLOBAL hc_u32* out, hc_u32 bit) {
+  w->out = out;
+  w->word = bit >> 5;
+  w->acc = 0;
+  w->n = bit & 31u;
+}
+
+HC_FN void hc_jenc_bw_put(hc_jenc_bw* w, hc_u32 code, hc_u32 len) {
+  if (len == 0u) return;
+  w->acc = (w->acc << len) | (code & (len == 32u ? 0xFFFFFFFFu : ((1u << len) - 1u)));
+  w->n += len;
+  if (w->n >= 32u) {
+    const hc_u32 v = (hc_u32)(w->acc >> (w->n - 32u));
+    HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap(v));
+    ++w->word;
+    w->n -= 32u;
+  }
+}
+
+HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
+  if (w->n > 0u) HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap((hc_u32)(w->acc << (32u - w->n))));
+}
+
+/* HC_JENC_PACK: block n's codes (jchuff.c encode_one_block) at its bit in the packed data; the
+ * last block of an interval pads it with 1s to a byte. */
+HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                        HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 n) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_u32* pos = work + p->w_pos;
+  HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
+  const hc_u32 k = hc_jenc_interval_of(p, n), first = hc_jenc_interval_first(p, k);
+  const hc_u32 start = 8u * work[p->w_intervals + k];
+  hc_u32 bx, by, i, run = 0;
+  const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
+  HC_GLOBAL const hc_u32* dc = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
+  HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
+  const hc_i32 diff = b[0] - hc_jenc_pred(p, coefs, n, c);
+  const hc_u32 s = hc_jenc_nbits(diff);
+  hc_jenc_bw w;
+  hc_jenc_bw_start(&w, data + p->w_data, start + pos[n] - pos[first]);
+  hc_jenc_bw_put(&w, dc[s] & 0xFFFFu, dc[s] >> 16);
+  hc_jenc_bw_put(&w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
+  for (i = 1; i < 64u; ++i) {
+    const hc_i32 v = b[i];
+    hc_u32 sz, sym;
+    if (v == 0) {
+      ++run;
+      continue;
+    }
+    for (; run >= 16u; run -= 16u) hc_jenc_bw_put(&w, ac[0xF0] & 0xFFFFu, ac[0xF0] >> 16);
+    sz = hc_jenc_nbits(v);
+    sym = run << 4 | sz;
+    hc_jenc_bw_put(&w, ac[sym] & 0xFFFFu, ac[sym] >> 16);
+    hc_jenc_bw_put(&w, (hc_u32)(v < 0 ? v - 1 : v), sz);
+    run = 0;
+  }
+  if (run > 0u) hc_jenc_bw_put(&w, ac[0] & 0xFFFFu, ac[0] >> 16);
+  if (n + 1u == hc_jenc_interval_first(p, k + 1u)) {
+    const hc_u32 bits = pos[n + 1u] - pos[first];
+    hc_jenc_bw_put(&w, 0x7Fu, (8u - (bits & 7u)) & 7u);
+  }
+  hc_jenc_bw_end(&w);
+}
+
+/* Packed byte i. */
+HC_FN hc_u32 hc_jenc_byte(HC_GLOBAL const hc_u32* data, hc_u32 i) {
+  return (data[i >> 2] >> (8u * (i & 3u))) & 0xFFu;
+}
+
+/* HC_JENC_COUNT_FF: item i counts the 0xFF bytes of chunks i, i + items, ... (the last entry,
+ * past the bytes, 0). */
+HC_FN void hc_jenc_count_ff(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                            HC_GLOBAL hc_u32* data, hc_u32 i) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS];
+  HC_GLOBAL const hc_u32* packed = data + p->w_data;
+  hc_u32 j;
+  for (j = i; j < chunks; j += p->loop_items) {
+    const hc_u32 end = hc_min_u32(bytes, (j + 1u) * HC_JENC_FF_CHUNK);
+    hc_u32 b, ff = 0;
+    for (b = j * HC_JENC_FF_CHUNK; b < end; ++b) ff += hc_jenc_byte(packed, b) == 0xFFu;
+    data[p->w_ff + j] = ff;
+  }
+}
+
+/* The restart interval that packed byte i belongs to: the last k with first byte <= i. */
+HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_plan* p,
+                                      HC_GLOBAL const hc_u32* work, hc_u32 i) {
+  HC_GLOBAL const hc_u32* starts = work + p->w_intervals;
+  hc_u32 lo = 0, hi = p->intervals;
+  while (hi - lo > 1u) {
+    const hc_u32 mid = lo + (hi - lo) / 2u;
+    if (starts[mid] <= i)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* HC_JENC_SCATTER: item i moves the bytes of chunks i, i + items, ... to the output, each after
+ * the 0x00s stuffed and the markers of the intervals before it. */
+HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS] - 1u;
+  HC_GLOBAL const hc_u32* packed = data + p->w_data;
+  HC_GLOBAL const hc_u32* starts = work + p->w_intervals;
+  hc_u32 j;
+  for (j = i; j < chunks; j += p->loop_items) {
+    const hc_u32 first = j * HC_JENC_FF_CHUNK, end = hc_min_u32(bytes, first + HC_JENC_FF_CHUNK);
+    hc_u32 k = hc_jenc_interval_of_byte(p, work, first), ff = data[p->w_ff + j], b;
+    for (b = first; b < end; ++b) {
+      const hc_u32 v = hc_jenc_byte(packed, b);
+      hc_u32 dst;
+      while (k + 1u < p->intervals && starts[k + 1u] <= b) ++k;
+      dst = b + ff + 2u * k;
+      out[dst] = (hc_u8)v;
+      if (v == 0xFFu) {
+        out[dst + 1u] = 0;
+        ++ff;
+      }
+    }
+  }
+}
+
+/* HC_JENC_MARKERS: the RSTn marker after interval k (none after the last). */
+HC_FN void hc_jenc_markers(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 k) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_u32* packed = data + p->w_data;
+  hc_u32 e, j, b, ff;
+  if (k + 1u >= p->intervals) return;
+  e = work[p->w_intervals + k + 1u];
+  j = e / HC_JENC_FF_CHUNK;
+  ff = data[p->w_ff + j];
+  for (b = j * HC_JENC_FF_CHUNK; b < e; ++b) ff += hc_jenc_byte(packed, b) == 0xFFu;
+  out[e + ff + 2u * k] = 0xFFu;
+  out[e + ff + 2u * k + 1u] = (hc_u8)(0xD0u + (k & 7u));
+}
+
+/* The items a stage runs for a plan (the host's launch and every body's bound); `arg`: the
+ * scan stages' array. */
+HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_plan* p, int stage, hc_u32 arg) {
+  switch (stage) {
+    case HC_JENC_BLOCKS:
+    case HC_JENC_PACK:
+      return p->blocks;
+    case HC_JENC_BITS:
+      return p->blocks + 1u;
+    case HC_JENC_HIST:
+      return p->hist_groups;
+    case HC_JENC_REDUCE:
+    case HC_JENC_DOWNSWEEP:
+      return p->scan_groups[arg < 3u ? arg : 2u];
+    case HC_JENC_SCAN_SUMS:
+      return 1u;
+    case HC_JENC_INTERVALS:
+      return p->intervals + 1u;
+    case HC_JENC_MARKERS:
+      return p->intervals;
+    default:
+      return p->loop_items;
+  }
+}
+
+HC_FN int hc_jenc_is_group_stage(int stage) {
+  return stage == HC_JENC_HIST || stage == HC_JENC_REDUCE || stage == HC_JENC_SCAN_SUMS ||
+         stage == HC_JENC_DOWNSWEEP;
+}
+HC_FN hc_u32 hc_jenc_lanes(int stage) {
+  return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
+}
+
+/* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages. */
+HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* pixels,
+                       HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                       HC_GLOBAL hc_u32* data, HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u8* out,
+                       HC_LOCAL hc_jenc_local* z,
+                       hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  if (arg > 2u || i >= hc_jenc_items(p, stage, arg)) return;
+  switch (stage) {
+    case HC_JENC_BLOCKS:
+      /* (item 0 also zeroes the histogram, for HC_JENC_HIST) */
+      if (i == 0u)
+        for (arg = 0; arg < HC_JENC_HIST_WORDS; ++arg) work[p->w_hist + arg] = 0;
+      hc_jenc_blocks(pixels, plan, coefs, i);
+      break;
+    case HC_JENC_HIST:
+      hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);
+      break;
+    case HC_JENC_BITS:
+      /* (item 0 also zeroes the results: the scans read their counts from among them) */
+      if (i == 0u)
+        for (arg = 0; arg < HC_JENC_RESULT_WORDS; ++arg) work[p->w_results + arg] = 0;
+      work[p->w_pos + i] = i < p->blocks ? hc_jenc_symbols(plan, coefs, i, 0) : 0u;
+      break;
+    case HC_JENC_REDUCE:
+      hc_jenc_reduce(plan, work, data, arg, i, z->w, lane, lanes);
+      break;
+    case HC_JENC_SCAN_SUMS:
+      hc_jenc_scan_sums(plan, work, arg, lane);
+      break;
+    case HC_JENC_DOWNSWEEP:
+      hc_jenc_downsweep(plan, work, data, arg, i, z->w, lane, lanes);
+      break;
+    case HC_JENC_INTERVALS:
+      hc_jenc_intervals(plan, work, i);
+      break;
+    case HC_JENC_CLEAR:
+      hc_jenc_clear(plan, work, data, i);
+      break;
+    case HC_JENC_PACK:
+      hc_jenc_pack(plan, coefs, work, data, i);
+      break;
+    case HC_JENC_COUNT_FF:
+      hc_jenc_count_ff(plan, work, data, i);
+      break;
+    case HC_JENC_SCATTER:
+      hc_jenc_scatter(plan, work, data, out, i);
+      break;
+    default:
+      hc_jenc_markers(plan, work, data, out, i);
+      break;
+  }
+}
+
+#endif /* HETCODEC_PORTABLE_JPEG_ENCODE_H */

@@ -1,0 +1,27 @@
+// Host samples to a device buffer through pinned memory, for the encoders: the samples are
+// copied into a pinned staging buffer by pool threads piece by piece (streaming stores,
+// host/src/pinned_copy.h) while the calling thread starts each quarter's transfer as soon as its
+// pieces are in, so that the host copy and the DMA overlap. Small inputs go by a plain write.
+#ifndef HETCODEC_HOST_PINNED_UPLOAD_H
+#define HETCODEC_HOST_PINNED_UPLOAD_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "backends/backend.h"
+#include "host/src/parallel.h"
+
+namespace hetcodec::detail {
+
+// Copies `bytes` from `samples` to `dst` at offset 0 on `queue`; `staging` is grown as needed
+// and kept by the caller; `copy_threads` pool threads copy. When it returns, the transfers are
+// enqueued and the host memory may be reused once the queue has reached them (the pinned copy
+// is the caller's until then).
+void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst, const std::uint8_t* samples,
+                   std::size_t bytes, std::unique_ptr<PinnedBuffer>& staging, WorkerPool& pool,
+                   int copy_threads);
+
+}  // namespace hetcodec::detail
+
+#endif  // HETCODEC_HOST_PINNED_UPLOAD_H

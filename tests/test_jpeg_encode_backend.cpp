@@ -1,0 +1,285 @@
+// JpegEncoder on every device (DESIGN.md §4 "JPEG encode"): whole files equal to libjpeg-turbo's
+// through its C API (jpeg_set_quality(q, TRUE), JDCT_ISLOW, the same sampling, restart interval
+// and optimize_coding) for the device's Huffman coding and the host's, from host images, raw
+// layouts (BGR, RGBA, gray + alpha) and device-resident images; bad arguments are Errors.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "hetcodec/hetcodec.h"
+#include "tests/support/libjpeg_oracle.h"
+#include "tests/support/test_support.h"
+
+using namespace hetcodec;
+
+namespace {
+
+Image image_of(const test::Raster& r) {
+  Image img;
+  img.width = r.width;
+  img.height = r.height;
+  img.format = r.components == 1 ? PixelFormat::Gray : PixelFormat::RGB;
+  img.pixels = r.samples;
+  return img;
+}
+
+test::Raster gray_of(const test::Raster& rgb) {
+  test::Raster g{rgb.width, rgb.height, 1, {}};
+  for (std::size_t i = 0; i < rgb.samples.size(); i += 3)
+    g.samples.push_back(std::uint8_t((rgb.samples[i] * 3 + rgb.samples[i + 1] * 5) / 8));
+  return g;
+}
+
+struct Case {
+  JpegSampling sampling;
+  int h, v;
+};
+const Case kSamplings[] = {{JpegSampling::S420, 2, 2},
+                           {JpegSampling::S422, 2, 1},
+                           {JpegSampling::S440, 1, 2},
+                           {JpegSampling::S444, 1, 1}};
+
+std::vector<std::uint8_t> oracle(const test::Raster& r, const JpegEncodeOptions& o, int h, int v) {
+  test::EncodeParams p;
+  p.quality = o.quality;
+  if (r.components == 3) {
+    p.h[0] = h;
+    p.v[0] = v;
+  }
+  p.restart_blocks = o.restart_interval;
+  p.restart_rows = o.restart_rows;
+  p.optimize = o.optimize;
+  return test::libjpeg_encode_ex(r, p);
+}
+
+}  // namespace
+
+// Under Oclgrind each encode runs in a process of its own (the emulator-jpeg-encode tests,
+// HETCODEC_TEST_JPEG_ENCODE_ALONE=1 or 2): its uninitialised-value tracking reports freshly
+// written buffers as uninitialised once buffers have been released and others allocated in the
+// same process (as for the PNG device deflate, test_png_backend.cpp); the encoder's buffers
+// grow between images. Case 1: 4:2:0 with partial MCUs, restarts and optimised tables on the
+// device; case 2: 4:2:2 with the host's Huffman coding and a restart per MCU row.
+TEST_CASE("jpeg encode: one encode alone under the emulator") {
+  const char* alone = std::getenv("HETCODEC_TEST_JPEG_ENCODE_ALONE");
+  test::for_each_device([&](Device& device) {
+    if (!device.info().is_emulator || !alone) return;
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    const bool first = std::string(alone) == "1";
+    const test::Raster rgb = test::synthetic_rgb(first ? 37 : 30, first ? 21 : 17, 11);
+    JpegEncodeOptions o;
+    o.quality = first ? 80 : 95;
+    o.sampling = first ? JpegSampling::S420 : JpegSampling::S422;
+    o.restart_interval = first ? 2 : 0;
+    o.restart_rows = first ? 0 : 1;
+    o.optimize = first;
+    o.entropy = first ? JpegEntropy::Device : JpegEntropy::Host;
+    JpegEncoder encoder(shared, o);
+    CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, 2, first ? 2 : 1));
+  });
+}
+
+TEST_CASE("jpeg encode: files equal libjpeg-turbo's on every device") {
+  const std::pair<int, int> sizes[] = {{1, 1}, {17, 9}, {33, 47}, {64, 64}, {97, 31}, {250, 130}};
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there: above)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    for (JpegEntropy entropy : {JpegEntropy::Device, JpegEntropy::Host}) {
+      JpegEncodeOptions o;
+      o.entropy = entropy;
+      JpegEncoder encoder(shared, o);
+      int checked = 0;
+      for (const auto& [w, h] : sizes) {
+        const test::Raster rgb = test::synthetic_rgb(w, h, unsigned(w * 31 + h));
+        for (const Case& s : kSamplings)
+          for (int q : {10, 75, 95, 100})
+            for (int restart : {0, 1, 5}) {
+              o.quality = q;
+              o.sampling = s.sampling;
+              o.restart_interval = restart;
+              o.optimize = (q + restart) % 2 == 1;
+              encoder.set_options(o);
+              CAPTURE(w);
+              CAPTURE(h);
+              CAPTURE(s.h);
+              CAPTURE(s.v);
+              CAPTURE(q);
+              CAPTURE(restart);
+              CAPTURE(o.optimize);
+              CAPTURE(int(entropy));
+              const auto ours = encoder.encode(image_of(rgb));
+              const auto theirs = oracle(rgb, o, s.h, s.v);
+              REQUIRE(ours.size() == theirs.size());
+              CHECK(ours == theirs);
+              ++checked;
+            }
+        // Gray input, and gray output from colour input, restarts in rows.
+        const test::Raster gray = gray_of(rgb);
+        for (int rows : {0, 2}) {
+          o.quality = 85;
+          o.sampling = JpegSampling::S420;
+          o.restart_interval = 0;
+          o.restart_rows = rows;
+          o.optimize = rows == 2;
+          encoder.set_options(o);
+          CAPTURE(rows);
+          CHECK(encoder.encode(image_of(gray)) == oracle(gray, o, 1, 1));
+          const auto ours = encoder.encode(image_of(rgb));
+          CHECK(ours == oracle(rgb, o, 2, 2));
+          o.restart_rows = 0;
+          checked += 2;
+        }
+      }
+      CHECK(checked > 20);
+    }
+  });
+}
+
+TEST_CASE("jpeg encode: raw layouts and device-resident images give the RGB image's file") {
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    const int w = 45, h = 29;
+    const test::Raster rgb = test::synthetic_rgb(w, h, 7);
+    JpegEncodeOptions o;
+    o.quality = 90;
+    o.restart_interval = 2;
+    JpegEncoder encoder(shared, o);
+    const auto want = oracle(rgb, o, 2, 2);
+    std::vector<std::uint8_t> bgr, rgba, bgra;
+    for (std::size_t i = 0; i < rgb.samples.size(); i += 3) {
+      const std::uint8_t r = rgb.samples[i], g = rgb.samples[i + 1], b = rgb.samples[i + 2];
+      bgr.insert(bgr.end(), {b, g, r});
+      rgba.insert(rgba.end(), {r, g, b, std::uint8_t(i)});
+      bgra.insert(bgra.end(), {b, g, r, 0x80});
+    }
+    CHECK(encoder.encode(bgr.data(), bgr.size(), w, h, JpegPixels::BGR) == want);
+    CHECK(encoder.encode(rgba.data(), rgba.size(), w, h, JpegPixels::RGBA) == want);
+    CHECK(encoder.encode(bgra.data(), bgra.size(), w, h, JpegPixels::BGRA) == want);
+    const test::Raster gray = gray_of(rgb);
+    std::vector<std::uint8_t> ga;
+    for (std::uint8_t v : gray.samples) ga.insert(ga.end(), {v, std::uint8_t(255 - v)});
+    CHECK(encoder.encode(ga.data(), ga.size(), w, h, JpegPixels::GrayAlpha) ==
+          oracle(gray, o, 1, 1));
+
+    // An image left on the device by the decoder, at an offset inside a larger buffer.
+    JpegDecoder decoder(shared);
+    const auto source = test::libjpeg_encode_ex(rgb, test::EncodeParams{});
+    const DeviceImage on_device = decoder.decode_to_device(source.data(), source.size());
+    const test::Raster decoded = test::libjpeg_decode(source, true);
+    CHECK(encoder.encode(on_device) == oracle(decoded, o, 2, 2));
+    auto big = device.alloc(rgb.samples.size() + 4096);
+    auto queue = device.create_queue();
+    queue->write(*big, 1000, rgb.samples.data(), rgb.samples.size());
+    queue->finish();
+    DeviceImage at_offset;
+    at_offset.width = w;
+    at_offset.height = h;
+    at_offset.format = PixelFormat::RGB;
+    at_offset.buffer = std::shared_ptr<DeviceBuffer>(std::move(big));
+    at_offset.offset = 1000;
+    CHECK(encoder.encode(at_offset) == want);
+  });
+}
+
+TEST_CASE("jpeg encode: bad arguments are errors naming them") {
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (the checks are the host's; one encode there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    JpegEncoder encoder(shared);
+    auto code_of = [](auto&& call) {
+      try {
+        call();
+      } catch (const Error& e) {
+        return e.code();
+      }
+      return ErrorCode::InvalidData;  // no error: not what any case expects
+    };
+    Image img;
+    img.width = 0;
+    img.height = 4;
+    CHECK(code_of([&] { encoder.encode(img); }) == ErrorCode::InvalidArgument);
+    img.width = 70000;
+    img.height = 1;
+    img.format = PixelFormat::Gray;
+    img.pixels.assign(70000, 0);
+    CHECK(code_of([&] { encoder.encode(img); }) == ErrorCode::InvalidArgument);
+    img.width = 10;
+    img.height = 10;
+    img.pixels.assign(99, 0);  // one byte short
+    CHECK(code_of([&] { encoder.encode(img); }) == ErrorCode::InvalidArgument);
+    img.format = PixelFormat::CMYK;
+    img.pixels.assign(400, 0);
+    CHECK(code_of([&] { encoder.encode(img); }) == ErrorCode::InvalidArgument);
+    img.format = PixelFormat::RGB;
+    img.bit_depth = 16;
+    img.pixels.assign(600, 0);
+    CHECK(code_of([&] { encoder.encode(img); }) == ErrorCode::InvalidArgument);
+    const std::vector<std::uint8_t> px(300, 7);
+    CHECK(code_of([&] { encoder.encode(px.data(), 299, 10, 10, JpegPixels::RGB); }) ==
+          ErrorCode::InvalidArgument);
+    CHECK(code_of([&] { encoder.encode(px.data(), 300, 10, 10, JpegPixels(42)); }) ==
+          ErrorCode::InvalidArgument);
+    JpegEncodeOptions o;
+    for (int q : {0, 101, -5}) {
+      o.quality = q;
+      CHECK(code_of([&] { encoder.set_options(o); }) == ErrorCode::InvalidArgument);
+    }
+    o.quality = 75;
+    o.sampling = JpegSampling(9);
+    CHECK(code_of([&] { encoder.set_options(o); }) == ErrorCode::InvalidArgument);
+    o.sampling = JpegSampling::S420;
+    o.restart_interval = 65536;
+    CHECK(code_of([&] { encoder.set_options(o); }) == ErrorCode::InvalidArgument);
+    o.restart_interval = 0;
+    o.quant_tables.assign(1, {});
+    CHECK(code_of([&] { encoder.set_options(o); }) == ErrorCode::InvalidArgument);
+    // The encoder still works after every refusal.
+    const test::Raster rgb = test::synthetic_rgb(20, 20, 3);
+    CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, encoder.options(), 2, 2));
+  });
+}
+
+TEST_CASE("jpeg encode: a batch on several streams gives each image's file and its errors") {
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    JpegEncodeOptions o;
+    o.quality = 88;
+    o.batch_streams = 3;
+    o.restart_rows = 1;
+    JpegEncoder encoder(shared, o);
+    std::vector<Image> images;
+    std::vector<std::vector<std::uint8_t>> want;
+    for (int i = 0; i < 11; ++i) {
+      const test::Raster rgb = test::synthetic_rgb(20 + 13 * i, 9 + 7 * i, unsigned(i));
+      images.push_back(image_of(rgb));
+      want.push_back(oracle(rgb, o, 2, 2));
+    }
+    images[4].pixels.pop_back();  // a wrong size: that image alone fails
+    BatchErrors errors;
+    const auto files = encoder.encode_batch(images, &errors);
+    REQUIRE(files.size() == images.size());
+    REQUIRE(errors.size() == images.size());
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      CAPTURE(i);
+      if (i == 4) {
+        REQUIRE(errors[i].has_value());
+        CHECK(errors[i]->code() == ErrorCode::InvalidArgument);
+        CHECK(files[i].empty());
+      } else {
+        CHECK(!errors[i].has_value());
+        CHECK(files[i] == want[i]);
+      }
+    }
+    // Without `errors` the failure is thrown, naming the image.
+    try {
+      encoder.encode_batch(images);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("image 4") != std::string::npos);
+    }
+  });
+}
