@@ -61,5 +61,4 @@
 
 HC_FN hc_u32 hc_min_u32(hc_u32 a, hc_u32 b) { return a < b ? a : b; }
 
-
 #endif /* HETCODEC_PORTABLE_KERNEL_H */
