@@ -248,6 +248,7 @@ struct BenchOptions {
   std::string entropy = "both", input = "both";
   int threads = 0;
   int streams = 4;
+  int batch_streams = JpegEncodeOptions{}.batch_streams;
   bool peers = true;
   std::string json_path;
 };
@@ -444,6 +445,7 @@ void measure_ours(const DeviceInfo& info, const ImageSet& set, const JpegEncodeO
     JpegEncodeOptions opts = base;
     opts.entropy = entropy;
     opts.threads = o.threads;
+    opts.batch_streams = o.batch_streams;
     JpegEncoder encoder(device, opts);
     const char* where = entropy == JpegEntropy::Device ? "device" : "host";
     for (const bool from_device : {false, true}) {
@@ -666,6 +668,10 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& global) {
                   "host threads: our host entropy coding, libjpeg-turbo's all-threads row (0: one "
                   "per hardware thread)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--batch-streams", o->batch_streams,
+                  "our images at once in the batch rows (JpegEncodeOptions::batch_streams)")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   cmd->add_option("--streams", o->streams, "nvJPEG encoder states at once in its batched row")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

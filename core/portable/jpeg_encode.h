@@ -2,7 +2,7 @@
  * (kernels_cu/jpeg_encode.cu), OpenCL (kernels_cl/jpeg_encode.cl) and the CPU reference
  * (backends/cpu/jpeg_encode_kernels.cpp), whose files equal libjpeg-turbo's byte for byte:
  *
- *   HC_JENC_BLOCKS     a coded block per item (ITU-T T.81 A.2: the blocks of each MCU, component
+ *   HC_JENC_BLOCKS     coded blocks, 32 a work-group (ITU-T T.81 A.2: each MCU's blocks, component
  *                      by component, in raster order inside the MCU): colour conversion
  *                      (jccolor.c), downsampling with libjpeg's edge replication and alternating
  *                      bias (jcprepct.c, jcsample.c), the integer FDCT (jfdctint.c),
@@ -41,7 +41,7 @@
 #include "core/portable/kernel.h"
 
 #define HC_JENC_STAGE_LIST(X)                        \
-  X(HC_JENC_BLOCKS, jpeg_encode_blocks, ITEM)        \
+  X(HC_JENC_BLOCKS, jpeg_encode_blocks, GROUP)       \
   X(HC_JENC_HIST, jpeg_encode_hist, GROUP)           \
   X(HC_JENC_BITS, jpeg_encode_bits, ITEM)            \
   X(HC_JENC_REDUCE, jpeg_encode_reduce, GROUP)       \
@@ -61,6 +61,7 @@ enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
 #define HC_JENC_GROUP_LANES 256u /* a GROUP stage's work-group */
 #define HC_JENC_SCAN_GROUPS 128u /* at most, work-groups of HC_JENC_REDUCE and _DOWNSWEEP */
 #define HC_JENC_HIST_GROUPS 64u  /* at most, work-groups of HC_JENC_HIST */
+#define HC_JENC_GROUP_BLOCKS 32u /* coded blocks of a work-group of HC_JENC_BLOCKS */
 #define HC_JENC_LOOP_ITEMS 65536u /* at most, items of the stages that loop over a device count */
 #define HC_JENC_FF_CHUNK 32u      /* packed bytes per 0xFF count */
 /* Bits one block can take at most: a 16-bit DC code and 11 bits, 63 16-bit AC codes and 10 bits
@@ -112,12 +113,14 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_PLAN_WORDS 64
 #define HC_JENC_QUANT_WORD HC_JENC_PLAN_WORDS
 #define HC_JENC_CODES_WORD (HC_JENC_QUANT_WORD + 128)
-#define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_CODES_WORD + 4 * 256)
+#define HC_JENC_ZIGZAG_WORD (HC_JENC_CODES_WORD + 4 * 256) /* natural index of zigzag k */
+#define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_ZIGZAG_WORD + 64)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
 /* A GROUP stage's local memory. */
 typedef struct hc_jenc_local {
   hc_u32 w[HC_JENC_HIST_WORDS];
+  hc_i32 t[64 * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' coefficients */
 } hc_jenc_local;
 
 HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
@@ -188,42 +191,69 @@ HC_FN hc_i32 hc_jenc_sample(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_
   return (sum + (hc_i32)(hx * vx / 2u)) / (hc_i32)(hx * vx);
 }
 
-/* HC_JENC_BLOCKS: coded block n's 64 quantised coefficients in zigzag order. A dummy block
- * (jccoefct.c) takes the DC of the block whose DC it repeats, the last real block to its left
- * in its row, or for a row below the image that of the MCU's last real column in the last real
- * row; its DC alone is computed (the FDCT's DC is the sum of the level-shifted samples). */
+/* Where coded block n takes its samples from: its own place, or for a dummy block (jccoefct.c)
+ * the block whose DC it repeats (the last real block to its left in its row, or for a row below
+ * the image the MCU's last real column in the last real row). Returns the component; *dummy
+ * says whether the block keeps its DC alone. */
+HC_FN hc_u32 hc_jenc_source(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n, hc_u32* bx, hc_u32* by,
+                            int* dummy) {
+  const hc_u32 c = hc_jenc_locate(p, n, bx, by);
+  *dummy = *bx >= p->bw[c] || *by >= p->bh[c];
+  if (*by >= p->bh[c]) {
+    *bx = (*bx / p->h[c]) * p->h[c] + p->h[c] - 1u;
+    *by = p->bh[c] - 1u;
+  }
+  if (*bx >= p->bw[c]) *bx = p->bw[c] - 1u;
+  return c;
+}
+
+/* HC_JENC_BLOCKS: work-group g makes coded blocks g * HC_JENC_GROUP_BLOCKS ... (each 64
+ * quantised coefficients in zigzag order) in three phases over local memory `t` (64 words a
+ * block): each row's samples and its row pass of the FDCT (8 lanes a block), each column's pass
+ * and quantisation, then the coefficients stored in zigzag order, consecutive lanes writing
+ * consecutive coefficients. A dummy block is its source block with its AC left out. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
-                          HC_GLOBAL hc_i16* coefs, hc_u32 n) {
-  const int natural[64] = HC_JPEG_NATURAL_ORDER; /* indexed by constants once unrolled */
+                          HC_GLOBAL hc_i16* coefs, hc_u32 g, HC_LOCAL hc_i32* t, hc_u32 lane,
+                          hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
-  HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD;
-  HC_GLOBAL hc_i16* out = coefs + (hc_u64)n * 64u;
-  hc_u32 bx, by, i;
-  const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
-  hc_i32 d[64];
-  quant += c == 0u ? 0u : 64u;
-  if (bx >= p->bw[c] || by >= p->bh[c]) {
-    hc_i32 sum = 0;
-    if (by >= p->bh[c]) {
-      const hc_u32 last_col = (bx / p->h[c]) * p->h[c] + p->h[c] - 1u;
-      by = p->bh[c] - 1u;
-      bx = last_col;
-    }
-    if (bx >= p->bw[c]) bx = p->bw[c] - 1u;
-    for (i = 0; i < 64u; ++i)
-      sum += hc_jenc_sample(p, px, c, by * 8u + (i >> 3), bx * 8u + (i & 7u)) - 128;
-    out[0] = (hc_i16)hc_quantize(sum, (hc_i32)quant[0]);
-    for (i = 1; i < 64u; ++i) out[i] = 0;
-    return;
+  HC_GLOBAL const hc_u32* zigzag = plan + HC_JENC_ZIGZAG_WORD;
+  const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
+  const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, p->blocks - first);
+  hc_u32 i, j, bx, by;
+  int dummy;
+  hc_i32 d[8];
+  for (i = lane; i < 8u * count; i += lanes) { /* rows */
+    const hc_u32 b = i >> 3, r = i & 7u;
+    const hc_u32 c = hc_jenc_source(p, first + b, &bx, &by, &dummy);
+    HC_UNROLL(8)
+    for (j = 0; j < 8u; ++j) d[j] = hc_jenc_sample(p, px, c, by * 8u + r, bx * 8u + j) - 128;
+    hc_fdct_1d(d, 1, 0);
+    HC_UNROLL(8)
+    for (j = 0; j < 8u; ++j) t[b * 64u + r * 8u + j] = d[j];
   }
-  HC_UNROLL(64)
-  for (i = 0; i < 64u; ++i)
-    d[i] = hc_jenc_sample(p, px, c, by * 8u + (i >> 3), bx * 8u + (i & 7u)) - 128;
-  hc_fdct_islow(d);
-  HC_UNROLL(64)
-  for (i = 0; i < 64u; ++i)
-    out[i] = (hc_i16)hc_quantize(d[natural[i]], (hc_i32)quant[natural[i]]);
+  HC_BARRIER();
+  for (i = lane; i < 8u * count; i += lanes) { /* columns */
+    const hc_u32 b = i >> 3, col = i & 7u;
+    const hc_u32 c = hc_jenc_locate(p, first + b, &bx, &by);
+    HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD + (c == 0u ? 0u : 64u);
+    HC_UNROLL(8)
+    for (j = 0; j < 8u; ++j) d[j] = t[b * 64u + j * 8u + col];
+    hc_fdct_1d(d, 1, 1);
+    HC_UNROLL(8)
+    for (j = 0; j < 8u; ++j)
+      t[b * 64u + j * 8u + col] = hc_quantize(d[j], (hc_i32)quant[j * 8u + col]);
+  }
+  HC_BARRIER();
+  for (i = lane; i < 64u * count; i += lanes) { /* zigzag order, out */
+    const hc_u32 b = i >> 6, k = i & 63u;
+    hc_i32 v = t[b * 64u + zigzag[k]];
+    if (k != 0u) {
+      hc_jenc_source(p, first + b, &bx, &by, &dummy);
+      if (dummy) v = 0;
+    }
+    coefs[(hc_u64)first * 64u + i] = (hc_i16)v;
+  }
 }
 
 /* The DC prediction of coded block n of component c: the previous block of c in coding order, 0
@@ -576,6 +606,7 @@ HC_FN void hc_jenc_markers(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32*
 HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_plan* p, int stage, hc_u32 arg) {
   switch (stage) {
     case HC_JENC_BLOCKS:
+      return (p->blocks + HC_JENC_GROUP_BLOCKS - 1u) / HC_JENC_GROUP_BLOCKS;
     case HC_JENC_PACK:
       return p->blocks;
     case HC_JENC_BITS:
@@ -597,7 +628,8 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_plan* p, int stage, hc_u32 ar
 }
 
 HC_FN int hc_jenc_is_group_stage(int stage) {
-  return stage == HC_JENC_HIST || stage == HC_JENC_REDUCE || stage == HC_JENC_SCAN_SUMS ||
+  return stage == HC_JENC_BLOCKS || stage == HC_JENC_HIST || stage == HC_JENC_REDUCE ||
+         stage == HC_JENC_SCAN_SUMS ||
          stage == HC_JENC_DOWNSWEEP;
 }
 HC_FN hc_u32 hc_jenc_lanes(int stage) {
@@ -614,10 +646,10 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
   if (arg > 2u || i >= hc_jenc_items(p, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
-      /* (item 0 also zeroes the histogram, for HC_JENC_HIST) */
+      /* (work-group 0 also zeroes the histogram, for HC_JENC_HIST) */
       if (i == 0u)
-        for (arg = 0; arg < HC_JENC_HIST_WORDS; ++arg) work[p->w_hist + arg] = 0;
-      hc_jenc_blocks(pixels, plan, coefs, i);
+        for (arg = lane; arg < HC_JENC_HIST_WORDS; arg += lanes) work[p->w_hist + arg] = 0;
+      hc_jenc_blocks(pixels, plan, coefs, i, z->t, lane, lanes);
       break;
     case HC_JENC_HIST:
       hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);

@@ -221,6 +221,8 @@ std::vector<std::uint32_t> kernel_plan(const jpeg::EncodePlan& p, const jpeg::En
   for (int q = 0; q < 2; ++q)
     for (int i = 0; i < 64; ++i)
       words[std::size_t(HC_JENC_QUANT_WORD + 64 * q + i)] = std::uint32_t(p.quant[q][i]);
+  static const int kNatural[64] = HC_JPEG_NATURAL_ORDER;
+  std::copy(kNatural, kNatural + 64, words.begin() + HC_JENC_ZIGZAG_WORD);
   const jpeg::HuffmanTable* tables[4] = {&t.dc[0], &t.ac[0], &t.dc[1], &t.ac[1]};
   for (int k = 0; k < 4; ++k) {
     const auto codes = jpeg::derive_codes(*tables[k]);
@@ -288,13 +290,14 @@ std::vector<std::uint8_t> JpegEncoder::Impl::encode(const DeviceBuffer& px, std:
   const std::size_t head_bytes = file.size();
   lap(times.host);
   if (!entropy_on_device()) {
-    std::vector<std::int16_t> blocks(std::size_t(n) * 64);
-    ensure_pinned(blocks.size() * 2);
-    queue->read(*staging, 0, *coefs, 0, blocks.size() * 2);
+    // The blocks are coded where they land, in pinned memory (int16-aligned).
+    const std::size_t block_bytes = std::size_t(n) * 128;
+    ensure_pinned(block_bytes);
+    queue->read(*staging, 0, *coefs, 0, block_bytes);
     queue->finish();
-    std::memcpy(blocks.data(), staging->data(), blocks.size() * 2);
     lap(times.download);
-    const auto data = jpeg::encode_scan(p, tables, blocks.data(), options.threads);
+    const auto data = jpeg::encode_scan(
+        p, tables, reinterpret_cast<const std::int16_t*>(staging->data()), options.threads);
     file.insert(file.end(), data.begin(), data.end());
     file.insert(file.end(), {0xFF, 0xD9});
     lap(times.entropy);
