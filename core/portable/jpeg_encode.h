@@ -152,43 +152,61 @@ HC_FN hc_u32 hc_jenc_locate(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n, hc_u32* b
   return c;
 }
 
-/* Component c's full-size sample at (y, x), clamped into the image (jcprepct.c's edge
- * replication), converted from the input pixel as jccolor.c does. */
-HC_FN hc_i32 hc_jenc_full(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
-                          hc_u32 y, hc_u32 x) {
-  HC_GLOBAL const hc_u8* q;
-  hc_i32 r, g, b;
-  if (y >= p->height) y = p->height - 1u;
-  if (x >= p->width) x = p->width - 1u;
-  q = px + ((hc_u64)y * p->width + x) * p->pixel_bytes;
-  if (p->gray_in) return q[p->off[0]];
-  r = q[p->off[0]];
-  g = q[p->off[1]];
-  b = q[p->off[2]];
-  if (c == 0u) return HC_RIGHT_SHIFT(19595 * r + 38470 * g + 7471 * b + 32768, 16);
-  if (c == 1u) return HC_RIGHT_SHIFT(-11059 * r - 21709 * g + 32768 * b + (128 << 16) + 32767, 16);
-  return HC_RIGHT_SHIFT(32768 * r - 27439 * g - 5329 * b + (128 << 16) + 32767, 16);
+/* jccolor.c's fixed-point weights of R, G and B, and the offset, for component c (Y, Cb, Cr). */
+HC_FN void hc_jenc_weights(hc_u32 c, hc_i32* w) {
+  const hc_i32 luma_offset = 32768, chroma_offset = (128 << 16) + 32767;
+  w[0] = c == 0u ? 19595 : (c == 1u ? -11059 : 32768);
+  w[1] = c == 0u ? 38470 : (c == 1u ? -21709 : -27439);
+  w[2] = c == 0u ? 7471 : (c == 1u ? 32768 : -5329);
+  w[3] = c == 0u ? luma_offset : chroma_offset;
 }
 
-/* Component c's downsampled sample at row y, column x of its plane (jcsample.c: h2v1 and h2v2
- * with the alternating bias, int_downsample otherwise; rows below the last row group repeat its
- * last row, as jcprepct.c pads the bottom of the image). */
-HC_FN hc_i32 hc_jenc_sample(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
-                            hc_u32 y, hc_u32 x) {
+/* The full-size sample of the pixel at byte `at` of the input, converted with weights w (or the
+ * gray sample itself). */
+HC_FN hc_i32 hc_jenc_convert(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* at,
+                             const hc_i32* w) {
+  if (p->gray_in) return at[p->off[0]];
+  return HC_RIGHT_SHIFT(w[0] * at[p->off[0]] + w[1] * at[p->off[1]] + w[2] * at[p->off[2]] + w[3],
+                        16);
+}
+
+/* Eight downsampled samples of component c, row y of its plane, columns x0 .. x0 + 7, level
+ * shifted, into d (jcsample.c: h2v1 and h2v2 with the alternating bias, int_downsample
+ * otherwise; pixels past the image repeat its last column and row, and plane rows below the
+ * last row group repeat its last row, as jcprepct.c pads). What the row shares is worked out
+ * once: the source rows, the factors, the weights. */
+HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
+                       hc_u32 y, hc_u32 x0, hc_i32* d) {
   const hc_u32 hx = p->hmax / p->h[c], vx = p->vmax / p->v[c];
   const hc_u32 last = (p->height + p->vmax - 1u) / p->vmax * p->v[c] - 1u;
-  hc_u32 g, r, y0, dy, dx;
-  hc_i32 sum = 0;
+  const hc_u32 row_bytes = p->width * p->pixel_bytes;
+  const hc_u32 n = hx * vx;
+  hc_u32 g, y0, dy, dx, j;
+  hc_i32 w[4];
+  HC_GLOBAL const hc_u8* rows[2];
+  hc_jenc_weights(c, w);
   if (y > last) y = last;
-  if (hx == 1u && vx == 1u) return hc_jenc_full(p, px, c, y, x);
   g = y / p->v[c];
-  r = y - g * p->v[c];
-  y0 = g * p->vmax + r * vx;
-  for (dy = 0; dy < vx; ++dy)
-    for (dx = 0; dx < hx; ++dx) sum += hc_jenc_full(p, px, c, y0 + dy, x * hx + dx);
-  if (hx == 2u && vx == 1u) return HC_RIGHT_SHIFT(sum + (hc_i32)(x & 1u), 1);
-  if (hx == 2u && vx == 2u) return HC_RIGHT_SHIFT(sum + 1 + (hc_i32)(x & 1u), 2);
-  return (sum + (hc_i32)(hx * vx / 2u)) / (hc_i32)(hx * vx);
+  y0 = g * p->vmax + (y - g * p->v[c]) * vx;
+  for (dy = 0; dy < 2u; ++dy)
+    rows[dy] = px + (hc_u64)hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u) * row_bytes;
+  HC_UNROLL(8)
+  for (j = 0; j < 8u; ++j) {
+    const hc_u32 x = x0 + j;
+    hc_i32 sum = 0;
+    for (dy = 0; dy < vx; ++dy)
+      for (dx = 0; dx < hx; ++dx)
+        sum += hc_jenc_convert(
+            p, rows[dy] + hc_min_u32(x * hx + dx, p->width - 1u) * p->pixel_bytes, w);
+    if (n == 1u)
+      d[j] = sum - 128;
+    else if (n == 2u && hx == 2u)
+      d[j] = HC_RIGHT_SHIFT(sum + (hc_i32)(x & 1u), 1) - 128;
+    else if (n == 4u)
+      d[j] = HC_RIGHT_SHIFT(sum + 1 + (hc_i32)(x & 1u), 2) - 128;
+    else
+      d[j] = (sum + (hc_i32)(n / 2u)) / (hc_i32)n - 128;
+  }
 }
 
 /* Where coded block n takes its samples from: its own place, or for a dummy block (jccoefct.c)
@@ -226,8 +244,7 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   for (i = lane; i < 8u * count; i += lanes) { /* rows */
     const hc_u32 b = i >> 3, r = i & 7u;
     const hc_u32 c = hc_jenc_source(p, first + b, &bx, &by, &dummy);
-    HC_UNROLL(8)
-    for (j = 0; j < 8u; ++j) d[j] = hc_jenc_sample(p, px, c, by * 8u + r, bx * 8u + j) - 128;
+    hc_jenc_row(p, px, c, by * 8u + r, bx * 8u, d);
     hc_fdct_1d(d, 1, 0);
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j) t[b * 64u + r * 8u + j] = d[j];
