@@ -64,10 +64,6 @@ enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
 #define HC_JENC_GROUP_BLOCKS 32u /* coded blocks of a work-group of HC_JENC_BLOCKS */
 #define HC_JENC_LOOP_ITEMS 65536u /* at most, items of the stages that loop over a device count */
 #define HC_JENC_FF_CHUNK 32u      /* packed bytes per 0xFF count */
-/* Bits one block can take at most: a 16-bit DC code and 11 bits, 63 16-bit AC codes and 10 bits
- * each, an end of block. */
-#define HC_JENC_MAX_BLOCK_BITS (16u + 11u + 63u * 26u + 16u)
-
 /* The arrays HC_JENC_REDUCE .. HC_JENC_DOWNSWEEP scan (their `arg`). */
 #define HC_JENC_SCAN_POS 0u       /* blocks + 1 entries: bits -> first bit of each block */
 #define HC_JENC_SCAN_INTERVALS 1u /* intervals + 1: bytes -> first packed byte of each */

@@ -49,15 +49,6 @@ HC_FN void hc_fdct_1d(hc_i32* p, int s, int pass) {
   p[s] = hc_idct_descale(t7 * HC_FIX_1_501321110 + a1 + a4, out);
 }
 
-/* jpeg_fdct_islow on 64 level-shifted samples (natural order), in place. */
-HC_FN void hc_fdct_islow(hc_i32* d) {
-  int i;
-  HC_UNROLL(8)
-  for (i = 0; i < 8; i++) hc_fdct_1d(d + 8 * i, 1, 0);
-  HC_UNROLL(8)
-  for (i = 0; i < 8; i++) hc_fdct_1d(d + i, 8, 1);
-}
-
 /* A coefficient quantised by table entry q (1..255): x / (8 q), rounded half away from zero.
  * Division truncates toward zero, so -((-x + d/2) / d) is (x - d/2) / d: no absolute value,
  * which LLVM would make the llvm.abs intrinsic that Oclgrind cannot run. */
