@@ -104,8 +104,7 @@ jpeg::EncodeOptions core_options(const JpegEncodeOptions& o, bool gray_input) {
 void check_options(const JpegEncodeOptions& o) {
   if (o.batch_streams < 1 || o.batch_streams > 16)
     bad("batch streams " + std::to_string(o.batch_streams) + " is not 1..16");
-  // plan_encode checks the rest; the sampling and the tables are checked here once.
-  core_options(o, false);
+  // core_options checks the sampling, plan_encode the rest.
   jpeg::plan_encode(8, 8, 3, core_options(o, false));
 }
 
@@ -127,8 +126,11 @@ struct JpegEncoder::Impl {
   void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
     detail::ensure_buffer(*device, b, n);
   }
+  // The staging buffer grown to n bytes; a transfer from it still in flight (the upload) is
+  // waited for before it goes.
   void ensure_pinned(std::size_t n) {
     if (!staging || staging->size() < n) {
+      if (staging && queue) queue->finish();
       staging.reset();
       staging = device->alloc_pinned(std::max<std::size_t>(n + n / 8, 4096));
     }
