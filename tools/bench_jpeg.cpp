@@ -25,6 +25,7 @@
 #include "tools/bench_nvjpeg.h"
 #include "tools/bench_peers.h"
 #include "tools/cli.h"
+#include "tools/libjpeg_error.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -41,15 +42,9 @@ std::vector<std::uint8_t> read_all(const fs::path& p) {
   return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), {});
 }
 
-// ---- libjpeg: decoding (the peer) and encoding (the corpus) ------------------------------------
-
-struct JpegErr {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-};
-void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
-
 }  // namespace
+
+// ---- libjpeg: decoding (the peer) and encoding (the corpus) ------------------------------------
 
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
                     int& h, int& comps, bool entropy_only) {

@@ -23,6 +23,7 @@
 #include "tools/bench_failures.h"
 #include "tools/bench_nvjpeg_encode.h"
 #include "tools/bench_peers.h"
+#include "tools/libjpeg_error.h"
 #include "tools/cli.h"
 #include "tools/jpeg_options.h"
 
@@ -37,12 +38,6 @@ double since(Clock::time_point t0) {
 }
 
 // ---- libjpeg-turbo: the peer and the oracle -----------------------------------------------------
-
-struct JpegErr {
-  jpeg_error_mgr pub;
-  std::jmp_buf jump;
-};
-void jpeg_fail(j_common_ptr c) { std::longjmp(reinterpret_cast<JpegErr*>(c->err)->jump, 1); }
 
 // libjpeg-turbo's file of `im` (8-bit gray or RGB) with `o`'s settings, as cjpeg -dct int
 // writes it: jpeg_set_quality(q, TRUE), the tables of o.quant_tables scaled by

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -101,6 +102,29 @@ class ClDevice : public Device {
 ClQueue& queue_cast(Queue& queue);
 const cl::Buffer& mem_of(const DeviceBuffer& buffer);
 cl::Kernel make_kernel(const cl::Program& program, const char* name);
+
+// The kernel objects of a list of stages, one set per calling thread, made on its first call:
+// images encoded on several threads set their arguments without waiting on each other (a
+// kernel object is not safe to set from two threads at once).
+class ThreadKernels {
+ public:
+  ThreadKernels(cl::Program program, const char* const* names, int count)
+      : program_(std::move(program)), names_(names), count_(count) {}
+  std::vector<cl::Kernel>& get() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<cl::Kernel>& set = sets_[std::this_thread::get_id()];
+    if (set.empty())
+      for (int i = 0; i < count_; ++i) set.push_back(make_kernel(program_, names_[i]));
+    return set;
+  }
+
+ private:
+  cl::Program program_;
+  const char* const* names_;
+  int count_;
+  std::map<std::thread::id, std::vector<cl::Kernel>> sets_;
+  std::mutex mutex_;
+};
 
 std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device);
 std::unique_ptr<PngKernels> make_png_kernels(ClDevice& device);

@@ -1,8 +1,6 @@
 // PNG stages on OpenCL: the entry points of kernels_cl/png_encode.cl and png_decode.cl enqueued
 // with the geometry of backends/launch_plan.h.
-#include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "backends/backend_util.h"
@@ -23,7 +21,7 @@ class ClPngKernels : public PngKernels {
         unpack_(make_kernel(device.program("png_decode"), "png_unpack")),
         inflate_(make_kernel(device.program("png_decode"), "png_inflate")),
         crc_(make_kernel(device.program("png_encode"), "png_crc32_pieces")),
-        encode_(device.program("png_encode")) {}
+        deflate_(device.program("png_encode"), deflate_names(), HC_DFL_STAGES) {}
 
   void run_filter_rows(Queue& queue, const DeviceBuffer& rows, DeviceBuffer& filtered,
                        const PngFilterInfo& info) override {
@@ -119,7 +117,7 @@ class ClPngKernels : public PngKernels {
   void run_deflate(Queue& queue, int stage, std::uint32_t items, const DeviceBuffer& data,
                    const DeviceBuffer& plan, DeviceBuffer& work, DeviceBuffer& syms,
                    DeviceBuffer& out) override {
-    cl::Kernel& k = deflate_kernels()[stage];
+    cl::Kernel& k = deflate_.get()[std::size_t(stage)];
     HC_CL_CHECK(k.setArg(0, mem_of(data)));
     HC_CL_CHECK(k.setArg(1, mem_of(plan)));
     HC_CL_CHECK(k.setArg(2, mem_of(work)));
@@ -133,22 +131,15 @@ class ClPngKernels : public PngKernels {
   cl::Kernel filter_;
   cl::Kernel clear_, rows_, tiles_, bands_, unpack_, inflate_;
   cl::Kernel crc_;
-  // The deflate stages' kernel objects of each calling thread, made on its first call: an
-  // image's launches set their arguments without waiting on encoders of other threads
-  // (a kernel object is not safe to set from two threads at once).
-  std::vector<cl::Kernel>& deflate_kernels() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<cl::Kernel>& set = deflate_[std::this_thread::get_id()];
-    if (set.empty()) {
+  static const char* const* deflate_names() {
 #define HC_DFL_NAME(stage, name, kind) #name,
-      static const char* const kNames[HC_DFL_STAGES] = {HC_DFL_STAGE_LIST(HC_DFL_NAME)};
+    static const char* const kNames[HC_DFL_STAGES] = {HC_DFL_STAGE_LIST(HC_DFL_NAME)};
 #undef HC_DFL_NAME
-      for (const char* name : kNames) set.push_back(make_kernel(encode_, name));
-    }
-    return set;
+    return kNames;
   }
-  cl::Program encode_;
-  std::map<std::thread::id, std::vector<cl::Kernel>> deflate_;
+  // The deflate stages' kernel objects, per calling thread (an image's launches do not wait on
+  // encoders of other threads).
+  ThreadKernels deflate_;
   std::mutex mutex_;
 };
 
