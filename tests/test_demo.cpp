@@ -67,16 +67,17 @@ TEST_CASE("hetcodec demo names the file and device it could not match") {
       fs::temp_directory_path() / ("hetcodec-demo-bad-" + std::to_string(getpid()));
   fs::create_directories(dir / "images");
   fs::copy_file(kImages / "chelsea-rgb.png", dir / "images/chelsea-rgb.png");
-  hetcodec::test::EncodeParams p;
-  p.progressive = true;
-  const auto bytes = hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(64, 48, 3), p);
-  std::ofstream(dir / "images/progressive.jpg", std::ios::binary)
+  // A file of two components, which libjpeg-turbo decodes (no colour space) and hetcodec
+  // refuses.
+  hetcodec::test::Raster two{40, 24, 2, std::vector<std::uint8_t>(40 * 24 * 2, 77)};
+  const auto bytes = hetcodec::test::libjpeg_encode_ex(two, {});
+  std::ofstream(dir / "images/two-components.jpg", std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   const std::string log = hetcodec::test::run_command(
       HETCODEC_TEST_CLI, "-d cpu demo --min-time 0 --images " + (dir / "images").string() +
                              " --out " + (dir / "out").string());
   CHECK_MESSAGE(log.find("\nexit 1") != std::string::npos, log);
-  CHECK_MESSAGE(log.find("progressive.jpg on cpu: not decoded") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("two-components.jpg on cpu: not decoded") != std::string::npos, log);
   fs::remove_all(dir);
 }
 #endif

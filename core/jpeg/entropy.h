@@ -129,6 +129,7 @@ class EntropyDecoder {
   // Quantisation table of a component as the decoder uses it: 64 values in natural order, as
   // libjpeg latches them when the component's first scan starts.
   const std::array<std::int32_t, 64>& quant(int component) const { return quant_[component]; }
+  const std::vector<std::array<std::int32_t, 64>>& quant() const { return quant_; }
 
  private:
   struct ScanPlan {
@@ -140,9 +141,6 @@ class EntropyDecoder {
     std::vector<int> lookup_dc, lookup_ac;
   };
   int table_index(const HuffmanTable& t, bool ac);
-  // The stream's header; returns where its directory starts.
-  std::uint32_t* write_header(std::uint8_t* out) const;
-  void write_grouped(const EntropyResult& r, std::uint8_t* out) const;
   // Decodes one restart interval into `out`; true when it ran out of data (libjpeg-turbo's
   // insufficient_data: its last MCUs were decoded from zero bits or left zero).
   bool decode_interval(const ScanPlan& plan, const Scan& scan, std::uint32_t interval,
@@ -162,6 +160,12 @@ class EntropyDecoder {
   std::vector<const HuffmanLookup*> tables_data_;  // the same, for the decoding loop
   std::vector<std::array<std::int32_t, 64>> quant_;
 };
+
+// What EntropyDecoder::stream_bytes() and write_stream() do, for results of any decoder of a
+// frame with this layout (the coefficient path of coefficients.h too).
+std::size_t token_stream_size(const Layout& layout, const std::vector<EntropyResult>& results);
+void write_token_stream(const Layout& layout, const std::vector<EntropyResult>& results,
+                        std::uint8_t* out, const EntropyDecoder::Parallel& parallel = {});
 
 }  // namespace hetcodec::jpeg
 

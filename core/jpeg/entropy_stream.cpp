@@ -51,7 +51,10 @@ void copy_blocks(std::size_t b0, std::size_t b1, std::size_t cursor, std::size_t
 
 }  // namespace
 
-std::uint32_t* EntropyDecoder::write_header(std::uint8_t* out) const {
+namespace {
+
+// The stream's header; returns where its directory starts.
+std::uint32_t* write_header(const Layout& layout_, std::uint8_t* out) {
   const std::size_t nc = layout_.components.size();
   auto* w = reinterpret_cast<std::uint32_t*>(out);
   w[0] = kTokenMagic;
@@ -63,7 +66,22 @@ std::uint32_t* EntropyDecoder::write_header(std::uint8_t* out) const {
   return w + 2 + 2 * nc;
 }
 
+// Grouped mode: per group, its bucket in one copy, then its blocks that did not fit, in decode
+// order.
+void write_grouped(const Layout& layout_, const EntropyResult& r, std::uint8_t* out);
+
+}  // namespace
+
 std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& results) const {
+  return token_stream_size(layout_, results);
+}
+
+void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
+                                  const Parallel& parallel) const {
+  write_token_stream(layout_, results, out, parallel);
+}
+
+std::size_t token_stream_size(const Layout& layout_, const std::vector<EntropyResult>& results) {
   std::size_t tokens = 0;
   for (const auto& r : results) {
     tokens += r.tokens.size();
@@ -75,10 +93,10 @@ std::size_t EntropyDecoder::stream_bytes(const std::vector<EntropyResult>& resul
   return token_stream_bytes(blocks, tokens);
 }
 
-void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std::uint8_t* out,
-                                  const Parallel& parallel) const {
+void write_token_stream(const Layout& layout_, const std::vector<EntropyResult>& results,
+                        std::uint8_t* out, const EntropyDecoder::Parallel& parallel) {
   if (results.size() == 1 && results[0].group_cap) {
-    write_grouped(results[0], out);
+    write_grouped(layout_, results[0], out);
     return;
   }
   auto each = [&](std::size_t count, const std::function<void(std::size_t)>& fn) {
@@ -103,7 +121,7 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   for (const auto& r : results) total += r.tokens.size();
   const Token** const src_of = source.data();
   std::uint8_t* const count_of = count.data();
-  std::uint32_t* const dir = write_header(out);
+  std::uint32_t* const dir = write_header(layout_, out);
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   // Token counts per group, then offsets, then the copies; in ranges of groups, on several
   // threads where the caller gives them (a large image decoded in pieces).
@@ -143,11 +161,10 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   });
 }
 
-// Grouped mode: per group, its bucket in one copy, then its blocks that did not fit, in decode
-// order.
-void EntropyDecoder::write_grouped(const EntropyResult& r, std::uint8_t* out) const {
+namespace {
+void write_grouped(const Layout& layout_, const EntropyResult& r, std::uint8_t* out) {
   const std::size_t groups = layout_.groups;
-  std::uint32_t* const dir = write_header(out);
+  std::uint32_t* const dir = write_header(layout_, out);
   auto* const tokens = reinterpret_cast<Token*>(dir + 2 * groups);
   for (std::size_t g = 0; g < groups; ++g) dir[2 * g + 1] = r.group_fill[g];
   const std::size_t extra = r.block_ids.size();
@@ -174,5 +191,7 @@ void EntropyDecoder::write_grouped(const EntropyResult& r, std::uint8_t* out) co
     t += n;
   }
 }
+
+}  // namespace
 
 }  // namespace hetcodec::jpeg

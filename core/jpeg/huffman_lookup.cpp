@@ -14,20 +14,8 @@ HuffmanLookup derive(const HuffmanTable& t, bool ac) {
   constexpr int kBits = HuffmanLookup::kBits;
   std::uint8_t size[257];
   std::uint32_t code_of[257];
+  huffman_codes(t, size, code_of);
   int p = 0;
-  for (int l = 1; l <= 16; ++l)
-    for (int i = 0; i < t.counts[l]; ++i) size[p++] = std::uint8_t(l);
-  size[p] = 0;
-  const int n = p;
-  std::uint32_t code = 0;
-  int si = n ? size[0] : 0;
-  p = 0;
-  while (p < n) {
-    while (p < n && size[p] == si) code_of[p++] = code++;
-    code <<= 1;
-    ++si;
-  }
-  p = 0;
   for (int l = 1; l <= 16; ++l) {
     if (t.counts[l]) {
       d.valoffset[l] = p - std::int32_t(code_of[p]);
@@ -67,6 +55,17 @@ HuffmanLookup derive(const HuffmanTable& t, bool ac) {
 }
 
 }  // namespace
+
+int huffman_codes(const HuffmanTable& t, std::uint8_t size[257], std::uint32_t code[257]) {
+  int n = 0;
+  for (int l = 1; l <= 16; ++l)
+    for (int i = 0; i < t.counts[l] && n < 256; ++i) size[n++] = std::uint8_t(l);
+  size[n] = 0;
+  std::uint32_t c = 0;
+  for (int p = 0, si = n ? size[0] : 0; p < n; ++si, c <<= 1)
+    while (p < n && size[p] == si) code[p++] = c++;
+  return n;
+}
 
 std::shared_ptr<const HuffmanLookup> cached_derive(const HuffmanTable& t, bool ac) {
   struct Entry {

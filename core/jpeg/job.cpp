@@ -16,7 +16,8 @@ static_assert(sizeof(hc_jpeg_component) == 12 * 4 && offsetof(hc_jpeg_job, compo
                   sizeof(hc_jpeg_job) == HC_JOB_WORDS * 4,
               "hc_jpeg_job: the header's words");
 
-void write_job_header(const Layout& l, const EntropyDecoder& decoder, std::uint8_t* out) {
+void write_job_header(const Layout& l, const std::vector<std::array<std::int32_t, 64>>& quant,
+                      std::uint8_t* out) {
   std::memset(out, 0, job_stream_offset());
   const std::size_t nc = l.components.size();
   hc_jpeg_job h{};
@@ -45,8 +46,7 @@ void write_job_header(const Layout& l, const EntropyDecoder& decoder, std::uint8
     r.hr = std::uint32_t(cl.hr);
     r.vr = std::uint32_t(cl.vr);
     r.method = std::uint32_t(cl.method);
-    std::memcpy(out + 4 * (HC_JOB_WORDS + 64 * c), decoder.quant(int(c)).data(),
-                64 * sizeof(std::int32_t));
+    std::memcpy(out + 4 * (HC_JOB_WORDS + 64 * c), quant[c].data(), 64 * sizeof(std::int32_t));
   }
   std::memcpy(out, &h, sizeof h);
 }

@@ -19,7 +19,10 @@ std::size_t job_bytes(std::size_t stream_bytes);
 
 // Writes the header and quantisation tables (job_stream_offset() bytes) to `out`, which must be
 // 4-byte aligned; the token stream goes at out + job_stream_offset().
-void write_job_header(const Layout& layout, const EntropyDecoder& decoder, std::uint8_t* out);
+// `quant`: each component's quantisation table in natural order (EntropyDecoder::quant(),
+// CoefficientDecoder::quant()).
+void write_job_header(const Layout& layout, const std::vector<std::array<std::int32_t, 64>>& quant,
+                      std::uint8_t* out);
 
 }  // namespace hetcodec::jpeg
 

@@ -43,15 +43,19 @@ Layout make_layout(const Header& h) {
   switch (h.process) {
     case Process::Baseline:
     case Process::ExtendedHuffman:
-      break;
     case Process::ProgressiveHuffman:
-      unsupported("progressive JPEG (SOF2) is not decoded yet");
+      break;
     case Process::LosslessHuffman:
-      unsupported("lossless JPEG (SOF3) is decoded one file at a time (decode, decode_to_device, "
-                  "decode_batch), not in a batch left on the device");
+      unsupported(
+          "lossless JPEG (SOF3) is decoded one file at a time (decode, decode_to_device, "
+          "decode_batch), not in a batch left on the device");
     case Process::Arithmetic:
-      unsupported("arithmetic coding or hierarchical mode (SOF" +
-                  std::to_string(h.sof_marker - 0xC0) + ") is not supported");
+      // SOF9 (sequential) and SOF10 (progressive); lossless and hierarchical ones are not.
+      if (h.sof_marker != 0xC9 && h.sof_marker != 0xCA)
+        unsupported(std::string(h.sof_marker == 0xCB ? "lossless arithmetic coding"
+                                                     : "hierarchical (differential) mode") +
+                    " (SOF" + std::to_string(h.sof_marker - 0xC0) + ") is not supported");
+      break;
   }
   if (h.precision != 8)
     unsupported(std::to_string(h.precision) + "-bit samples (only 8-bit is decoded)");

@@ -38,8 +38,8 @@ struct Layout {
   }
 };
 
-// Throws Error(Unsupported) for progressive, arithmetic, lossless, hierarchical and 12-bit
-// files, and for sampling factors libjpeg-turbo also refuses (non-integral ratios, more than 10
+// Throws Error(Unsupported) for lossless, hierarchical and 12-bit files, lossless arithmetic
+// coding, and for sampling factors libjpeg-turbo also refuses (non-integral ratios, more than 10
 // blocks in an MCU).
 Layout make_layout(const Header& header);
 

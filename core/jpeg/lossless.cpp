@@ -35,12 +35,7 @@ void check_table(const HuffmanTable& t, int id, std::size_t at) {
 void write_table(const HuffmanTable& t, std::uint32_t* w) {
   std::uint32_t code_of[257];
   std::uint8_t size[257];
-  int n = 0;
-  for (int l = 1; l <= 16; ++l)
-    for (int i = 0; i < t.counts[l]; ++i) size[n++] = std::uint8_t(l);
-  std::uint32_t code = 0;
-  for (int p = 0, si = n ? size[0] : 0; p < n; ++si, code <<= 1)
-    while (p < n && size[p] == si) code_of[p++] = code++;
+  huffman_codes(t, size, code_of);
   auto* maxcode = reinterpret_cast<std::int32_t*>(w + HC_LJ_HUFF_MAXCODE);
   auto* valoffset = reinterpret_cast<std::int32_t*>(w + HC_LJ_HUFF_VALOFFSET);
   int p = 0;

@@ -57,6 +57,8 @@ const char* segment_name(int marker) {
       return "DQT";
     case 0xC4:
       return "DHT";
+    case 0xCC:
+      return "DAC";
     case 0xDD:
       return "DRI";
     case 0xDA:
@@ -69,6 +71,8 @@ const char* segment_name(int marker) {
 struct Tables {
   std::array<QuantTable, 4> quant;
   std::array<HuffmanTable, 4> dc, ac;
+  std::array<std::uint8_t, 4> arith_dc_l{0, 0, 0, 0}, arith_dc_u{1, 1, 1, 1},
+      arith_ac_k{5, 5, 5, 5};
   int restart_interval = 0;
 };
 
@@ -108,6 +112,33 @@ void parse_dht(Reader& r, Tables& t) {
     h.symbols.resize(total);
     for (auto& s : h.symbols) s = static_cast<std::uint8_t>(r.u8());
     (tc == 0 ? t.dc : t.ac)[th] = std::move(h);
+  }
+}
+
+// T.81 B.2.4.3, checked as libjpeg-turbo's get_dac checks it: a class/identifier byte from 0x20
+// on (it numbers 16 tables of each class) and DC bounds with L > U are errors; Kx is taken as
+// it is (T.81 asks for 1..63, but libjpeg-turbo only compares k with it). Tables 4..15, which
+// no scan can name here, are accepted and not kept.
+void parse_dac(Reader& r, Tables& t) {
+  while (r.left() > 0) {
+    std::size_t at = r.pos();
+    int tc_tb = r.u8();
+    int value = r.u8();
+    if (tc_tb >= 0x20)
+      invalid(at, "DAC: table class/id " + hex(tc_tb) + " (expected 0..1 / 0..15)");
+    const int tb = tc_tb & 15;
+    if (tc_tb < 0x10) {
+      const int l = value & 15, u = value >> 4;
+      if (l > u)
+        invalid(at, "DAC: DC conditioning bounds L=" + std::to_string(l) +
+                        " above U=" + std::to_string(u));
+      if (tb < 4) {
+        t.arith_dc_l[std::size_t(tb)] = static_cast<std::uint8_t>(l);
+        t.arith_dc_u[std::size_t(tb)] = static_cast<std::uint8_t>(u);
+      }
+    } else if (tb < 4) {
+      t.arith_ac_k[std::size_t(tb)] = static_cast<std::uint8_t>(value);
+    }
   }
 }
 
@@ -322,6 +353,10 @@ void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t siz
   int n = r.u8();
   if (n < 1 || n > 4 || n > int(h.components.size()))
     invalid(at, "scan has " + std::to_string(n) + " components");
+  // libjpeg-turbo's get_sos: the length must be exactly that of n components.
+  if (r.left() + 1 != std::size_t(2 * n + 4))
+    invalid(at, "SOS length " + std::to_string(r.left() + 3) + " for " + std::to_string(n) +
+                    " components (expected " + std::to_string(2 * n + 6) + ")");
   for (int i = 0; i < n; ++i) {
     std::size_t cat = r.pos();
     int id = r.u8();
@@ -349,6 +384,9 @@ void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t siz
   s.dc_tables = t.dc;
   s.ac_tables = t.ac;
   s.quant_tables = t.quant;
+  s.arith_dc_l = t.arith_dc_l;
+  s.arith_dc_u = t.arith_dc_u;
+  s.arith_ac_k = t.arith_ac_k;
   s.restart_interval = t.restart_interval;
   s.data_offset = r.pos() + r.left();
   s.data_end = scan_data(d, s.data_offset, size, s, limits);
@@ -433,9 +471,35 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
     }
     if (m == 0xD8) invalid(at, "second SOI marker");
     if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) continue;  // stray RSTn, TEM: no payload
+    if (!h.scans.empty() && !headers_only &&
+        (size - pos < 2 || (std::size_t(d[pos]) << 8 | d[pos + 1]) > size - pos) &&
+        (m == 0xDB || m == 0xC4 || m == 0xCC || m == 0xDD)) {
+      // A table segment cut short by the end of the file after a scan (a truncated progressive
+      // file): libjpeg-turbo's source manager supplies FF D9 (a fake EOI) for every byte past
+      // the end, with a warning, and reads the segment on from those. The image so far stands
+      // unless what it reads that way is an error.
+      std::vector<std::uint8_t> padded(d + pos, d + size);
+      for (std::size_t k = 0; padded.size() < 2; ++k) padded.push_back(k % 2 ? 0xD9 : 0xFF);
+      const std::size_t plen = std::size_t(padded[0]) << 8 | padded[1];
+      if (plen < 2)
+        invalid(at, "segment " + hex(m) + " declares " + std::to_string(plen) + " bytes");
+      for (std::size_t k = padded.size() - (size - pos); padded.size() < plen; ++k)
+        padded.push_back(k % 2 ? 0xD9 : 0xFF);
+      Reader q(padded.data(), 2, plen, segment_name(m));
+      try {
+        if (m == 0xDB) parse_dqt(q, t);
+        if (m == 0xC4) parse_dht(q, t);
+        if (m == 0xCC) parse_dac(q, t);
+      } catch (const Error& e) {
+        invalid(at, std::string("segment cut short by the end of the file: ") + e.what());
+      }
+      h.warnings.push_back("premature end of JPEG file (segment " + hex(m) + " at byte " +
+                           std::to_string(at) + " is cut short)");
+      break;
+    }
     if (size - pos < 2) invalid(at, "marker " + hex(m) + " without a length");
     std::size_t len = std::size_t(d[pos]) << 8 | d[pos + 1];
-    const bool skipped = (m >= 0xE0 && m <= 0xEF) || m == 0xFE || m == 0xCC || m == 0xDC;
+    const bool skipped = (m >= 0xE0 && m <= 0xEF) || m == 0xFE || m == 0xDC;
     if (len >= 2 && len > size - pos && skipped && !h.scans.empty() && !headers_only) {
       // libjpeg-turbo skips such a segment and meets the end of its input, where its source
       // manager fakes an EOI with a warning: the image so far stands.
@@ -467,6 +531,8 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
       parse_dqt(q, t);
     } else if (m == 0xC4) {
       parse_dht(q, t);
+    } else if (m == 0xCC) {
+      parse_dac(q, t);
     } else if (m == 0xDD) {
       t.restart_interval = q.u16();
     } else if (m == 0xDA) {
@@ -480,7 +546,7 @@ Header parse_markers(const std::uint8_t* d, std::size_t size, const Limits& limi
       parse_sof(q, m, at, h, limits);
     } else if ((m >= 0xE0 && m <= 0xEF) || m == 0xFE) {
       parse_app(d, m, pos + 2, len - 2, h);
-    }  // DAC, DNL: skipped by their length
+    }  // DNL: skipped by its length
     pos = next;
   }
   if (!h.sof_marker) invalid(0, "no frame header (SOFn)");

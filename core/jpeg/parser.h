@@ -1,4 +1,4 @@
-// JPEG marker parsing (ITU-T T.81 Annex B): SOI..EOI, DQT (8- and 16-bit), DHT, SOF0..SOF15,
+// JPEG marker parsing (ITU-T T.81 Annex B): SOI..EOI, DQT (8- and 16-bit), DHT, DAC, SOF0..SOF15,
 // DRI, SOS, RSTn, APPn/COM. Produces the frame header, the tables each scan uses, and for each
 // scan its entropy-coded bytes and restart-marker positions (the restart index). Decoding the
 // entropy-coded data is not done here. Every error names the byte offset and what was expected.
@@ -34,6 +34,11 @@ struct HuffmanTable {
   std::vector<std::uint8_t> symbols;
 };
 
+// The canonical codes of a table (T.81 Annex C, C.1 and C.2): the length and code of each of
+// its symbols, in the order of HuffmanTable::symbols; returns the symbol count. In
+// huffman_lookup.cpp.
+int huffman_codes(const HuffmanTable& t, std::uint8_t size[257], std::uint32_t code[257]);
+
 struct Component {
   int id = 0;
   int h = 1, v = 1;     // sampling factors, 1..4
@@ -52,6 +57,10 @@ struct Scan {
   int ss = 0, se = 63, ah = 0, al = 0;
   std::array<HuffmanTable, 4> dc_tables, ac_tables;  // as defined when the scan starts
   std::array<QuantTable, 4> quant_tables;
+  // Arithmetic-coding conditioning (T.81 F.1.4.4, set by DAC) per table slot, as defined when
+  // the scan starts: the DC bounds L and U, and the AC Kx.
+  std::array<std::uint8_t, 4> arith_dc_l{0, 0, 0, 0}, arith_dc_u{1, 1, 1, 1},
+      arith_ac_k{5, 5, 5, 5};
   int restart_interval = 0;
   std::size_t data_offset = 0, data_end = 0;  // entropy-coded bytes [offset, end)
   std::vector<std::size_t> restarts;          // offsets of each RSTn marker inside the data

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/jpeg/coefficients.h"
 #include "core/jpeg/entropy.h"
 #include "core/jpeg/layout.h"
 #include "core/jpeg/metadata.h"
@@ -19,6 +20,19 @@ namespace {
 std::vector<std::uint8_t> token_stream_of(const std::uint8_t* data, std::size_t size,
                                           const jpeg::Header& h, const jpeg::Layout& layout,
                                           std::vector<std::string>* warnings) {
+  if (h.process == jpeg::Process::ProgressiveHuffman || h.process == jpeg::Process::Arithmetic) {
+    jpeg::CoefficientDecoder decoder(data, size, h, layout);
+    std::vector<std::string> w;
+    decoder.run(w);
+    if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
+    std::vector<jpeg::EntropyResult> results;
+    decoder.tokenize(1, {}, results);
+    std::vector<std::uint32_t> words(jpeg::token_stream_size(layout, results) / 4);
+    jpeg::write_token_stream(layout, results, reinterpret_cast<std::uint8_t*>(words.data()));
+    std::vector<std::uint8_t> out(words.size() * 4);
+    std::memcpy(out.data(), words.data(), out.size());
+    return out;
+  }
   const jpeg::EntropyDecoder decoder(data, size, h, layout);
   const auto tasks = decoder.tasks(1);
   std::vector<jpeg::EntropyResult> results(tasks.size());

@@ -3,8 +3,12 @@
 // (docs/token-stream.md); the job header and the stream are written where the caller says.
 #include "host/src/jpeg_prepare.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <string>
 
+#include "core/jpeg/coefficients.h"
 #include "core/jpeg/job.h"
 #include "core/jpeg/layout.h"
 #include "core/jpeg/metadata.h"
@@ -39,6 +43,12 @@ void decode_entropy(const jpeg::EntropyDecoder& decoder, int threads, WorkerPool
       tasks.size(), threads, [&](std::size_t i) { decoder.run(tasks[i], results[i]); }, pool);
 }
 
+// Files whose scans are decoded into a coefficient buffer first: progressive and
+// arithmetic-coded ones.
+bool uses_coefficients(const jpeg::Header& h) {
+  return h.process == jpeg::Process::ProgressiveHuffman || h.process == jpeg::Process::Arithmetic;
+}
+
 }  // namespace
 
 void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
@@ -50,9 +60,25 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     limits.max_pixels = options.max_pixels;
     const jpeg::Header header = jpeg::parse(data, size, limits);
     const jpeg::Layout layout = jpeg::make_layout(header);
-    const jpeg::EntropyDecoder decoder(data, size, header, layout);
-    decode_entropy(decoder, threads, pool, results);
-    const std::size_t stream = decoder.stream_bytes(results);
+    auto parallel = [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
+      parallel_for(count, threads, fn, pool);
+    };
+    std::vector<std::string> coef_warnings;
+    std::vector<std::array<std::int32_t, 64>> quant;
+    if (uses_coefficients(header)) {
+      // Progressive and arithmetic-coded files: every scan into one coefficient buffer, then
+      // tokens (docs/token-stream.md, "Progressive and arithmetic-coded files").
+      jpeg::CoefficientDecoder decoder(data, size, header, layout);
+      decoder.run(coef_warnings);
+      decoder.tokenize(std::max(1, std::min(threads, int(layout.groups / 64) + 1)), parallel,
+                       results);
+      quant = decoder.quant();
+    } else {
+      const jpeg::EntropyDecoder decoder(data, size, header, layout);
+      decode_entropy(decoder, threads, pool, results);
+      quant = decoder.quant();
+    }
+    const std::size_t stream = jpeg::token_stream_size(layout, results);
     const std::size_t bytes = jpeg::job_bytes(stream);
     std::uint8_t* job;
     if (place) {
@@ -61,12 +87,8 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
       out.job.resize(bytes / 4);
       job = reinterpret_cast<std::uint8_t*>(out.job.data());
     }
-    jpeg::write_job_header(layout, decoder, job);
-    decoder.write_stream(
-        results, job + jpeg::job_stream_offset(),
-        [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
-          parallel_for(count, threads, fn, pool);
-        });
+    jpeg::write_job_header(layout, quant, job);
+    jpeg::write_token_stream(layout, results, job + jpeg::job_stream_offset(), parallel);
     out.info.job_bytes = bytes;
     out.info.groups = layout.groups;
     out.info.blocks = layout.blocks;
@@ -76,6 +98,7 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     out.info.channels = std::uint32_t(channels(layout.format));
     out.format = layout.format;
     out.warnings = header.warnings;
+    out.warnings.insert(out.warnings.end(), coef_warnings.begin(), coef_warnings.end());
     out.metadata = jpeg::read_metadata(data, header, out.warnings);
     for (const auto& r : results)
       out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());

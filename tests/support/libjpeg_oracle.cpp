@@ -163,6 +163,7 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
   cinfo.image_height = static_cast<JDIMENSION>(in.height);
   cinfo.input_components = in.components;
   cinfo.in_color_space = in.components == 1   ? JCS_GRAYSCALE
+                         : in.components == 2 ? JCS_UNKNOWN
                          : in.components == 3 ? JCS_RGB
                                               : JCS_CMYK;
   jpeg_set_defaults(&cinfo);
@@ -190,6 +191,7 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
     cinfo.num_scans = cinfo.num_components;
   }
   if (p.progressive) jpeg_simple_progression(&cinfo);
+  cinfo.arith_code = p.arithmetic ? TRUE : FALSE;
   jpeg_start_compress(&cinfo, TRUE);
   const std::size_t row_bytes = std::size_t(in.width) * in.components;
   while (cinfo.next_scanline < cinfo.image_height) {
@@ -238,6 +240,77 @@ Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg) {
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
   return out;
+}
+
+std::vector<std::uint8_t> libjpeg_recode(const std::vector<std::uint8_t>& jpeg,
+                                         const RecodeParams& p) {
+  jpeg_decompress_struct src{};
+  jpeg_compress_struct dst{};
+  ErrorManager err{};
+  src.err = jpeg_std_error(&err.pub);
+  dst.err = src.err;
+  err.pub.error_exit = on_error;
+  unsigned char* out = nullptr;
+  unsigned long out_size = 0;
+  std::vector<jpeg_scan_info> scans(p.scans.size());
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&dst);
+    jpeg_destroy_decompress(&src);
+    std::free(out);
+    throw std::runtime_error(std::string("libjpeg recode: ") + err.message);
+  }
+  jpeg_create_decompress(&src);
+  jpeg_create_compress(&dst);
+  jpeg_mem_src(&src, jpeg.data(), static_cast<unsigned long>(jpeg.size()));
+  jpeg_read_header(&src, TRUE);
+  jvirt_barray_ptr* arrays = jpeg_read_coefficients(&src);
+  jpeg_copy_critical_parameters(&src, &dst);
+  if (p.progressive) jpeg_simple_progression(&dst);
+  if (!p.scans.empty()) {
+    for (std::size_t i = 0; i < p.scans.size(); ++i) {
+      const ScanSpec& s = p.scans[i];
+      scans[i].comps_in_scan = int(s.components.size());
+      for (std::size_t k = 0; k < s.components.size(); ++k)
+        scans[i].component_index[k] = s.components[k];
+      scans[i].Ss = s.ss;
+      scans[i].Se = s.se;
+      scans[i].Ah = s.ah;
+      scans[i].Al = s.al;
+    }
+    dst.scan_info = scans.data();
+    dst.num_scans = int(scans.size());
+  }
+  dst.arith_code = p.arithmetic ? TRUE : FALSE;
+  dst.optimize_coding = p.optimize ? TRUE : FALSE;
+  dst.restart_interval = static_cast<unsigned>(p.restart_blocks);
+  jpeg_mem_dest(&dst, &out, &out_size);
+  jpeg_write_coefficients(&dst, arrays);
+  jpeg_finish_compress(&dst);
+  jpeg_finish_decompress(&src);
+  std::vector<std::uint8_t> bytes(out, out + out_size);
+  jpeg_destroy_compress(&dst);
+  jpeg_destroy_decompress(&src);
+  std::free(out);
+  return bytes;
+}
+
+std::vector<ScanSpec> successive_approximation_script(int components) {
+  std::vector<ScanSpec> s;
+  std::vector<int> all;
+  for (int c = 0; c < components; ++c) all.push_back(c);
+  s.push_back({all, 0, 0, 0, 2});  // DC, two bits short
+  for (int c = 0; c < components; ++c) {
+    s.push_back({{c}, 1, 5, 0, 2});
+    s.push_back({{c}, 6, 63, 0, 1});
+  }
+  s.push_back({all, 0, 0, 2, 1});  // DC refined twice
+  for (int c = 0; c < components; ++c) s.push_back({{c}, 1, 5, 2, 1});
+  s.push_back({all, 0, 0, 1, 0});
+  for (int c = components - 1; c >= 0; --c) {
+    s.push_back({{c}, 1, 5, 1, 0});
+    s.push_back({{c}, 6, 63, 1, 0});
+  }
+  return s;
 }
 
 Raster synthetic_rgb(int width, int height, unsigned seed) {

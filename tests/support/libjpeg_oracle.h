@@ -40,7 +40,7 @@ std::vector<std::uint8_t> libjpeg_encode(const Raster& rgb, int quality, int h, 
 struct EncodeParams {
   int quality = 75;
   // Sampling factors per component; the component count follows `input` (1: grayscale,
-  // 3: RGB -> YCbCr, or RGB kept when `keep_rgb`; 4: CMYK written as YCCK or, with keep_rgb,
+  // 2: two components of no colour space, 3: RGB -> YCbCr, or RGB kept when `keep_rgb`; 4: CMYK written as YCCK or, with keep_rgb,
   // as plain CMYK).
   int h[4] = {1, 1, 1, 1}, v[4] = {1, 1, 1, 1};
   int restart_rows = 0, restart_blocks = 0;  // restart interval in MCU rows or in MCUs
@@ -49,8 +49,10 @@ struct EncodeParams {
   bool jfif = true;  // write the JFIF APP0 marker (libjpeg's default)
   // Sequential but non-interleaved: one scan per component (libjpeg's scan_info).
   bool separate_scans = false;
-  // Progressive (jpeg_simple_progression), which the decoder refuses.
+  // Progressive (jpeg_simple_progression).
   bool progressive = false;
+  // Arithmetic coding instead of Huffman (cinfo.arith_code).
+  bool arithmetic = false;
 };
 std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodeParams& params);
 
@@ -66,6 +68,31 @@ struct Coefficients {
   std::vector<std::vector<std::int16_t>> blocks;
 };
 Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg);
+
+// One scan of a scan script, as libjpeg's jpeg_scan_info: components (indices), Ss, Se, Ah, Al.
+struct ScanSpec {
+  std::vector<int> components;
+  int ss = 0, se = 63, ah = 0, al = 0;
+};
+
+// What a recoding changes (jpegtran through the C API: jpeg_read_coefficients, then
+// jpeg_write_coefficients with the source's critical parameters).
+struct RecodeParams {
+  bool progressive = false;     // jpeg_simple_progression
+  bool arithmetic = false;      // arith_code
+  std::vector<ScanSpec> scans;  // a scan script of one's own (progressive when any Ss/Ah/Al
+                                // is set, as jpegtran -scans)
+  int restart_blocks = 0;       // restart interval in MCUs
+  bool optimize = false;
+};
+// Recodes a file losslessly, as jpegtran -progressive / -arithmetic / -scans / -restart do.
+std::vector<std::uint8_t> libjpeg_recode(const std::vector<std::uint8_t>& jpeg,
+                                         const RecodeParams& params);
+
+// The scan script of jpeg_simple_progression() for YCbCr, and one that uses successive
+// approximation on every band (DC refined twice, AC bands in two or three passes), for
+// `components` components.
+std::vector<ScanSpec> successive_approximation_script(int components);
 
 // A photo-like test image: gradients, edges and noise, so every colour path is exercised.
 Raster synthetic_rgb(int width, int height, unsigned seed);

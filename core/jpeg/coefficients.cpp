@@ -1,0 +1,211 @@
+// The coefficient path of the JPEG decoder (coefficients.h): per scan, its geometry, the
+// quantisation tables libjpeg latches, the progression checks and status of jdphuff.c /
+// jdarith.c start_pass; the scans decoded in order; the buffer packed into tokens.
+#include "core/jpeg/coefficients.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/jpeg/entropy_parts.h"
+
+namespace hetcodec::jpeg {
+namespace {
+
+[[noreturn]] void invalid(std::size_t at, const std::string& what) {
+  throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
+}
+
+}  // namespace
+
+ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Scan& scan) {
+  ScanGeometry g;
+  g.layout = &layout;
+  const bool interleaved = scan.components.size() > 1;
+  for (std::size_t k = 0; k < scan.components.size(); ++k) {
+    const int c = scan.components[k];
+    const Component& comp = header.components[std::size_t(c)];
+    const int h = interleaved ? comp.h : 1, v = interleaved ? comp.v : 1;
+    for (int dy = 0; dy < v; ++dy)
+      for (int dx = 0; dx < h; ++dx) {
+        ScanGeometry::Block b;
+        b.component = c;
+        b.slot = int(k);
+        b.h = h;
+        b.v = v;
+        b.dx = dx;
+        b.dy = dy;
+        g.mcu.push_back(b);
+      }
+  }
+  if (interleaved) {
+    g.mcus_x = layout.mcus_x;
+    g.mcus_y = layout.mcus_y;
+  } else {
+    const ComponentLayout& cl = layout.components[std::size_t(scan.components[0])];
+    g.mcus_x = (cl.width + 7) / 8;
+    g.mcus_y = (cl.height + 7) / 8;
+    g.rows_per_imcu = header.components[std::size_t(scan.components[0])].v;
+  }
+  g.restart = scan.restart_interval;
+  g.intervals = g.restart ? (g.mcus() + g.restart - 1) / g.restart : 1;
+  return g;
+}
+
+CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t size,
+                                       const Header& header, const Layout& layout)
+    : data_(data), size_(size), header_(header), layout_(layout) {
+  progressive_ = header.sof_marker == 0xC2 || header.sof_marker == 0xCA;
+  arithmetic_ = header.sof_marker == 0xC9 || header.sof_marker == 0xCA;
+  for (const Scan& scan : header.scans) {
+    geometry_.push_back(scan_geometry(header, layout, scan));
+    if (geometry_.back().mcu.size() > 10)
+      invalid(scan.data_offset, "an MCU of " + std::to_string(geometry_.back().mcu.size()) +
+                                    " blocks (T.81 allows at most 10)");
+  }
+}
+
+void CoefficientDecoder::run(std::vector<std::string>& warnings) {
+  const std::size_t nc = header_.components.size();
+  coef_.assign(std::size_t(layout_.groups) * 64 * 64, 0);
+  quant_.assign(nc, {});
+  raw_quant_.assign(nc, {});
+  latched_.assign(nc, false);
+  bits_.assign(nc, {});
+  prev_bits_.assign(nc, {});
+  for (auto& b : bits_) b.fill(-1);
+  for (auto& b : prev_bits_) b.fill(0);
+  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+  for (std::size_t si = 0; si < header_.scans.size(); ++si) {
+    const Scan& scan = header_.scans[si];
+    // jdinput.c latch_quant_tables: a component keeps the table in its slot when its first
+    // scan starts.
+    for (int c : scan.components) {
+      if (latched_[std::size_t(c)]) continue;
+      const int slot = header_.components[std::size_t(c)].quant_table;
+      const QuantTable& q = scan.quant_tables[std::size_t(slot)];
+      if (!q.defined)
+        invalid(scan.data_offset, "quantisation table " + std::to_string(slot) +
+                                      " is not defined before the scan that uses it");
+      for (int i = 0; i < 64; ++i) {
+        quant_[std::size_t(c)][std::size_t(zz[i])] = std::int16_t(q.values[std::size_t(i)]);
+        raw_quant_[std::size_t(c)][std::size_t(zz[i])] = q.values[std::size_t(i)];
+      }
+      latched_[std::size_t(c)] = true;
+    }
+    if (progressive_) {
+      // jdphuff.c / jdarith.c start_pass: parameters libjpeg-turbo refuses, then the
+      // progression status, where inconsistencies are only warnings.
+      const bool dc = scan.ss == 0;
+      bool bad =
+          dc ? scan.se != 0 : (scan.ss > scan.se || scan.se > 63 || scan.components.size() != 1);
+      if (scan.ah != 0 && scan.al != scan.ah - 1) bad = true;
+      if (scan.al > 13) bad = true;
+      if (bad)
+        invalid(scan.data_offset, "invalid progressive parameters Ss=" + std::to_string(scan.ss) +
+                                      " Se=" + std::to_string(scan.se) + " Ah=" +
+                                      std::to_string(scan.ah) + " Al=" + std::to_string(scan.al));
+      for (int c : scan.components) {
+        auto& bits = bits_[std::size_t(c)];
+        auto& prev = prev_bits_[std::size_t(c)];
+        bool inconsistent = !dc && bits[0] < 0;  // AC before any DC scan
+        for (int k = std::min(scan.ss, 1); k <= std::max(scan.se, 9); ++k)
+          prev[std::size_t(k)] = si > 0 ? bits[std::size_t(k)] : 0;
+        for (int k = scan.ss; k <= scan.se; ++k) {
+          const int expected = std::max(bits[std::size_t(k)], 0);
+          if (scan.ah != expected) inconsistent = true;
+          bits[std::size_t(k)] = scan.al;
+        }
+        if (inconsistent)
+          warnings.push_back("inconsistent progression sequence for component " +
+                             std::to_string(c) + " (scan at byte " +
+                             std::to_string(scan.data_offset) + ")");
+      }
+    } else if (scan.ss != 0 || scan.se != 63 || scan.ah != 0 || scan.al != 0) {
+      warnings.push_back("invalid SOS parameters for sequential JPEG (scan at byte " +
+                         std::to_string(scan.data_offset) + ")");
+    }
+    ScanOutcome outcome;
+    if (arithmetic_) {
+      decode_arithmetic_scan(data_, size_, header_, scan, geometry_[si], progressive_, coef_.data(),
+                             outcome, warnings);
+    } else {
+      decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(), outcome,
+                              warnings);
+    }
+    last_good_imcu_row_ = outcome.last_good_imcu_row;
+  }
+  smoothed_ = false;
+  if (progressive_ && smoothing_ok()) {
+    smooth();
+    smoothed_ = true;
+  }
+}
+
+void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& parallel,
+                                  std::vector<EntropyResult>& out) const {
+  const std::uint32_t groups = layout_.groups;
+  const std::size_t n = std::size_t(std::max(1, std::min<int>(pieces, int(groups))));
+  if (out.size() < n) out.resize(n);
+  for (auto& r : out) r.clear();
+  out.resize(n);
+  // The last block of each group that belongs to a component (a component's last group may
+  // be partly empty).
+  std::vector<std::uint32_t> group_end(groups);
+  for (const auto& cl : layout_.components)
+    for (std::uint32_t g = 0; g < cl.groups; ++g)
+      group_end[cl.first_group + g] = std::min(64u, cl.blocks - 64 * g);
+  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+  auto piece = [&](std::size_t k) {
+    const std::uint32_t g0 = std::uint32_t(groups * k / n),
+                        g1 = std::uint32_t(groups * (k + 1) / n);
+    EntropyResult& r = out[k];
+    std::size_t blocks = 0;
+    for (std::uint32_t g = g0; g < g1; ++g) blocks += group_end[g];
+    r.block_ids.resize(blocks);
+    r.block_tokens.resize(blocks);
+    r.tokens.resize(blocks * 4 + 17);
+    std::size_t nb = 0, nt = 0;
+    std::int16_t val[68] = {};
+    std::uint8_t pos[68] = {};
+    for (std::uint32_t g = g0; g < g1; ++g) {
+      for (std::uint32_t i = 0; i < group_end[g]; ++i) {
+        const std::uint32_t id = g * 64 + i;
+        const std::int16_t* blk = coef_.data() + std::size_t(id) * 64;
+        std::uint64_t any = 0;
+        for (int w = 0; w < 16; ++w) {
+          std::uint64_t x;
+          std::memcpy(&x, blk + 4 * w, 8);
+          any |= x;
+        }
+        if (!any) continue;
+        int m = 0;
+        for (int z = 1; z < 64; ++z) {
+          const std::int16_t v = blk[zz[z]];
+          if (v) {
+            ++m;
+            val[m] = v;
+            pos[m] = std::uint8_t(zz[z]);
+          }
+        }
+        if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
+        const int count = pack_block(blk[0], m, val, pos, i, r.tokens.data() + nt);
+        if (!count) continue;
+        r.block_ids[nb] = id;
+        r.block_tokens[nb] = std::uint8_t(count);
+        ++nb;
+        nt += std::size_t(count);
+      }
+    }
+    r.block_ids.resize(nb);
+    r.block_tokens.resize(nb);
+    r.tokens.resize(nt);
+  };
+  if (parallel && n > 1) {
+    parallel(n, piece);
+  } else {
+    for (std::size_t k = 0; k < n; ++k) piece(k);
+  }
+}
+
+}  // namespace hetcodec::jpeg

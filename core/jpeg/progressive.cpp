@@ -1,0 +1,370 @@
+// Progressive Huffman scans (T.81 G.2, G.1.2): DC first and refinement scans, AC spectral
+// selection and successive approximation with end-of-band runs, decoded into the frame's
+// coefficient buffer as libjpeg-turbo's jdphuff.c decodes them, corrupt data included.
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "core/jpeg/coefficients.h"
+#include "core/jpeg/entropy_parts.h"
+#include "core/jpeg/standard_tables.h"
+
+namespace hetcodec::jpeg {
+namespace {
+
+[[noreturn]] void invalid(std::size_t at, const std::string& what) {
+  throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
+}
+
+// A Huffman table's decoding form: a lookahead table of code length and symbol for codes of
+// up to kBits bits, and T.81 F.2.2.3's MAXCODE / VALPTR for longer ones.
+// Where libjpeg-turbo's bit reader (jdhuff.c jpeg_fill_bit_buffer, 64-bit buffer) has read
+// to: it loads whole bytes until it holds at least 57 bits whenever it holds fewer than a
+// request needs (8 for a Huffman lookahead, 9 for a longer code, n for n raw bits), and never
+// past a marker. What it has not loaded when a scan ends, and what it holds in whole bytes at
+// a restart marker, are its "extraneous bytes" warning (JWRN_EXTRANEOUS_DATA).
+struct LibjpegReader {
+  const std::uint8_t* p = nullptr;
+  const std::uint8_t* end = nullptr;
+  int bits = 0;  // held, unconsumed
+  void start(const std::uint8_t* begin, const std::uint8_t* stop) {
+    p = begin;
+    end = stop;
+    bits = 0;
+  }
+  void need(int n) {
+    if (bits >= n) return;
+    while (bits < 57 && p < end) {
+      if (*p == 0xFF) {
+        const std::uint8_t* q = p;
+        while (q < end && *q == 0xFF) ++q;
+        if (q == end || *q != 0) {  // fill bytes before the marker: nothing more to load
+          p = end;
+          break;
+        }
+        p = q + 1;
+      } else {
+        ++p;
+      }
+      bits += 8;
+    }
+  }
+  void use(int n) { bits -= n; }
+  // Bytes libjpeg-turbo's next_marker() skips from here to the marker, stuffed pairs counted
+  // as two, fill bytes not at all.
+  std::size_t unread() const {
+    std::size_t n = 0;
+    for (const std::uint8_t* q = p; q < end;) {
+      if (*q != 0xFF) {
+        ++n, ++q;
+        continue;
+      }
+      const std::uint8_t* r = q;
+      while (r < end && *r == 0xFF) ++r;
+      if (r == end || *r != 0) break;
+      n += 2;
+      q = r + 1;
+    }
+    return n;
+  }
+};
+
+struct PlainTable {
+  static constexpr int kBits = 9;
+  std::uint16_t entry[1 << kBits];  // length << 8 | symbol; 0: a longer code
+  std::int32_t maxcode[18];
+  std::int32_t valoffset[17];
+  std::uint8_t symbols[256];
+
+  explicit PlainTable(const HuffmanTable& t) {
+    std::uint32_t code_of[257];
+    std::uint8_t size[257];
+    huffman_codes(t, size, code_of);
+    int p = 0;
+    for (int l = 1; l <= 16; ++l) {
+      valoffset[l] = 0;
+      if (t.counts[l]) {
+        valoffset[l] = p - std::int32_t(code_of[p]);
+        p += t.counts[l];
+        maxcode[l] = std::int32_t(code_of[p - 1]);
+      } else {
+        maxcode[l] = -1;
+      }
+    }
+    maxcode[0] = -1;
+    maxcode[17] = 0xFFFFF;
+    std::fill(std::begin(symbols), std::end(symbols), std::uint8_t(0));
+    for (std::size_t i = 0; i < t.symbols.size() && i < 256; ++i) symbols[i] = t.symbols[i];
+    std::fill(std::begin(entry), std::end(entry), std::uint16_t(0));
+    p = 0;
+    for (int l = 1; l <= kBits; ++l)
+      for (int i = 0; i < t.counts[l]; ++i, ++p) {
+        const std::uint32_t first = code_of[p] << (kBits - l);
+        for (std::uint32_t j = 0; j < (1u << (kBits - l)); ++j)
+          entry[first | j] = std::uint16_t(l << 8 | symbols[p]);
+      }
+  }
+
+  // The next symbol; a code longer than 16 bits is libjpeg-turbo's JWRN_HUFF_BAD_CODE: 17 bits
+  // are consumed and symbol 0 returned.
+  int decode(BitReader& br, LibjpegReader& lj, bool& bad_code) const {
+    br.fill();
+    lj.need(8);
+    const std::uint16_t e = entry[br.peek(kBits)];
+    if (e) {
+      const int l = e >> 8;
+      if (l > 8) lj.need(9);
+      br.consume(l);
+      lj.use(l);
+      return e & 0xFF;
+    }
+    lj.need(9);
+    for (int l = kBits + 1; l <= 16; ++l) {
+      const std::int32_t code = std::int32_t(br.peek(l));
+      if (code <= maxcode[l]) {
+        br.consume(l);
+        lj.use(l);
+        return symbols[(code + valoffset[l]) & 0xFF];
+      }
+    }
+    br.consume(17);
+    lj.use(17);
+    bad_code = true;
+    return 0;
+  }
+};
+
+// Natural position of zigzag index k, with libjpeg's 16 guard entries past 63 for runs that
+// corrupt data carries past the band.
+struct Natural {
+  int at[80];
+  Natural() {
+    static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+    for (int k = 0; k < 80; ++k) at[k] = k < 64 ? zz[k] : 63;
+  }
+};
+const Natural kNat;
+
+const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
+  const auto& tables = ac ? scan.ac_tables : scan.dc_tables;
+  const int n = ac ? scan.ac_table[std::size_t(slot)] : scan.dc_table[std::size_t(slot)];
+  if (!tables[std::size_t(n)].defined && n < 2) return standard_huffman_table(ac, n);
+  if (!tables[std::size_t(n)].defined)
+    invalid(scan.data_offset, std::string(ac ? "AC" : "DC") + " Huffman table " +
+                                  std::to_string(n) + " is not defined");
+  return tables[std::size_t(n)];
+}
+
+}  // namespace
+
+void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header& header,
+                             const Scan& scan, const ScanGeometry& g, std::int16_t* coef,
+                             ScanOutcome& outcome, std::vector<std::string>& warnings) {
+  const bool dc_band = scan.ss == 0;
+  const int al = scan.al, ss = scan.ss, se = scan.se;
+  const std::size_t ncomp = scan.components.size();
+  // Tables: DC first scans use each component's DC table, AC scans (one component) its AC
+  // table; DC refinement reads raw bits.
+  std::vector<PlainTable> tables;
+  if (dc_band && scan.ah == 0) {
+    for (std::size_t k = 0; k < ncomp; ++k) {
+      const HuffmanTable& t = table_of(scan, int(k), false);
+      for (std::uint8_t s : t.symbols)
+        if (s > 15)
+          invalid(scan.data_offset, "DC Huffman table " + std::to_string(scan.dc_table[k]) +
+                                        " has symbol " + std::to_string(s) + " (at most 15)");
+      tables.emplace_back(t);
+    }
+  } else if (!dc_band) {
+    tables.emplace_back(table_of(scan, 0, true));
+  }
+  (void)header;
+
+  const int mcus = g.mcus();
+  const int per_interval = g.restart ? g.restart : mcus;
+  int pred[4] = {0, 0, 0, 0};
+  unsigned eobrun = 0;
+  bool insufficient = false, bad_code = false, bad_refine = false;
+  int last_good = 0;
+  BitReader br;
+  LibjpegReader lj;
+  bool ends_at_restart = false;
+  auto bits = [&](int n) {
+    br.fill();
+    lj.need(n);
+    lj.use(n);
+    return br.bits(n);
+  };
+  const std::uint32_t p1 = 1u << al;
+  const int m1 = -(1 << al);
+  std::uint32_t interval = 0;
+  auto start_interval = [&](std::uint32_t k) {
+    std::size_t begin = scan.data_offset, end = scan.data_end;
+    if (k > 0) {
+      // libjpeg-turbo's process_restart: the DC predictions and the end-of-band run start
+      // over; the out-of-data flag is cleared unless the restart marker was missing, in which
+      // case the interval has no data at all.
+      pred[0] = pred[1] = pred[2] = pred[3] = 0;
+      eobrun = 0;
+      const auto& starts = scan.interval_starts;
+      const Scan::IntervalStart s =
+          k - 1 < starts.size() ? starts[k - 1] : Scan::IntervalStart{Scan::kEmptyInterval, -2};
+      if (s.found >= 0) {
+        char found[16];
+        std::snprintf(found, sizeof found, "0x%02x", s.found);
+        warnings.push_back("corrupt JPEG data: found marker " + std::string(found) +
+                           " instead of RST" + std::to_string((k - 1) & 7) + " (restart interval " +
+                           std::to_string(k) + ")");
+      }
+      if (s.begin == Scan::kEmptyInterval) {
+        begin = end = scan.data_end;
+      } else {
+        begin = s.begin;
+        insufficient = false;
+      }
+    }
+    const auto next = std::upper_bound(scan.restarts.begin(), scan.restarts.end(), begin);
+    ends_at_restart = next != scan.restarts.end();
+    if (ends_at_restart) end = *next;
+    begin = std::min(begin, end);
+    br = BitReader(data + begin, data + end);
+    lj.start(data + begin, data + end);
+  };
+  auto finish_interval = [&](std::uint32_t k) {
+    if (insufficient) {
+      warnings.push_back("corrupt JPEG data: premature end of data segment (scan at byte " +
+                         std::to_string(scan.data_offset) + ", restart interval " +
+                         std::to_string(k) + ")");
+      return;
+    }
+    const std::size_t left =
+        (ends_at_restart ? std::size_t(std::max(lj.bits, 0)) / 8 : 0) + lj.unread();
+    if (left)
+      warnings.push_back("corrupt JPEG data: " + std::to_string(left) +
+                         " extraneous bytes before the next marker (scan at byte " +
+                         std::to_string(scan.data_offset) + ", restart interval " +
+                         std::to_string(k) + ")");
+  };
+  start_interval(0);
+  int mx = 0, my = 0;
+  for (int m = 0; m < mcus; ++m) {
+    if (!insufficient) last_good = g.imcu_row(m);
+    if (m > 0 && m % per_interval == 0) {
+      finish_interval(interval);
+      start_interval(++interval);
+    }
+    if (!insufficient) {
+      if (dc_band) {
+        for (const auto& b : g.mcu) {
+          const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
+          std::int16_t* blk =
+              coef + 64 * std::size_t(cl.first_block +
+                                      std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
+                                      std::uint32_t(mx * b.h + b.dx));
+          if (scan.ah == 0) {
+            const int s = tables[std::size_t(b.slot)].decode(br, lj, bad_code);
+            int diff = 0;
+            if (s) {
+              diff = extend(bits(s), s);
+            }
+            int& p = pred[b.slot];
+            if ((p >= 0 && diff > INT_MAX - p) || (p < 0 && diff < INT_MIN - p))
+              invalid(scan.data_offset, "DC coefficient out of range");
+            p += diff;
+            blk[0] = std::int16_t(std::uint32_t(p) << al);
+          } else {
+            if (bits(1)) blk[0] = std::int16_t(std::uint16_t(blk[0]) | p1);
+          }
+        }
+      } else {
+        const ScanGeometry::Block& b = g.mcu[0];
+        const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
+        std::int16_t* blk =
+            coef + 64 * std::size_t(cl.first_block + std::uint32_t(my) * std::uint32_t(cl.grid_w) +
+                                    std::uint32_t(mx));
+        const PlainTable& t = tables[0];
+        if (scan.ah == 0) {
+          if (eobrun > 0) {
+            --eobrun;
+          } else {
+            for (int k = ss; k <= se; ++k) {
+              int s = t.decode(br, lj, bad_code);
+              int r = s >> 4;
+              s &= 15;
+              if (s) {
+                k += r;
+                const int v = extend(bits(s), s);
+                blk[kNat.at[k]] = std::int16_t(std::uint32_t(v) << al);
+              } else if (r == 15) {
+                k += 15;
+              } else {
+                eobrun = 1u << r;
+                if (r) eobrun += bits(r);
+                --eobrun;
+                break;
+              }
+            }
+          }
+        } else {
+          // Successive approximation refinement of an AC band (T.81 G.1.2.3).
+          int k = ss;
+          if (eobrun == 0) {
+            for (; k <= se; ++k) {
+              int s = t.decode(br, lj, bad_code);
+              int r = s >> 4;
+              s &= 15;
+              int value = 0;
+              if (s) {
+                if (s != 1) bad_refine = true;
+                value = bits(1) ? int(p1) : m1;
+              } else if (r != 15) {
+                eobrun = 1u << r;
+                if (r) eobrun += bits(r);
+                break;
+              }
+              // Past r still-zero coefficients, appending a correction bit to each non-zero
+              // one met on the way.
+              do {
+                std::int16_t& c = blk[kNat.at[k]];
+                if (c != 0) {
+                  if (bits(1) && (c & int(p1)) == 0)
+                    c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
+                } else if (--r < 0) {
+                  break;
+                }
+                ++k;
+              } while (k <= se);
+              if (value) blk[kNat.at[k]] = std::int16_t(value);
+            }
+          }
+          if (eobrun > 0) {
+            for (; k <= se; ++k) {
+              std::int16_t& c = blk[kNat.at[k]];
+              if (c != 0) {
+                if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
+              }
+            }
+            --eobrun;
+          }
+        }
+      }
+      if (br.exhausted()) insufficient = true;
+    }
+    if (++mx == g.mcus_x) {
+      mx = 0;
+      ++my;
+    }
+  }
+  finish_interval(interval);
+  outcome.last_good_imcu_row = last_good;
+  if (bad_code)
+    warnings.push_back("corrupt JPEG data: bad Huffman code (scan at byte " +
+                       std::to_string(scan.data_offset) + ")");
+  if (bad_refine)
+    warnings.push_back(
+        "corrupt JPEG data: refinement coefficient of more than one bit (scan at "
+        "byte " +
+        std::to_string(scan.data_offset) + ")");
+}
+
+}  // namespace hetcodec::jpeg
