@@ -26,6 +26,11 @@ class BenchFailures {
     items_.push_back(what + ": " + why);
   }
   bool empty() const { return items_.empty(); }
+  // Takes over another list's failures (already said on stderr).
+  void merge(const BenchFailures& other) {
+    if (items_.empty() && !other.items_.empty()) code_ = other.code_;
+    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+  }
   // An Error listing every failure, when there was one, with the first one's code.
   void throw_if_any() const {
     if (items_.empty()) return;

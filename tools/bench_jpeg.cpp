@@ -116,6 +116,45 @@ std::vector<std::uint8_t> libjpeg_encode_420(const std::uint8_t* rgb, int w, int
   return bytes;
 }
 
+// The file re-coded losslessly (its coefficients kept), as jpegtran -progressive or -arithmetic
+// writes it; an empty result when libjpeg-turbo refuses it.
+std::vector<std::uint8_t> libjpeg_recode(const std::vector<std::uint8_t>& in, bool progressive,
+                                         bool arithmetic) {
+  jpeg_decompress_struct src{};
+  jpeg_compress_struct dst{};
+  JpegErr err{};
+  src.err = jpeg_std_error(&err.pub);
+  dst.err = src.err;
+  err.pub.error_exit = jpeg_fail;
+  err.pub.emit_message = [](j_common_ptr, int) {};
+  unsigned char* out = nullptr;
+  unsigned long size = 0;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&dst);
+    jpeg_destroy_decompress(&src);
+    std::free(out);
+    return {};
+  }
+  jpeg_create_decompress(&src);
+  jpeg_create_compress(&dst);
+  jpeg_mem_src(&src, in.data(), static_cast<unsigned long>(in.size()));
+  jpeg_read_header(&src, TRUE);
+  jvirt_barray_ptr* coefs = jpeg_read_coefficients(&src);
+  jpeg_copy_critical_parameters(&src, &dst);
+  if (progressive) jpeg_simple_progression(&dst);
+  dst.arith_code = arithmetic ? TRUE : FALSE;
+  dst.optimize_coding = arithmetic ? FALSE : TRUE;  // as jpegtran -progressive writes them
+  jpeg_mem_dest(&dst, &out, &size);
+  jpeg_write_coefficients(&dst, coefs);
+  jpeg_finish_compress(&dst);
+  jpeg_finish_decompress(&src);
+  std::vector<std::uint8_t> bytes(out, out + size);
+  jpeg_destroy_compress(&dst);
+  jpeg_destroy_decompress(&src);
+  std::free(out);
+  return bytes;
+}
+
 bool libpng_decode_rgb(const fs::path& path, std::vector<std::uint8_t>& rgb, int& w, int& h) {
   png_image img{};
   img.version = PNG_IMAGE_VERSION;
@@ -191,6 +230,9 @@ struct BenchOptions {
   int threads = 0;
   bool peers = true, separate = false;
   std::vector<int> per_copy{0};
+  // How the batch is coded: its files as they are ("as-is"), or re-coded losslessly as
+  // progressive or arithmetic-coded files; each coding measured in turn.
+  std::vector<std::string> codings{"as-is"};
   std::string json_path;
 };
 
@@ -204,6 +246,7 @@ double megapixels(const std::vector<std::pair<int, int>>& dims) {
 // order, repeated to fill it (colour images only).
 struct JpegBatch {
   std::string source;
+  std::string coding = "as-is";
   std::vector<std::vector<std::uint8_t>> files;
   std::vector<std::pair<int, int>> dims;
   std::vector<Input> inputs;
@@ -440,22 +483,56 @@ void add_ratios(nlohmann::json& results) {
   }
 }
 
-void run_bench(const GlobalOptions& global, const BenchOptions& o) {
-  const JpegBatch b = load_batch(o);
-  std::fprintf(stderr, "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s), %d threads\n",
-               b.files.size(), b.mp, double(b.bytes_in) / (1 << 20), b.source.c_str(), b.threads);
-  Table table{b};
-  for (const auto& info : selected_devices(global))
-    for (const int per_copy : o.per_copy) measure_ours(info, per_copy, o, table);
-  if (o.peers) {
-    measure_libjpeg(o, table);
-    measure_nvjpeg(o, table);
+// The batch re-coded as `coding` asks ("progressive", "arithmetic", "progressive-arithmetic").
+JpegBatch recoded(const JpegBatch& in, const std::string& coding) {
+  JpegBatch b = in;
+  b.coding = coding;
+  b.bytes_in = 0;
+  const bool progressive = coding.find("progressive") != std::string::npos;
+  const bool arithmetic = coding.find("arithmetic") != std::string::npos;
+  for (auto& f : b.files) {
+    f = libjpeg_recode(f, progressive, arithmetic);
+    if (f.empty())
+      throw Error(ErrorCode::InvalidArgument, "bench jpeg: libjpeg-turbo could not re-code an "
+                                              "image as " + coding);
+    b.bytes_in += f.size();
   }
-  add_ratios(table.results);
-  nlohmann::json doc = {
-      {"benchmark", "jpeg-decode"}, {"version", version()},     {"corpus", b.source},
-      {"batch", b.files.size()},    {"megapixels", b.mp},       {"bytes_in", b.bytes_in},
-      {"threads", b.threads},       {"min_time_s", o.min_time}, {"results", table.results}};
+  b.inputs.clear();
+  for (const auto& f : b.files) b.inputs.push_back({f.data(), f.size()});
+  return b;
+}
+
+void run_bench(const GlobalOptions& global, const BenchOptions& o) {
+  const JpegBatch as_is = load_batch(o);
+  nlohmann::json all = nlohmann::json::array();
+  BenchFailures failures{"bench jpeg"};
+  for (const std::string& coding : o.codings) {
+    const JpegBatch b = coding == "as-is" ? as_is : recoded(as_is, coding);
+    std::fprintf(stderr,
+                 "bench jpeg: batch of %zu images, %.1f MP, %.1f MiB (%s, %s), %d threads\n",
+                 b.files.size(), b.mp, double(b.bytes_in) / (1 << 20), b.source.c_str(),
+                 coding.c_str(), b.threads);
+    if (o.codings.size() > 1) std::fprintf(stdout, "coding: %s\n", coding.c_str());
+    Table table{b};
+    for (const auto& info : selected_devices(global))
+      for (const int per_copy : o.per_copy) measure_ours(info, per_copy, o, table);
+    if (o.peers) {
+      measure_libjpeg(o, table);
+      measure_nvjpeg(o, table);
+    }
+    add_ratios(table.results);
+    for (auto& r : table.results) {
+      r["coding"] = coding;
+      r["bytes_in"] = b.bytes_in;
+      all.push_back(r);
+    }
+    failures.merge(table.failures);
+  }
+  nlohmann::json doc = {{"benchmark", "jpeg-decode"}, {"version", version()},
+                        {"corpus", as_is.source},     {"batch", as_is.files.size()},
+                        {"megapixels", as_is.mp},     {"bytes_in", as_is.bytes_in},
+                        {"threads", as_is.threads},   {"min_time_s", o.min_time},
+                        {"codings", o.codings},       {"results", all}};
   if (o.json_path == "-") {
     std::cout << doc.dump(2) << "\n";
   } else if (!o.json_path.empty()) {
@@ -463,7 +540,7 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     f << doc.dump(2) << "\n";
     if (!f) throw Error(ErrorCode::InvalidArgument, "cannot write " + o.json_path);
   }
-  table.failures.throw_if_any();
+  failures.throw_if_any();
 }
 
 // ---- the corpus builder -------------------------------------------------------------------------
@@ -574,9 +651,22 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
       ->delimiter(',')
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("!--no-peers", o->peers, "skip libjpeg-turbo and nvJPEG");
+  cmd->add_option("--coding", o->codings,
+                  "how the batch is coded, measured in turn: as-is (the files as given), "
+                  "progressive, arithmetic, progressive-arithmetic (re-coded losslessly by "
+                  "libjpeg-turbo, as jpegtran -progressive / -arithmetic writes them), or all; "
+                  "comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember(
+          {"as-is", "progressive", "arithmetic", "progressive-arithmetic", "all"}))
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
-  cmd->callback([&global, o] { run_bench(global, *o); });
+  cmd->callback([&global, o] {
+    if (std::find(o->codings.begin(), o->codings.end(), "all") != o->codings.end())
+      o->codings = {"as-is", "progressive", "arithmetic", "progressive-arithmetic"};
+    run_bench(global, *o);
+  });
 }
 
 void add_corpus_command(CLI::App& app) {
