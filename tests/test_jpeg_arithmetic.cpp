@@ -44,7 +44,7 @@ Decoded decode(const std::vector<std::uint8_t>& file) {
   d.layout = jpeg::make_layout(d.header);
   jpeg::CoefficientDecoder dec(file.data(), file.size(), d.header, d.layout);
   dec.run(d.warnings);
-  d.coef = dec.coefficients();
+  d.coef = dec.natural_coefficients();
   d.smoothed = dec.smoothed();
   return d;
 }
@@ -65,6 +65,7 @@ Decoded decode_scans(const std::vector<std::uint8_t>& file) {
                                  d.coef.data(), outcome, d.warnings);
     CHECK(outcome.last_good_imcu_row == g.imcu_row(g.mcus() - 1));
   }
+  jpeg::to_natural_order(d.coef);
   return d;
 }
 

@@ -334,7 +334,7 @@ class ScanDecoder {
       while (m >>= 1)
         if (qm_.decode(*st)) v |= m;
       v += 1;
-      block[kNatural[k]] = std::int16_t(std::uint32_t(sign ? -v : v) << al);
+      block[k] = std::int16_t(std::uint32_t(sign ? -v : v) << al);
     }
     return true;
   }
@@ -346,12 +346,12 @@ class ScanDecoder {
     std::uint8_t* const stats = ac_stats_[tbl].data();
     const int p1 = 1 << scan_.al, m1 = int(~0u << scan_.al);
     int eob = scan_.se;  // the previous scans' end of block
-    while (eob > 0 && !block[kNatural[eob]]) --eob;
+    while (eob > 0 && !block[eob]) --eob;
     for (int k = scan_.ss; k <= scan_.se; ++k) {
       std::uint8_t* st = stats + 3 * (k - 1);
       if (k > eob && qm_.decode(*st)) break;
       for (;;) {
-        std::int16_t& c = block[kNatural[k]];
+        std::int16_t& c = block[k];
         if (c) {
           if (qm_.decode(st[2])) c = std::int16_t(c + (c < 0 ? m1 : p1));
           break;
@@ -366,8 +366,6 @@ class ScanDecoder {
     }
     return true;
   }
-
-  static constexpr int kNatural[64] = HC_JPEG_NATURAL_ORDER;
 
   const std::uint8_t* data_;
   std::size_t size_;

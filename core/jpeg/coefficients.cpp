@@ -52,6 +52,21 @@ ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Sca
   return g;
 }
 
+void to_natural_order(std::vector<std::int16_t>& blocks) {
+  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+  std::int16_t tmp[64];
+  for (std::size_t b = 0; b + 64 <= blocks.size(); b += 64) {
+    for (int i = 0; i < 64; ++i) tmp[zz[i]] = blocks[b + std::size_t(i)];
+    std::memcpy(blocks.data() + b, tmp, sizeof tmp);
+  }
+}
+
+std::vector<std::int16_t> CoefficientDecoder::natural_coefficients() const {
+  std::vector<std::int16_t> out = coef_;
+  to_natural_order(out);
+  return out;
+}
+
 CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t size,
                                        const Header& header, const Layout& layout)
     : data_(data), size_(size), header_(header), layout_(layout) {
@@ -68,6 +83,7 @@ CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t siz
 void CoefficientDecoder::run(std::vector<std::string>& warnings) {
   const std::size_t nc = header_.components.size();
   coef_.assign(std::size_t(layout_.groups) * 64 * 64, 0);
+  if (!arithmetic_) nonzero_.assign(std::size_t(layout_.groups) * 64, 0);
   quant_.assign(nc, {});
   raw_quant_.assign(nc, {});
   latched_.assign(nc, false);
@@ -130,8 +146,8 @@ void CoefficientDecoder::run(std::vector<std::string>& warnings) {
       decode_arithmetic_scan(data_, size_, header_, scan, geometry_[si], progressive_, coef_.data(),
                              outcome, warnings);
     } else {
-      decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(), outcome,
-                              warnings);
+      decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(),
+                              nonzero_.data(), outcome, warnings);
     }
     last_good_imcu_row_ = outcome.last_good_imcu_row;
   }
@@ -172,24 +188,35 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
       for (std::uint32_t i = 0; i < group_end[g]; ++i) {
         const std::uint32_t id = g * 64 + i;
         const std::int16_t* blk = coef_.data() + std::size_t(id) * 64;
-        std::uint64_t any = 0;
-        for (int w = 0; w < 16; ++w) {
-          std::uint64_t x;
-          std::memcpy(&x, blk + 4 * w, 8);
-          any |= x;
-        }
-        if (!any) continue;
+        // The non-zero coefficients in zigzag order with their natural positions: from the
+        // progressive decoder's bitmap of non-zero AC coefficients where there is one, else
+        // found four at a time (most words of a block are zero).
         int m = 0;
-        for (int z = 1; z < 64; ++z) {
-          const std::int16_t v = blk[zz[z]];
-          if (v) {
+        if (!nonzero_.empty()) {
+          std::uint64_t x = nonzero_[id] | std::uint64_t(blk[0] != 0);
+          while (x) {
+            const int k = __builtin_ctzll(x);
+            x &= x - 1;
             ++m;
-            val[m] = v;
-            pos[m] = std::uint8_t(zz[z]);
+            val[m] = blk[k];
+            pos[m] = std::uint8_t(zz[k]);
+          }
+        } else {
+          for (int w = 0; w < 16; ++w) {
+            std::uint64_t x;
+            std::memcpy(&x, blk + 4 * w, 8);
+            while (x) {
+              const int lane = __builtin_ctzll(x) >> 4;
+              x &= ~(std::uint64_t(0xFFFF) << (16 * lane));
+              ++m;
+              val[m] = blk[4 * w + lane];
+              pos[m] = std::uint8_t(zz[4 * w + lane]);
+            }
           }
         }
+        if (!m) continue;
         if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
-        const int count = pack_block(blk[0], m, val, pos, i, r.tokens.data() + nt);
+        const int count = pack_block(0, m, val, pos, i, r.tokens.data() + nt);
         if (!count) continue;
         r.block_ids[nb] = id;
         r.block_tokens[nb] = std::uint8_t(count);

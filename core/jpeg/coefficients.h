@@ -55,6 +55,9 @@ struct ScanGeometry {
 
 ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Scan& scan);
 
+// Blocks of 64 coefficients from zigzag to natural order, in place.
+void to_natural_order(std::vector<std::int16_t>& blocks);
+
 // libjpeg's progression status (coef_bits): for each component and coefficient, the Al of the
 // last scan that coded it, -1 when none has.
 using CoefBits = std::vector<std::array<int, 64>>;
@@ -66,7 +69,7 @@ struct ScanOutcome {
 };
 
 // One arithmetic-coded scan (T.81 Annex D and F.2.4 for sequential, G.2 for progressive;
-// libjpeg-turbo's jdarith.c) into `coef`: the frame's blocks, 64 int16 each in natural order,
+// libjpeg-turbo's jdarith.c) into `coef`: the frame's blocks, 64 int16 each in zigzag order,
 // at global block indices. `progressive` selects the progressive procedures (Ss, Se, Ah, Al of
 // the scan). In arithmetic.cpp.
 void decode_arithmetic_scan(const std::uint8_t* data, std::size_t size, const Header& header,
@@ -74,11 +77,14 @@ void decode_arithmetic_scan(const std::uint8_t* data, std::size_t size, const He
                             std::int16_t* coef, ScanOutcome& outcome,
                             std::vector<std::string>& warnings);
 
-// One progressive Huffman scan (T.81 G.2; libjpeg-turbo's jdphuff.c), likewise. In
-// progressive.cpp.
+// One progressive Huffman scan (T.81 G.2; libjpeg-turbo's jdphuff.c), likewise. `nonzero`
+// holds one word per block, bit k set when AC coefficient k is non-zero: kept up to date
+// here from scan to scan (zero before the first), it lets a refinement find the coefficients
+// that need a correction bit without looking at the others. In progressive.cpp.
 void decode_progressive_scan(const std::uint8_t* data, std::size_t size, const Header& header,
                              const Scan& scan, const ScanGeometry& geometry, std::int16_t* coef,
-                             ScanOutcome& outcome, std::vector<std::string>& warnings);
+                             std::uint64_t* nonzero, ScanOutcome& outcome,
+                             std::vector<std::string>& warnings);
 
 class CoefficientDecoder {
  public:
@@ -94,9 +100,11 @@ class CoefficientDecoder {
   // used for progressive files whose first AC coefficients are not all complete).
   bool smoothed() const { return smoothed_; }
 
-  // The frame's coefficients after run(): blocks of 64 int16 in natural order, indexed by
-  // global block index (Layout::groups * 64 blocks).
+  // The frame's coefficients after run(): blocks of 64 int16 in zigzag order (so that a
+  // spectral band is contiguous), indexed by global block index (Layout::groups * 64 blocks).
   const std::vector<std::int16_t>& coefficients() const { return coef_; }
+  // The same in natural (row-major) order, as libjpeg's jpeg_read_coefficients() gives them.
+  std::vector<std::int16_t> natural_coefficients() const;
 
   // Packs the coefficients into tokens: `pieces` results of whole groups each, which
   // EntropyDecoder::write_stream() lays out (on threads through `parallel` when given).
@@ -122,6 +130,7 @@ class CoefficientDecoder {
   std::vector<std::array<std::uint16_t, 64>> raw_quant_;  // as stored, natural order
   std::vector<bool> latched_;
   std::vector<std::int16_t> coef_;
+  std::vector<std::uint64_t> nonzero_;  // decode_progressive_scan()'s
   // After run(): coef_bits and the copy of it libjpeg keeps from before each component's
   // latest scan (for the rows past last_good_imcu_row_).
   CoefBits bits_, prev_bits_;

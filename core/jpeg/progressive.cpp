@@ -3,6 +3,7 @@
 // coefficient buffer as libjpeg-turbo's jdphuff.c decodes them, corrupt data included.
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
 
 #include "core/jpeg/coefficients.h"
@@ -32,8 +33,11 @@ struct LibjpegReader {
     end = stop;
     bits = 0;
   }
-  void need(int n) {
-    if (bits >= n) return;
+  __attribute__((always_inline)) void need(int n) {
+    if (__builtin_expect(bits >= n, 1)) return;
+    load();
+  }
+  __attribute__((noinline)) void load() {
     while (bits < 57 && p < end) {
       if (*p == 0xFF) {
         const std::uint8_t* q = p;
@@ -107,8 +111,9 @@ struct PlainTable {
 
   // The next symbol; a code longer than 16 bits is libjpeg-turbo's JWRN_HUFF_BAD_CODE: 17 bits
   // are consumed and symbol 0 returned.
-  int decode(BitReader& br, LibjpegReader& lj, bool& bad_code) const {
-    br.fill();
+  __attribute__((always_inline)) int decode(BitReader& br, LibjpegReader& lj,
+                                            bool& bad_code) const {
+    if (br.nbits < 17) br.fill();
     lj.need(8);
     const std::uint16_t e = entry[br.peek(kBits)];
     if (e) {
@@ -134,16 +139,6 @@ struct PlainTable {
   }
 };
 
-// Natural position of zigzag index k, with libjpeg's 16 guard entries past 63 for runs that
-// corrupt data carries past the band.
-struct Natural {
-  int at[80];
-  Natural() {
-    static const int zz[64] = HC_JPEG_NATURAL_ORDER;
-    for (int k = 0; k < 80; ++k) at[k] = k < 64 ? zz[k] : 63;
-  }
-};
-const Natural kNat;
 
 const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
   const auto& tables = ac ? scan.ac_tables : scan.dc_tables;
@@ -159,7 +154,8 @@ const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
 
 void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header& header,
                              const Scan& scan, const ScanGeometry& g, std::int16_t* coef,
-                             ScanOutcome& outcome, std::vector<std::string>& warnings) {
+                             std::uint64_t* nonzero, ScanOutcome& outcome,
+                             std::vector<std::string>& warnings) {
   const bool dc_band = scan.ss == 0;
   const int al = scan.al, ss = scan.ss, se = scan.se;
   const std::size_t ncomp = scan.components.size();
@@ -182,15 +178,16 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
 
   const int mcus = g.mcus();
   const int per_interval = g.restart ? g.restart : mcus;
+  int until_restart = per_interval + 1;  // MCUs before the next restart marker, this one included
   int pred[4] = {0, 0, 0, 0};
   unsigned eobrun = 0;
   bool insufficient = false, bad_code = false, bad_refine = false;
-  int last_good = 0;
+  int last_good = 0;  // the last MCU that started with data left
   BitReader br;
   LibjpegReader lj;
   bool ends_at_restart = false;
-  auto bits = [&](int n) {
-    br.fill();
+  auto bits = [&](int n) __attribute__((always_inline)) {
+    if (br.nbits < n) br.fill();
     lj.need(n);
     lj.use(n);
     return br.bits(n);
@@ -248,8 +245,9 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
   start_interval(0);
   int mx = 0, my = 0;
   for (int m = 0; m < mcus; ++m) {
-    if (!insufficient) last_good = g.imcu_row(m);
-    if (m > 0 && m % per_interval == 0) {
+    if (!insufficient) last_good = m;
+    if (--until_restart == 0) {
+      until_restart = per_interval;
       finish_interval(interval);
       start_interval(++interval);
     }
@@ -279,9 +277,10 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
       } else {
         const ScanGeometry::Block& b = g.mcu[0];
         const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
-        std::int16_t* blk =
-            coef + 64 * std::size_t(cl.first_block + std::uint32_t(my) * std::uint32_t(cl.grid_w) +
-                                    std::uint32_t(mx));
+        const std::size_t id =
+            cl.first_block + std::uint32_t(my) * std::uint32_t(cl.grid_w) + std::uint32_t(mx);
+        std::int16_t* blk = coef + 64 * id;
+        std::uint64_t& nz = nonzero[id];
         const PlainTable& t = tables[0];
         if (scan.ah == 0) {
           if (eobrun > 0) {
@@ -294,7 +293,12 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
               if (s) {
                 k += r;
                 const int v = extend(bits(s), s);
-                blk[kNat.at[k]] = std::int16_t(std::uint32_t(v) << al);
+                const int at = k < 64 ? k : 63;
+                blk[at] = std::int16_t(std::uint32_t(v) << al);
+                if (blk[at])
+                  nz |= std::uint64_t(1) << at;
+                else  // a value that a corrupt run shifted out of 16 bits
+                  nz &= ~(std::uint64_t(1) << at);
               } else if (r == 15) {
                 k += 15;
               } else {
@@ -308,6 +312,8 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
         } else {
           // Successive approximation refinement of an AC band (T.81 G.1.2.3).
           int k = ss;
+          const std::uint64_t band =
+              se == 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << (se + 1)) - 1;
           if (eobrun == 0) {
             for (; k <= se; ++k) {
               int s = t.decode(br, lj, bad_code);
@@ -323,26 +329,34 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
                 break;
               }
               // Past r still-zero coefficients, appending a correction bit to each non-zero
-              // one met on the way.
-              do {
-                std::int16_t& c = blk[kNat.at[k]];
-                if (c != 0) {
-                  if (bits(1) && (c & int(p1)) == 0)
-                    c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
-                } else if (--r < 0) {
-                  break;
-                }
-                ++k;
-              } while (k <= se);
-              if (value) blk[kNat.at[k]] = std::int16_t(value);
+              // one met on the way: the target is the (r + 1)-th zero of [k, se] (or past se).
+              const std::uint64_t from_k = band & (~std::uint64_t(0) << k);
+              std::uint64_t zeros = ~nz & from_k;
+              for (; r > 0 && zeros; --r) zeros &= zeros - 1;
+              const int target = zeros ? __builtin_ctzll(zeros) : se + 1;
+              std::uint64_t x =
+                  nz & from_k &
+                  (target > 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << target) - 1);
+              while (x) {
+                std::int16_t& c = blk[__builtin_ctzll(x)];
+                x &= x - 1;
+                if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
+              }
+              k = target;
+              if (value) {
+                const int at = k < 64 ? k : 63;
+                blk[at] = std::int16_t(value);
+                nz |= std::uint64_t(1) << at;
+              }
             }
           }
           if (eobrun > 0) {
-            for (; k <= se; ++k) {
-              std::int16_t& c = blk[kNat.at[k]];
-              if (c != 0) {
-                if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
-              }
+            // A correction bit for each coefficient of [k, se] already non-zero.
+            std::uint64_t x = nz & band & (~std::uint64_t(0) << k);
+            while (x) {
+              std::int16_t& c = blk[__builtin_ctzll(x)];
+              x &= x - 1;
+              if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
             }
             --eobrun;
           }
@@ -356,7 +370,7 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
     }
   }
   finish_interval(interval);
-  outcome.last_good_imcu_row = last_good;
+  outcome.last_good_imcu_row = g.imcu_row(last_good);
   if (bad_code)
     warnings.push_back("corrupt JPEG data: bad Huffman code (scan at byte " +
                        std::to_string(scan.data_offset) + ")");

@@ -105,7 +105,7 @@ void CoefficientDecoder::smooth() {
           for (int x = 0; x < 5; ++x) w[r][x] = dc_at(rows[r], 0);
         const int last_col = wb - 1;
         for (int col = 0; col < wb; ++col) {
-          std::int16_t* ws = block(row, col);
+          std::int16_t* ws = block(row, col);  // zigzag order: ws[i] is coefficient i
           if (col == 0 && col < last_col)
             for (int r = 0; r < 5; ++r) w[r][3] = dc_at(rows[r], 1);
           if (col + 1 < last_col)
@@ -126,47 +126,54 @@ void CoefficientDecoder::smooth() {
                                                  13 * DC19 + 3 * DC20 - DC21 - DC22 + DC24 + DC25)
                                               : (-7 * DC11 + 50 * DC12 - 50 * DC14 + 7 * DC15)),
                              q[1], al);
-          if ((al = bits[2]) != 0 && ws[8] == 0)
-            ws[8] = estimate(q00 * (change_dc ? (-DC01 - 3 * DC02 - 3 * DC03 - 3 * DC04 - DC05 -
+          if ((al = bits[2]) != 0 && ws[2] == 0)
+            ws[2] = estimate(q00 * (change_dc ? (-DC01 - 3 * DC02 - 3 * DC03 - 3 * DC04 - DC05 -
                                                  DC06 + 13 * DC07 + 38 * DC08 + 13 * DC09 - DC10 +
                                                  DC16 - 13 * DC17 - 38 * DC18 - 13 * DC19 + DC20 +
                                                  DC21 + 3 * DC22 + 3 * DC23 + 3 * DC24 + DC25)
                                               : (-7 * DC03 + 50 * DC08 - 50 * DC18 + 7 * DC23)),
                              q[2], al);
-          if ((al = bits[3]) != 0 && ws[16] == 0)
-            ws[16] = estimate(
+          if ((al = bits[3]) != 0 && ws[3] == 0)
+            ws[3] = estimate(
                 q00 * (change_dc ? (DC03 + 2 * DC07 + 7 * DC08 + 2 * DC09 - 5 * DC12 - 14 * DC13 -
                                     5 * DC14 + 2 * DC17 + 7 * DC18 + 2 * DC19 + DC23)
                                  : (-DC03 + 13 * DC08 - 24 * DC13 + 13 * DC18 - DC23)),
                 q[3], al);
-          if ((al = bits[4]) != 0 && ws[9] == 0)
-            ws[9] =
+          if ((al = bits[4]) != 0 && ws[4] == 0)
+            ws[4] =
                 estimate(q00 * (change_dc ? (-DC01 + DC05 + 9 * DC07 - 9 * DC09 - 9 * DC17 +
                                              9 * DC19 + DC21 - DC25)
                                           : (DC10 + DC16 - 10 * DC17 + 10 * DC19 - DC02 - DC20 +
                                              DC22 - DC24 + DC04 - DC06 + 10 * DC07 - 10 * DC09)),
                          q[4], al);
-          if ((al = bits[5]) != 0 && ws[2] == 0)
-            ws[2] = estimate(
+          if ((al = bits[5]) != 0 && ws[5] == 0)
+            ws[5] = estimate(
                 q00 * (change_dc ? (2 * DC07 - 5 * DC08 + 2 * DC09 + DC11 + 7 * DC12 - 14 * DC13 +
                                     7 * DC14 + DC15 + 2 * DC17 - 5 * DC18 + 2 * DC19)
                                  : (-DC11 + 13 * DC12 - 24 * DC13 + 13 * DC14 - DC15)),
                 q[5], al);
           if (change_dc) {
-            if ((al = bits[6]) != 0 && ws[3] == 0)
-              ws[3] = estimate(q00 * (DC07 - DC09 + 2 * DC12 - 2 * DC14 + DC17 - DC19), q[6], al);
-            if ((al = bits[7]) != 0 && ws[10] == 0)
-              ws[10] = estimate(q00 * (DC07 - 3 * DC08 + DC09 - DC17 + 3 * DC18 - DC19), q[7], al);
-            if ((al = bits[8]) != 0 && ws[17] == 0)
-              ws[17] = estimate(q00 * (DC07 - DC09 - 3 * DC12 + 3 * DC14 + DC17 - DC19), q[8], al);
-            if ((al = bits[9]) != 0 && ws[24] == 0)
-              ws[24] = estimate(q00 * (DC07 + 2 * DC08 + DC09 - DC17 - 2 * DC18 - DC19), q[9], al);
+            if ((al = bits[6]) != 0 && ws[6] == 0)
+              ws[6] = estimate(q00 * (DC07 - DC09 + 2 * DC12 - 2 * DC14 + DC17 - DC19), q[6], al);
+            if ((al = bits[7]) != 0 && ws[7] == 0)
+              ws[7] = estimate(q00 * (DC07 - 3 * DC08 + DC09 - DC17 + 3 * DC18 - DC19), q[7], al);
+            if ((al = bits[8]) != 0 && ws[8] == 0)
+              ws[8] = estimate(q00 * (DC07 - DC09 - 3 * DC12 + 3 * DC14 + DC17 - DC19), q[8], al);
+            if ((al = bits[9]) != 0 && ws[9] == 0)
+              ws[9] = estimate(q00 * (DC07 + 2 * DC08 + DC09 - DC17 - 2 * DC18 - DC19), q[9], al);
             ws[0] = estimate(
                 q00 * (-2 * DC01 - 6 * DC02 - 8 * DC03 - 6 * DC04 - 2 * DC05 - 6 * DC06 + 6 * DC07 +
                        42 * DC08 + 6 * DC09 - 6 * DC10 - 8 * DC11 + 42 * DC12 + 152 * DC13 +
                        42 * DC14 - 8 * DC15 - 6 * DC16 + 6 * DC17 + 42 * DC18 + 6 * DC19 -
                        6 * DC20 - 2 * DC21 - 6 * DC22 - 8 * DC23 - 6 * DC24 - 2 * DC25),
                 q00, 0);
+          }
+          if (!nonzero_.empty()) {  // the progressive decoder's bitmap, for tokenize()
+            std::uint64_t& nz =
+                nonzero_[std::size_t(cl.first_block) + std::size_t(row) * std::size_t(cl.grid_w) +
+                         std::size_t(col)];
+            for (int i = 1; i <= 9; ++i)
+              if (ws[i]) nz |= std::uint64_t(1) << i;
           }
           for (int r = 0; r < 5; ++r)
             for (int x = 0; x < 4; ++x) w[r][x] = w[r][x + 1];
