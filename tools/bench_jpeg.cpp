@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -47,7 +48,7 @@ std::vector<std::uint8_t> read_all(const fs::path& p) {
 // ---- libjpeg: decoding (the peer) and encoding (the corpus) ------------------------------------
 
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
-                    int& h, int& comps, bool entropy_only) {
+                    int& h, int& comps, bool entropy_only, int scale_denom) {
   jpeg_decompress_struct c{};
   JpegErr err{};
   c.err = jpeg_std_error(&err.pub);
@@ -64,6 +65,8 @@ bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_
     jpeg_read_coefficients(&c);
   } else {
     c.dct_method = JDCT_ISLOW;
+    c.scale_num = 1;
+    c.scale_denom = static_cast<unsigned>(scale_denom);
     jpeg_start_decompress(&c);
     w = int(c.output_width);
     h = int(c.output_height);
@@ -233,6 +236,7 @@ struct BenchOptions {
   // How the batch is coded: its files as they are ("as-is"), or re-coded losslessly as
   // progressive or arithmetic-coded files; each coding measured in turn.
   std::vector<std::string> codings{"as-is"};
+  int scale_denom = 1;  // ours and libjpeg-turbo decode at 1/scale_denom
   std::string json_path;
 };
 
@@ -368,6 +372,7 @@ void measure_ours(const DeviceInfo& info, int per_copy, const BenchOptions& o, T
     opts.threads = b.threads;
     opts.fused = !o.separate;
     opts.images_per_copy = per_copy;
+    opts.scale_denom = o.scale_denom;
     JpegDecoder decoder(open_device(info.spec), opts);
     std::shared_ptr<DeviceBuffer> output;
     decoder.decode_batch_to_device(b.inputs, nullptr, &output);  // warm-up: builds kernels
@@ -414,7 +419,8 @@ void measure_libjpeg(const BenchOptions& o, Table& table) {
         auto work = [&](int id) {
           int w, h, c;
           for (std::size_t i; (i = next.fetch_add(1)) < b.files.size();)
-            if (!libjpeg_decode(b.files[i], outs[std::size_t(id)], w, h, c, entropy_only))
+            if (!libjpeg_decode(b.files[i], outs[std::size_t(id)], w, h, c, entropy_only,
+                                o.scale_denom))
               ok = false;
         };
         std::vector<std::thread> pool;
@@ -523,6 +529,7 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
     add_ratios(table.results);
     for (auto& r : table.results) {
       r["coding"] = coding;
+      r["scale_denom"] = r["kind"] == "nvjpeg" ? 1 : o.scale_denom;
       r["bytes_in"] = b.bytes_in;
       all.push_back(r);
     }
@@ -532,7 +539,8 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
                         {"corpus", as_is.source},     {"batch", as_is.files.size()},
                         {"megapixels", as_is.mp},     {"bytes_in", as_is.bytes_in},
                         {"threads", as_is.threads},   {"min_time_s", o.min_time},
-                        {"codings", o.codings},       {"results", all}};
+                        {"codings", o.codings},       {"scale_denom", o.scale_denom},
+                        {"results", all}};
   if (o.json_path == "-") {
     std::cout << doc.dump(2) << "\n";
   } else if (!o.json_path.empty()) {
@@ -660,6 +668,19 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
       ->check(CLI::IsMember(
           {"as-is", "progressive", "arithmetic", "progressive-arithmetic", "all"}))
       ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--scale",
+         [o](const std::string& v) {
+           const std::map<std::string, int> known = {{"1", 1}, {"1/1", 1}, {"1/2", 2}, {"1/4", 4},
+                                                     {"1/8", 8}};
+           const auto it = known.find(v);
+           if (it == known.end())
+             throw CLI::ValidationError("--scale", "expected 1/2, 1/4, 1/8 or 1, not " + v);
+           o->scale_denom = it->second;
+         },
+         "decode at 1/2, 1/4 or 1/8 of the size (ours and libjpeg-turbo, as djpeg -scale; "
+         "nvJPEG decodes at full size)")
+      ->type_name("1/N");
   cmd->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   cmd->callback([&global, o] {

@@ -15,10 +15,11 @@ namespace hetcodec::tools {
 // the entropy-coded data alone instead (jpeg_read_coefficients: Huffman decoding into libjpeg's
 // coefficient arrays, no IDCT, upsampling or colour conversion), the part of libjpeg-turbo's
 // work that our CPU stage does too, whose rate therefore bounds what any pipeline with a CPU
-// Huffman stage reaches on the same threads; `out` and the sizes are then left alone. False on
+// Huffman stage reaches on the same threads; `out` and the sizes are then left alone.
+// `scale_denom` > 1 decodes at 1/scale_denom (scale_num = 1), as djpeg -scale does. False on
 // error.
 bool libjpeg_decode(const std::vector<std::uint8_t>& in, std::vector<std::uint8_t>& out, int& w,
-                    int& h, int& comps, bool entropy_only = false);
+                    int& h, int& comps, bool entropy_only = false, int scale_denom = 1);
 
 // `count` photo-like synthetic images (smooth shading, edges, texture, noise) of w x h, encoded
 // by libjpeg 4:2:0 at q75..95 (deterministic): the set the JPEG benches use without a corpus.

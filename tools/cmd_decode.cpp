@@ -105,14 +105,27 @@ struct DecodeOptions {
   bool strip = false;  // no metadata in PNG outputs
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
-  RowTableFiles row_tables;  // lossless files: --row-table, --write-row-table
+  std::string scale = "1/1";  // --scale: 1/1, 1/2, 1/4 or 1/8
+  RowTableFiles row_tables;   // lossless files: --row-table, --write-row-table
 };
+
+const char* const kScales[] = {"1/1", "1/2", "1/4", "1/8"};
+
+// N of a --scale 1/N; Error(InvalidArgument) naming the value for anything else (CLI11 checks
+// it too; this is the check for callers that fill DecodeOptions themselves).
+int scale_denom(const std::string& scale) {
+  for (const char* s : kScales)
+    if (scale == s) return std::stoi(scale.substr(2));
+  throw Error(ErrorCode::InvalidArgument,
+              "--scale " + scale + " is not 1/1, 1/2, 1/4 or 1/8 (as djpeg -scale 1/N)");
+}
 
 JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   JpegDecodeOptions d;
   d.fused = !o.separate;
   d.threads = o.threads;
   d.max_pixels = o.max_pixels;
+  d.scale_denom = scale_denom(o.scale);
   return d;
 }
 
@@ -167,6 +180,10 @@ struct DecodeRun {
         return f;
       }
       f.png = kind == FileKind::Png;
+      if (f.png && o.scale != "1/1") {
+        f.error = "--scale " + o.scale + " scales JPEG files only (their IDCT); this is a PNG";
+        return f;
+      }
       f.precision = f.png ? 0 : lossless_precision(f.bytes);
       if (o.row_tables.any() && !f.precision) {
         f.error = "--row-table and --write-row-table take a lossless JPEG (SOF3) file; this is " +
@@ -275,6 +292,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
   if (o.row_tables.any() && (!o.output_dir.empty() || o.files.size() != 2))
     throw Error(ErrorCode::InvalidArgument,
                 "--row-table and --write-row-table take one file: decode IN OUT --row-table FILE");
+  scale_denom(o.scale);
   const auto jobs =
       plan_jobs("decode", o.files, o.output_dir, o.output_dir.empty() ? "" : o.format);
   auto device = open_selected_device(g, "decode");
@@ -315,6 +333,10 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "PNG of 8 bits up to P = 8, else 16, scaled by bit replication, with sBIT = P.\n"
       "  hetcodec decode CT.jpg CT.pgm --write-row-table CT.rows   (save where rows start)\n"
       "  hetcodec decode CT.jpg CT.pgm --row-table CT.rows         (decode with it, no pre-pass)\n"
+      "--scale 1/N (N = 2, 4 or 8) decodes a JPEG at 1/N of its size, ceil(W/N) x ceil(H/N),\n"
+      "as djpeg -scale 1/N -dct int does, byte for byte: the blocks are inverse-transformed\n"
+      "straight to 4x4, 2x2 or 1x1 samples (libjpeg-turbo's reduced IDCTs), less work than\n"
+      "decoding whole and resizing. Lossless JPEGs and PNGs are not scaled (an error).\n"
       "A file that cannot be read, decoded or written is reported and the others go on.\n"
       "A png output keeps the input's metadata unless --strip is given: a JPEG's EXIF and ICC\n"
       "profile, a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, text and eXIf chunks.");
@@ -332,6 +354,12 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--threads", o->threads, "CPU threads for the Huffman stage (0: all)")
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
+      ->capture_default_str();
+  cmd->add_option("--scale", o->scale,
+                  "decode JPEGs at 1/N of their size, as djpeg -scale 1/N -dct int (the same\n"
+                  "bytes)")
+      ->check(CLI::IsMember({kScales[0], kScales[1], kScales[2], kScales[3]}))
+      ->type_name("1/N")
       ->capture_default_str();
   cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->add_option("--row-table", o->row_tables.read,

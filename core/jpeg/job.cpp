@@ -12,7 +12,7 @@ std::size_t job_stream_offset() { return 4 * std::size_t(HC_JOB_TOKENS_WORD); }
 std::size_t job_bytes(std::size_t stream_bytes) { return job_stream_offset() + stream_bytes; }
 
 // The header's layout is the same in C++, CUDA and OpenCL C only if no field is padded.
-static_assert(sizeof(hc_jpeg_component) == 12 * 4 && offsetof(hc_jpeg_job, component) == 16 * 4 &&
+static_assert(sizeof(hc_jpeg_component) == 13 * 4 && offsetof(hc_jpeg_job, component) == 12 * 4 &&
                   sizeof(hc_jpeg_job) == HC_JOB_WORDS * 4,
               "hc_jpeg_job: the header's words");
 
@@ -22,8 +22,8 @@ void write_job_header(const Layout& l, const std::vector<std::array<std::int32_t
   const std::size_t nc = l.components.size();
   hc_jpeg_job h{};
   h.magic = HC_JOB_MAGIC;
-  h.width = std::uint32_t(l.width);
-  h.height = std::uint32_t(l.height);
+  h.width = std::uint32_t(l.output_width);
+  h.height = std::uint32_t(l.output_height);
   h.components = std::uint32_t(nc);
   h.color = std::uint32_t(l.color);
   h.out_channels = std::uint32_t(channels(l.format));
@@ -31,6 +31,7 @@ void write_job_header(const Layout& l, const std::vector<std::array<std::int32_t
   h.directory = std::uint32_t(HC_JOB_TOKENS_WORD + 2 + 2 * nc);
   h.tokens = std::uint32_t(HC_JOB_TOKENS_WORD + 2 + 2 * nc + 2 * std::size_t(l.groups));
   h.blocks = l.blocks;
+  h.version = HC_JOB_VERSION;
   for (std::size_t c = 0; c < nc; ++c) {
     const ComponentLayout& cl = l.components[c];
     hc_jpeg_component& r = h.component[c];
@@ -41,11 +42,12 @@ void write_job_header(const Layout& l, const std::vector<std::array<std::int32_t
     r.quant = std::uint32_t(c);  // the job carries one table per component
     r.plane_offset = std::uint32_t(cl.plane_offset);
     r.stride = std::uint32_t(cl.stride);
-    r.width = std::uint32_t(cl.width);
-    r.height = std::uint32_t(cl.height);
+    r.width = std::uint32_t(cl.scaled_width);
+    r.height = std::uint32_t(cl.scaled_height);
     r.hr = std::uint32_t(cl.hr);
     r.vr = std::uint32_t(cl.vr);
     r.method = std::uint32_t(cl.method);
+    r.block = std::uint32_t(cl.block);
     std::memcpy(out + 4 * (HC_JOB_WORDS + 64 * c), quant[c].data(), 64 * sizeof(std::int32_t));
   }
   std::memcpy(out, &h, sizeof h);

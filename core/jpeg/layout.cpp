@@ -37,9 +37,27 @@ int color_transform(const Header& h) {
   }
 }
 
+// The samples per block side of a component at min_size samples a block for the image
+// (jpeg_calc_output_dimensions): chroma sampled at a power-of-2 fraction of the luma is given a
+// larger IDCT instead of upsampling, doubling while both ratios allow it, up to 8.
+int component_block(const Header& h, const Component& c, int min_size) {
+  int size = min_size;
+  while (size < 8 && (h.max_h * min_size) % (c.h * size * 2) == 0 &&
+         (h.max_v * min_size) % (c.v * size * 2) == 0)
+    size *= 2;
+  return size;
+}
+
 }  // namespace
 
-Layout make_layout(const Header& h) {
+bool valid_scale(int d) { return d == 1 || d == 2 || d == 4 || d == 8; }
+
+int scaled_size(int size, int scale_denom) { return div_up(size, scale_denom); }
+
+Layout make_layout(const Header& h, int scale_denom) {
+  if (!valid_scale(scale_denom))
+    throw Error(ErrorCode::InvalidArgument, "jpeg: scale 1/" + std::to_string(scale_denom) +
+                                                " (scale_denom must be 1, 2, 4 or 8)");
   switch (h.process) {
     case Process::Baseline:
     case Process::ExtendedHuffman:
@@ -62,6 +80,11 @@ Layout make_layout(const Header& h) {
   Layout l;
   l.width = h.width;
   l.height = h.height;
+  l.scale_denom = scale_denom;
+  l.output_width = scaled_size(h.width, scale_denom);
+  l.output_height = scaled_size(h.height, scale_denom);
+  // The image's samples per block side (min_DCT_scaled_size); fancy upsampling needs more than 1.
+  const int min_size = 8 / scale_denom;
   l.color = color_transform(h);
   l.format = l.color == HC_COLOR_GRAY                                   ? PixelFormat::Gray
              : (l.color == HC_COLOR_YCC_RGB || l.color == HC_COLOR_RGB) ? PixelFormat::RGB
@@ -80,17 +103,22 @@ Layout make_layout(const Header& h) {
     cl.grid_h = l.mcus_y * c.v;
     cl.width = div_up(h.width * c.h, h.max_h);
     cl.height = div_up(h.height * c.v, h.max_v);
-    cl.hr = h.max_h / c.h;
-    cl.vr = h.max_v / c.v;
-    cl.method = hc_upsample_method(cl.hr, cl.vr, cl.width);
+    cl.block = component_block(h, c, min_size);
+    cl.scaled_width = div_up(h.width * c.h * cl.block, h.max_h * 8);
+    cl.scaled_height = div_up(h.height * c.v * cl.block, h.max_v * 8);
+    // jinit_upsampler's input group (h * block / min_size samples) against its output group
+    // (max_h pixels); component_block keeps the ratio integral.
+    cl.hr = h.max_h * min_size / (c.h * cl.block);
+    cl.vr = h.max_v * min_size / (c.v * cl.block);
+    cl.method = hc_upsample_method(cl.hr, cl.vr, cl.scaled_width, min_size > 1);
     cl.quant = c.quant_table;
     cl.blocks = std::uint32_t(cl.grid_w) * std::uint32_t(cl.grid_h);
     cl.groups = (cl.blocks + 63) / 64;
     cl.first_group = first_group;
     cl.first_block = first_group * 64;
-    cl.stride = std::size_t(cl.grid_w) * 8;
+    cl.stride = std::size_t(cl.grid_w) * std::size_t(cl.block);
     cl.plane_offset = plane;
-    plane += cl.stride * std::size_t(cl.grid_h) * 8;
+    plane += cl.stride * std::size_t(cl.grid_h) * std::size_t(cl.block);
     plane = (plane + 255) / 256 * 256;
     first_group += cl.groups;
     l.blocks += cl.blocks;

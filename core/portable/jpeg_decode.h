@@ -1,14 +1,15 @@
 /* The JPEG decode stages' bodies, one for CUDA (kernels_cu/jpeg_decode.cu), OpenCL
  * (kernels_cl/jpeg_decode.cl) and the CPU reference (backends/cpu/jpeg_kernels.cpp), as
  * core/portable/kernel.h describes, on a job (core/portable/jpeg_job.h): the token scatter, the
- * fused decode + dequantise + IDCT of a group of 64 blocks, the same as two stages, and
- * upsampling + colour conversion of output pixels, for one job or the jobs of a chunk table. */
+ * fused decode + dequantise + IDCT of a group of 64 blocks (8x8 samples a block, or 4x4, 2x2, 1x1
+ * in scaled decoding), the same as two stages, and upsampling + colour conversion of output
+ * pixels, for one job or the jobs of a chunk table. */
 #ifndef HETCODEC_PORTABLE_JPEG_DECODE_H
 #define HETCODEC_PORTABLE_JPEG_DECODE_H
 
 #include "core/portable/kernel.h"
 #include "core/portable/jpeg_color.h"
-#include "core/portable/jpeg_idct.h"
+#include "core/portable/jpeg_idct_reduced.h"
 #include "core/portable/jpeg_job.h"
 #include "core/portable/jpeg_upsample.h"
 
@@ -39,20 +40,43 @@ HC_FN HC_GLOBAL const hc_jpeg_component* hc_job_component_of_group(HC_GLOBAL con
   return &h->component[c];
 }
 
-/* Dequantised coefficients `in` (private, natural order; used as workspace) -> IDCT -> the 8x8
- * samples of block `blk` (raster index in the component's grid) of component record `rec`. */
+/* The n x n samples `px` (row-major) to `dst`, rows `stride` apart. Called with a constant n,
+ * so that the loops unroll and `px` stays in registers. */
+HC_FN void hc_jpeg_put_block(const hc_u8* px, hc_u32 n, HC_GLOBAL hc_u8* dst, hc_u32 stride) {
+  hc_u32 r, k;
+  for (r = 0; r < n; r++)
+    for (k = 0; k < n; k++) dst[r * stride + k] = px[n * r + k];
+}
+
+/* Dequantised coefficients `in` (private, natural order; used as workspace) -> IDCT -> the
+ * samples of block `blk` (raster index in the component's grid) of component record `rec`: 8x8,
+ * or in scaled decoding the record's block size (the same for every block of a component, so a
+ * work-group takes one branch) by libjpeg-turbo's reduced IDCTs. */
 HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
                               HC_GLOBAL hc_u8* planes) {
   hc_u8 px[64];
-  hc_u32 grid_w = rec->grid_w, stride = rec->stride;
+  hc_u32 grid_w = rec->grid_w, stride = rec->stride, size = rec->block;
   /* by, bx without a / and % pair: compilers fuse such a pair with an LLVM `freeze`, which
    * Oclgrind's uninitialised-value checker cannot interpret. */
   hc_u32 by = blk / grid_w, bx = blk - by * grid_w;
-  HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * 8u * stride + bx * 8u;
-  int r, k;
-  hc_jpeg_idct_islow(in, px);
-  for (r = 0; r < 8; r++)
-    for (k = 0; k < 8; k++) dst[(hc_u32)r * stride + (hc_u32)k] = px[8 * r + k];
+  HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * size * stride + bx * size;
+  switch (size) {
+    case 4u:
+      hc_jpeg_idct_4x4(in, px);
+      hc_jpeg_put_block(px, 4u, dst, stride);
+      break;
+    case 2u:
+      hc_jpeg_idct_2x2(in, px);
+      hc_jpeg_put_block(px, 2u, dst, stride);
+      break;
+    case 1u:
+      dst[0] = hc_jpeg_idct_1x1(in[0]);
+      break;
+    default:
+      hc_jpeg_idct_islow(in, px);
+      hc_jpeg_put_block(px, 8u, dst, stride);
+      break;
+  }
 }
 
 /* The quantisation table of component record `rec` (64 int32, natural order). */

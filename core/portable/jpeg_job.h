@@ -4,13 +4,21 @@
  *   HC_JOB_QUANT_WORDS words         4 quantisation tables, 64 int32 each, natural order
  *   the token stream                 as docs/token-stream.md describes (core/jpeg/token_stream.h)
  * The component planes (the IDCT output) live in a second buffer; component c's plane starts at
- * byte plane_offset and has grid_w * 8 samples per row and grid_h * 8 rows. */
+ * byte plane_offset and has grid_w * block samples per row and grid_h * block rows, `block` being
+ * the component's samples per block side: 8, or 4, 2, 1 in scaled decoding (libjpeg's
+ * DCT_scaled_size). The header's width and height are the output's (libjpeg's output_width and
+ * output_height), each component's width and height its samples after that scaling.
+ *
+ * Versions: 2 added `version` and each component's `block` (1 had neither: every block 8x8,
+ * word 10 zero); the kernels and the host are built together, so the field documents a saved
+ * job rather than gating one. */
 #ifndef HETCODEC_PORTABLE_JPEG_JOB_H
 #define HETCODEC_PORTABLE_JPEG_JOB_H
 
 #include "core/portable/common.h"
 
 #define HC_JOB_MAGIC 0x424F4A48u /* "HJOB" */
+#define HC_JOB_VERSION 2u
 #define HC_JOB_WORDS 64
 #define HC_JOB_QUANT_WORDS (4 * 64)
 #define HC_JOB_TOKENS_WORD (HC_JOB_WORDS + HC_JOB_QUANT_WORDS) /* token stream starts here */
@@ -23,18 +31,19 @@ typedef struct hc_jpeg_component {
   hc_u32 groups;
   hc_u32 quant;        /* its table among the job's four (the job holds one per component) */
   hc_u32 plane_offset; /* byte offset of its plane in the planes buffer */
-  hc_u32 stride;       /* plane row pitch in bytes: grid_w * 8 */
-  hc_u32 width;        /* downsampled width and height in samples */
+  hc_u32 stride;       /* plane row pitch in bytes: grid_w * block */
+  hc_u32 width;        /* downsampled width and height in samples, after IDCT scaling */
   hc_u32 height;
-  hc_u32 hr, vr; /* upsampling factors */
+  hc_u32 hr, vr; /* upsampling factors (from the scaled sizes) */
   hc_u32 method; /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
+  hc_u32 block;  /* samples per block side: 8, 4, 2 or 1 (libjpeg's DCT_scaled_size) */
 } hc_jpeg_component;
 
 /* The job header: HC_JOB_WORDS words of fixed-width fields, the same layout in C++, CUDA and
  * OpenCL C (core/jpeg/job.cpp checks it with static_assert). */
 typedef struct hc_jpeg_job {
-  hc_u32 magic; /* HC_JOB_MAGIC */
-  hc_u32 width, height;
+  hc_u32 magic;         /* HC_JOB_MAGIC */
+  hc_u32 width, height; /* of the output */
   hc_u32 components;
   hc_u32 color;        /* HC_COLOR_* below */
   hc_u32 out_channels; /* samples per output pixel */
@@ -42,7 +51,8 @@ typedef struct hc_jpeg_job {
   hc_u32 directory;    /* word offset of the token directory inside the job */
   hc_u32 tokens;       /* word offset of the first token inside the job */
   hc_u32 blocks;       /* blocks of all components together */
-  hc_u32 reserved[6];
+  hc_u32 version;      /* HC_JOB_VERSION */
+  hc_u32 reserved;
   hc_jpeg_component component[4];
 } hc_jpeg_job;
 

@@ -20,8 +20,12 @@
 #define HC_UPSAMPLE_FANCY_H2V2 2
 #define HC_UPSAMPLE_FANCY_H1V2 3
 
-/* The method libjpeg-turbo's jinit_upsampler picks for one component (fancy upsampling on). */
-HC_FN int hc_upsample_method(int hr, int vr, int cw) {
+/* The method libjpeg-turbo's jinit_upsampler picks for one component with fancy upsampling
+ * requested: (hr, vr) and cw from the sizes after IDCT scaling; `fancy` false where the filters
+ * are off, as jinit_upsampler turns them off for min_DCT_scaled_size 1 (decoding at 1/8), whose
+ * context rows jdmainct.c cannot provide. */
+HC_FN int hc_upsample_method(int hr, int vr, int cw, int fancy) {
+  if (!fancy) return HC_UPSAMPLE_REPLICATE;
   if (hr == 2 && vr == 1 && cw > 2) return HC_UPSAMPLE_FANCY_H2V1;
   if (hr == 1 && vr == 2) return HC_UPSAMPLE_FANCY_H1V2;
   if (hr == 2 && vr == 2 && cw > 2) return HC_UPSAMPLE_FANCY_H2V2;

@@ -43,14 +43,15 @@ std::size_t jpeg_chunk_images(std::size_t n, int images_per_copy, int slots) {
 }
 
 std::size_t jpeg_image_device_bytes(const std::uint8_t* data, std::size_t size,
-                                    std::uint64_t max_pixels, bool fused) {
+                                    std::uint64_t max_pixels, int scale_denom, bool fused) {
   try {
     jpeg::Limits limits;
     limits.max_pixels = max_pixels;
-    const jpeg::Layout l = jpeg::make_layout(jpeg::parse_frame(data, size, limits));
+    const jpeg::Layout l = jpeg::make_layout(jpeg::parse_frame(data, size, limits), scale_denom);
     const std::size_t job = std::min<std::size_t>(std::size_t(l.blocks) * 16 * 12, size * 48);
-    const std::size_t planes = aligned(l.plane_bytes) * (fused ? 1 : 2);
-    return std::max({l.output_bytes(), planes, aligned(job) + kJpegJobAlign * 64});
+    const std::size_t coefficients = fused ? 0 : std::size_t(l.groups) * 64 * 128;
+    return std::max({l.output_bytes(), aligned(l.plane_bytes), coefficients,
+                     aligned(job) + kJpegJobAlign * 64});
   } catch (const Error&) {
     return 0;
   }

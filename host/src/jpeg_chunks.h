@@ -31,13 +31,13 @@ constexpr std::size_t kMaxChunkImages = 16;
 // kMaxChunkImages, while every slot still gets a few chunks.
 std::size_t jpeg_chunk_images(std::size_t n, int images_per_copy, int slots);
 
-// Device bytes one image can need in any one of a chunk's buffers: its pixels, its planes (twice
-// over for the separate kernels' coefficients), or its job, whose token stream has at most 16
-// tokens of 12 bytes per block and, each non-zero coefficient taking at least two bits of
-// entropy-coded data, at most 48 bytes per input byte. 0 for a file whose frame does not parse
-// or is refused (it fails in the batch).
+// Device bytes one image can need in any one of a chunk's buffers: its pixels and planes at
+// scale 1/scale_denom, the separate kernels' coefficients (128 bytes a block), or its job, whose
+// token stream has at most 16 tokens of 12 bytes per block and, each non-zero coefficient taking
+// at least two bits of entropy-coded data, at most 48 bytes per input byte. 0 for a file whose
+// frame does not parse or is refused (it fails in the batch).
 std::size_t jpeg_image_device_bytes(const std::uint8_t* data, std::size_t size,
-                                    std::uint64_t max_pixels, bool fused);
+                                    std::uint64_t max_pixels, int scale_denom, bool fused);
 
 // The largest chunk size up to `per_chunk` whose chunks' images, `bytes` each, together fit one
 // buffer of `max_alloc` bytes (0: no limit); at least 1 (an image over the limit alone fails in

@@ -45,6 +45,10 @@ JpegDecoder::Impl::Impl(std::shared_ptr<Device> d, JpegDecodeOptions o)
   if (options.threads <= 0) options.threads = std::max(1, int(std::thread::hardware_concurrency()));
   if (options.images_per_copy < 0)
     throw Error(ErrorCode::InvalidArgument, "JpegDecoder: images_per_copy is negative");
+  if (!jpeg::valid_scale(options.scale_denom))
+    throw Error(ErrorCode::InvalidArgument, "JpegDecoder: scale_denom " +
+                                                std::to_string(options.scale_denom) +
+                                                " (scale 1/N decodes with N = 1, 2, 4 or 8)");
 }
 
 std::size_t JpegDecoder::Impl::chunk_images(const std::vector<Input>& inputs) const {
@@ -54,7 +58,7 @@ std::size_t JpegDecoder::Impl::chunk_images(const std::vector<Input>& inputs) co
   std::vector<std::size_t> bytes(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
     bytes[i] = detail::jpeg_image_device_bytes(inputs[i].data, inputs[i].size, options.max_pixels,
-                                               options.fused);
+                                               options.scale_denom, options.fused);
   return detail::jpeg_chunk_within(per, bytes, limit);
 }
 
@@ -262,6 +266,7 @@ ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
   if (lossless_file(data, size)) {
     // The checks that need the scans come with decode(); the frame's are made here.
     if (h.sof_marker != 0xC3) jpeg::lossless_layout(h);  // Unsupported, by name
+    impl_->check_lossless_scale();
     info.format = h.components.size() == 1   ? PixelFormat::Gray
                   : h.components.size() == 2 ? PixelFormat::GrayAlpha
                   : h.components.size() == 3 ? PixelFormat::RGB
@@ -269,7 +274,11 @@ ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
     info.bit_depth = h.precision <= 8 ? 8 : 16;
     return info;
   }
-  info.format = jpeg::make_layout(h).format;  // Unsupported for what the decoder refuses
+  // Unsupported for what the decoder refuses.
+  const jpeg::Layout layout = jpeg::make_layout(h, impl_->options.scale_denom);
+  info.format = layout.format;
+  info.width = layout.output_width;
+  info.height = layout.output_height;
   return info;
 }
 
@@ -366,8 +375,11 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     std::size_t bytes = 0;
     try {
       const jpeg::Header h = jpeg::parse_frame(inputs[i].data, inputs[i].size, limits);
-      bytes =
-          (std::size_t(h.width) * std::size_t(h.height) * h.components.size() + 4095) / 4096 * 4096;
+      const int denom = impl_->options.scale_denom;
+      bytes = (std::size_t(jpeg::scaled_size(h.width, denom)) *
+                   std::size_t(jpeg::scaled_size(h.height, denom)) * h.components.size() +
+               4095) /
+              4096 * 4096;
     } catch (const Error&) {
     }
     if (limit && part_bytes.back() && part_bytes.back() + bytes > limit) part_bytes.push_back(0);

@@ -74,6 +74,9 @@ struct JpegDecoder::Impl {
     std::unique_ptr<PinnedBuffer> staging;
     std::unique_ptr<DeviceBuffer> file, job, planes, scratch, status, output;
   } lossless;
+  // Error(Unsupported) when the options ask for a scale other than 1: lossless files are not
+  // decoded scaled.
+  void check_lossless_scale() const;
   // Decodes a lossless file into `out` (the host image, or `device_out` when given), stage by
   // stage timed when `profile`.
   void decode_lossless(const std::uint8_t* data, std::size_t size,

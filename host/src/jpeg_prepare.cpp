@@ -59,7 +59,7 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     jpeg::Limits limits;
     limits.max_pixels = options.max_pixels;
     const jpeg::Header header = jpeg::parse(data, size, limits);
-    const jpeg::Layout layout = jpeg::make_layout(header);
+    const jpeg::Layout layout = jpeg::make_layout(header, options.scale_denom);
     auto parallel = [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
       parallel_for(count, threads, fn, pool);
     };
@@ -93,8 +93,8 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
     out.info.groups = layout.groups;
     out.info.blocks = layout.blocks;
     out.info.plane_bytes = layout.plane_bytes;
-    out.info.width = std::uint32_t(layout.width);
-    out.info.height = std::uint32_t(layout.height);
+    out.info.width = std::uint32_t(layout.output_width);
+    out.info.height = std::uint32_t(layout.output_height);
     out.info.channels = std::uint32_t(channels(layout.format));
     out.format = layout.format;
     out.warnings = header.warnings;

@@ -67,10 +67,20 @@ jpeg::Header parse_lossless(const std::uint8_t* data, std::size_t size,
 
 }  // namespace
 
+// libjpeg-turbo 3 turns IDCT scaling off for lossless files and decodes them whole; a caller
+// who asked for 1/N is told instead of being handed a full-size image.
+void JpegDecoder::Impl::check_lossless_scale() const {
+  if (options.scale_denom != 1)
+    throw Error(ErrorCode::Unsupported,
+                "jpeg: lossless JPEG (SOF3) is not decoded scaled (scale 1/" +
+                    std::to_string(options.scale_denom) + "); decode it at scale 1");
+}
+
 void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t size,
                                         const std::vector<std::uint64_t>* row_table, Image* out,
                                         DeviceImage* device_out, LosslessReport* report,
                                         bool profile) {
+  check_lossless_scale();
   const auto t0 = Clock::now();
   const jpeg::Header h = parse_lossless(data, size, options);
   const jpeg::LosslessLayout L = jpeg::lossless_layout(h);

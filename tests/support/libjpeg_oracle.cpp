@@ -56,8 +56,10 @@ void count_warnings(j_common_ptr cinfo, int level) {
 }
 
 // Decompresses with JDCT_ISLOW and default upsampling into `out_space`, or into libjpeg's
-// default output colour space when `out_space` is JCS_UNKNOWN. Counts warnings.
-Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_space, int* warnings) {
+// default output colour space when `out_space` is JCS_UNKNOWN, at scale 1/scale_denom. Counts
+// warnings.
+Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_space, int* warnings,
+                   int scale_denom = 1) {
   jpeg_decompress_struct cinfo{};
   ErrorManager err{};
   int count = 0;
@@ -74,6 +76,8 @@ Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_spac
   jpeg_read_header(&cinfo, TRUE);
   cinfo.dct_method = JDCT_ISLOW;
   if (out_space != JCS_UNKNOWN) cinfo.out_color_space = out_space;
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = static_cast<unsigned>(scale_denom);
   jpeg_start_decompress(&cinfo);
   Raster r;
   r.width = static_cast<int>(cinfo.output_width);
@@ -207,6 +211,75 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
 
 Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnings) {
   return decode_into(jpeg, JCS_UNKNOWN, warnings);
+}
+
+Raster libjpeg_decode_scaled(const std::vector<std::uint8_t>& jpeg, int scale_denom) {
+  return decode_into(jpeg, JCS_UNKNOWN, nullptr, scale_denom);
+}
+
+}  // namespace hetcodec::test
+
+// libjpeg-turbo's reduced IDCTs (jidctred.c), exported by libjpeg.so.62 but declared only in its
+// private jdct.h.
+extern "C" {
+void jpeg_idct_4x4(j_decompress_ptr, jpeg_component_info*, JCOEFPTR, JSAMPARRAY, JDIMENSION);
+void jpeg_idct_2x2(j_decompress_ptr, jpeg_component_info*, JCOEFPTR, JSAMPARRAY, JDIMENSION);
+void jpeg_idct_1x1(j_decompress_ptr, jpeg_component_info*, JCOEFPTR, JSAMPARRAY, JDIMENSION);
+}
+
+namespace hetcodec::test {
+
+std::vector<std::uint8_t> libjpeg_idct_reduced(const std::int16_t* coefficients,
+                                               const std::uint16_t* quant, int size) {
+  // A decompressor started on a one-pixel file provides the range-limit table (jdmaster.c's
+  // prepare_range_limit_table) and a component record to carry the multiplier table.
+  Raster one{1, 1, 1, {128}};
+  const std::vector<std::uint8_t> file = libjpeg_encode_ex(one, EncodeParams{});
+  jpeg_decompress_struct cinfo{};
+  ErrorManager err{};
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    throw std::runtime_error(std::string("libjpeg idct: ") + err.message);
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, file.data(), static_cast<unsigned long>(file.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  jpeg_start_decompress(&cinfo);
+  // ISLOW_MULT_TYPE is MULTIPLIER (jmorecfg.h, defined only for the library's own sources):
+  // short in a WITH_SIMD build, as Debian's is, else int.
+#ifdef WITH_SIMD
+  using Multiplier = short;
+#else
+  using Multiplier = int;
+#endif
+  Multiplier table[64];
+  for (int i = 0; i < 64; ++i) table[i] = static_cast<Multiplier>(quant[i]);
+  jpeg_component_info comp = cinfo.comp_info[0];
+  comp.dct_table = table;
+  JCOEF block[64];
+  for (int i = 0; i < 64; ++i) block[i] = coefficients[i];
+  JSAMPLE samples[8][8] = {};
+  JSAMPROW rows[8];
+  for (int r = 0; r < 8; ++r) rows[r] = samples[r];
+  switch (size) {
+    case 4:
+      jpeg_idct_4x4(&cinfo, &comp, block, rows, 0);
+      break;
+    case 2:
+      jpeg_idct_2x2(&cinfo, &comp, block, rows, 0);
+      break;
+    default:
+      jpeg_idct_1x1(&cinfo, &comp, block, rows, 0);
+      size = 1;
+      break;
+  }
+  jpeg_abort_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  std::vector<std::uint8_t> out;
+  for (int r = 0; r < size; ++r) out.insert(out.end(), samples[r], samples[r] + size);
+  return out;
 }
 
 Coefficients libjpeg_coefficients(const std::vector<std::uint8_t>& jpeg) {

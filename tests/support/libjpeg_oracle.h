@@ -61,6 +61,17 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& input, const EncodePar
 // Warnings libjpeg emitted are returned in `warnings` when not null.
 Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnings = nullptr);
 
+// The same at scale 1/scale_denom (scale_num = 1), as djpeg -scale 1/N -dct int: libjpeg's
+// output_width x output_height, its reduced IDCTs (jidctred.c) and upsampling from the scaled
+// component sizes.
+Raster libjpeg_decode_scaled(const std::vector<std::uint8_t>& jpeg, int scale_denom);
+
+// libjpeg-turbo's C reduced IDCT (jpeg_idct_4x4, _2x2 or _1x1 of jidctred.c, which
+// libjpeg.so.62 exports) on one block: `coefficients` (64, natural order) dequantised by `quant`
+// (64, natural order, taken as the library's 16-bit multipliers); size * size samples, row-major.
+std::vector<std::uint8_t> libjpeg_idct_reduced(const std::int16_t* coefficients,
+                                               const std::uint16_t* quant, int size);
+
 // The quantised DCT coefficients libjpeg's jpeg_read_coefficients() gives: per component,
 // width_in_blocks x height_in_blocks blocks of 64 values in natural order, row-major.
 struct Coefficients {

@@ -38,6 +38,14 @@ struct JpegDecodeOptions {
   // one copy, and (with the fused kernels) one launch of each kernel for all of them. 0:
   // automatic (up to 16, fewer for small batches).
   int images_per_copy = 0;
+  // Scaled decoding, as libjpeg-turbo's scale_num = 1, scale_denom = N (djpeg -scale 1/N): 1, 2,
+  // 4 or 8; anything else is Error(InvalidArgument) from the constructor. At 1/N the output is
+  // ceil(width / N) x ceil(height / N), and each component's blocks are inverse-transformed
+  // straight to 8/N samples a side (chroma to as many more as spares it upsampling) by
+  // libjpeg-turbo's reduced IDCTs (jidctred.c), so the bytes equal its output. info() and every
+  // decode path give the scaled size. Lossless files (SOF3) are refused with Unsupported at any
+  // scale but 1 (libjpeg-turbo 3 ignores the scale for them).
+  int scale_denom = 1;
   // Lossless files: the order of the wavefront engine for predictors 3..7 (Tickets: one launch,
   // tiles in ticket order; Diagonals: one launch per anti-diagonal of tiles). Auto: Tickets,
   // with the row and column sums for predictors 1 and 2; Tickets and Diagonals take those to the
