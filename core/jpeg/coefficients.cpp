@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <string>
 
 #include "core/jpeg/entropy_parts.h"
@@ -81,59 +80,7 @@ CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t siz
   }
 }
 
-void CoefficientDecoder::check_scan(std::size_t si, std::vector<std::string>& warnings) {
-  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
-  const Scan& scan = header_.scans[si];
-  // jdinput.c latch_quant_tables: a component keeps the table in its slot when its first
-  // scan starts.
-  for (int c : scan.components) {
-    if (latched_[std::size_t(c)]) continue;
-    const int slot = header_.components[std::size_t(c)].quant_table;
-    const QuantTable& q = scan.quant_tables[std::size_t(slot)];
-    if (!q.defined)
-      invalid(scan.data_offset, "quantisation table " + std::to_string(slot) +
-                                    " is not defined before the scan that uses it");
-    for (int i = 0; i < 64; ++i) {
-      quant_[std::size_t(c)][std::size_t(zz[i])] = std::int16_t(q.values[std::size_t(i)]);
-      raw_quant_[std::size_t(c)][std::size_t(zz[i])] = q.values[std::size_t(i)];
-    }
-    latched_[std::size_t(c)] = true;
-  }
-  if (progressive_) {
-    // jdphuff.c / jdarith.c start_pass: parameters libjpeg-turbo refuses, then the
-    // progression status, where inconsistencies are only warnings.
-    const bool dc = scan.ss == 0;
-    bool bad =
-        dc ? scan.se != 0 : (scan.ss > scan.se || scan.se > 63 || scan.components.size() != 1);
-    if (scan.ah != 0 && scan.al != scan.ah - 1) bad = true;
-    if (scan.al > 13) bad = true;
-    if (bad)
-      invalid(scan.data_offset, "invalid progressive parameters Ss=" + std::to_string(scan.ss) +
-                                    " Se=" + std::to_string(scan.se) + " Ah=" +
-                                    std::to_string(scan.ah) + " Al=" + std::to_string(scan.al));
-    for (int c : scan.components) {
-      auto& bits = bits_[std::size_t(c)];
-      auto& prev = prev_bits_[std::size_t(c)];
-      bool inconsistent = !dc && bits[0] < 0;  // AC before any DC scan
-      for (int k = std::min(scan.ss, 1); k <= std::max(scan.se, 9); ++k)
-        prev[std::size_t(k)] = si > 0 ? bits[std::size_t(k)] : 0;
-      for (int k = scan.ss; k <= scan.se; ++k) {
-        const int expected = std::max(bits[std::size_t(k)], 0);
-        if (scan.ah != expected) inconsistent = true;
-        bits[std::size_t(k)] = scan.al;
-      }
-      if (inconsistent)
-        warnings.push_back("inconsistent progression sequence for component " + std::to_string(c) +
-                           " (scan at byte " + std::to_string(scan.data_offset) + ")");
-    }
-  } else if (scan.ss != 0 || scan.se != 63 || scan.ah != 0 || scan.al != 0) {
-    warnings.push_back("invalid SOS parameters for sequential JPEG (scan at byte " +
-                       std::to_string(scan.data_offset) + ")");
-  }
-}
-
-void CoefficientDecoder::run(std::vector<std::string>& warnings,
-                             const EntropyDecoder::Parallel& parallel) {
+void CoefficientDecoder::run(std::vector<std::string>& warnings) {
   const std::size_t nc = header_.components.size();
   coef_.assign(std::size_t(layout_.groups) * 64 * 64, 0);
   if (!arithmetic_) nonzero_.assign(std::size_t(layout_.groups) * 64, 0);
@@ -144,86 +91,65 @@ void CoefficientDecoder::run(std::vector<std::string>& warnings,
   prev_bits_.assign(nc, {});
   for (auto& b : bits_) b.fill(-1);
   for (auto& b : prev_bits_) b.fill(0);
-  // First the bookkeeping libjpeg-turbo does at each scan's start, in file order: the
-  // quantisation tables latched, the scan's parameters checked, the progression status. An
-  // error there stops the file at that scan, after the scans before it.
-  const std::size_t nscans = header_.scans.size();
-  std::vector<std::vector<std::string>> scan_warnings(nscans);
-  std::size_t limit = nscans;
-  std::exception_ptr check_error;
-  for (std::size_t si = 0; si < nscans && limit == nscans; ++si) {
-    try {
-      check_scan(si, scan_warnings[si]);
-    } catch (...) {
-      check_error = std::current_exception();
-      limit = si;
-    }
-  }
-  // Then the scans' data. Scans that share no coefficients (a component's AC bands, another
-  // component's, the DC bands) are independent: each set of scans linked by a shared
-  // (component, DC or AC) part is decoded in file order, the sets at once where `parallel`
-  // gives threads. The first error in file order is the one reported.
-  std::vector<int> root(2 * header_.components.size());
-  for (std::size_t i = 0; i < root.size(); ++i) root[i] = int(i);
-  auto find = [&](int x) {
-    while (root[std::size_t(x)] != x)
-      x = root[std::size_t(x)] = root[std::size_t(root[std::size_t(x)])];
-    return x;
-  };
-  auto parts = [&](const Scan& scan) {
-    std::vector<int> p;
+  static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+  for (std::size_t si = 0; si < header_.scans.size(); ++si) {
+    const Scan& scan = header_.scans[si];
+    // jdinput.c latch_quant_tables: a component keeps the table in its slot when its first
+    // scan starts.
     for (int c : scan.components) {
-      if (scan.ss == 0) p.push_back(2 * c);
-      if (scan.se > 0) p.push_back(2 * c + 1);
-    }
-    return p;
-  };
-  for (std::size_t si = 0; si < limit; ++si) {
-    const std::vector<int> p = parts(header_.scans[si]);
-    for (std::size_t k = 1; k < p.size(); ++k) root[std::size_t(find(p[k]))] = find(p[0]);
-  }
-  std::vector<std::vector<std::size_t>> sets;
-  std::vector<int> set_of(root.size(), -1);
-  for (std::size_t si = 0; si < limit; ++si) {
-    const std::vector<int> p = parts(header_.scans[si]);
-    if (p.empty()) continue;
-    int& set = set_of[std::size_t(find(p[0]))];
-    if (set < 0) {
-      set = int(sets.size());
-      sets.emplace_back();
-    }
-    sets[std::size_t(set)].push_back(si);
-  }
-  std::vector<ScanOutcome> outcomes(nscans);
-  std::vector<std::exception_ptr> errors(nscans);
-  auto decode_set = [&](std::size_t k) {
-    for (std::size_t si : sets[k]) {
-      try {
-        const Scan& scan = header_.scans[si];
-        if (arithmetic_) {
-          decode_arithmetic_scan(data_, size_, header_, scan, geometry_[si], progressive_,
-                                 coef_.data(), outcomes[si], scan_warnings[si]);
-        } else {
-          decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(),
-                                  nonzero_.data(), outcomes[si], scan_warnings[si]);
-        }
-      } catch (...) {
-        errors[si] = std::current_exception();
-        return;  // the set's later scans would follow this one
+      if (latched_[std::size_t(c)]) continue;
+      const int slot = header_.components[std::size_t(c)].quant_table;
+      const QuantTable& q = scan.quant_tables[std::size_t(slot)];
+      if (!q.defined)
+        invalid(scan.data_offset, "quantisation table " + std::to_string(slot) +
+                                      " is not defined before the scan that uses it");
+      for (int i = 0; i < 64; ++i) {
+        quant_[std::size_t(c)][std::size_t(zz[i])] = std::int16_t(q.values[std::size_t(i)]);
+        raw_quant_[std::size_t(c)][std::size_t(zz[i])] = q.values[std::size_t(i)];
       }
+      latched_[std::size_t(c)] = true;
     }
-  };
-  if (parallel && sets.size() > 1) {
-    parallel(sets.size(), decode_set);
-  } else {
-    for (std::size_t k = 0; k < sets.size(); ++k) decode_set(k);
-  }
-  for (std::size_t si = 0; si < limit; ++si)
-    if (errors[si]) std::rethrow_exception(errors[si]);
-  if (check_error) std::rethrow_exception(check_error);
-  for (std::size_t si = 0; si < nscans; ++si) {
-    warnings.insert(warnings.end(), scan_warnings[si].begin(), scan_warnings[si].end());
-    last_good_imcu_row_ = outcomes[si].last_good_imcu_row;
+    if (progressive_) {
+      // jdphuff.c / jdarith.c start_pass: parameters libjpeg-turbo refuses, then the
+      // progression status, where inconsistencies are only warnings.
+      const bool dc = scan.ss == 0;
+      bool bad =
+          dc ? scan.se != 0 : (scan.ss > scan.se || scan.se > 63 || scan.components.size() != 1);
+      if (scan.ah != 0 && scan.al != scan.ah - 1) bad = true;
+      if (scan.al > 13) bad = true;
+      if (bad)
+        invalid(scan.data_offset, "invalid progressive parameters Ss=" + std::to_string(scan.ss) +
+                                      " Se=" + std::to_string(scan.se) + " Ah=" +
+                                      std::to_string(scan.ah) + " Al=" + std::to_string(scan.al));
+      for (int c : scan.components) {
+        auto& bits = bits_[std::size_t(c)];
+        auto& prev = prev_bits_[std::size_t(c)];
+        bool inconsistent = !dc && bits[0] < 0;  // AC before any DC scan
+        for (int k = std::min(scan.ss, 1); k <= std::max(scan.se, 9); ++k)
+          prev[std::size_t(k)] = si > 0 ? bits[std::size_t(k)] : 0;
+        for (int k = scan.ss; k <= scan.se; ++k) {
+          const int expected = std::max(bits[std::size_t(k)], 0);
+          if (scan.ah != expected) inconsistent = true;
+          bits[std::size_t(k)] = scan.al;
+        }
+        if (inconsistent)
+          warnings.push_back("inconsistent progression sequence for component " +
+                             std::to_string(c) + " (scan at byte " +
+                             std::to_string(scan.data_offset) + ")");
+      }
+    } else if (scan.ss != 0 || scan.se != 63 || scan.ah != 0 || scan.al != 0) {
+      warnings.push_back("invalid SOS parameters for sequential JPEG (scan at byte " +
+                         std::to_string(scan.data_offset) + ")");
+    }
+    ScanOutcome outcome;
+    if (arithmetic_) {
+      decode_arithmetic_scan(data_, size_, header_, scan, geometry_[si], progressive_, coef_.data(),
+                             outcome, warnings);
+    } else {
+      decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(),
+                              nonzero_.data(), outcome, warnings);
+    }
+    last_good_imcu_row_ = outcome.last_good_imcu_row;
   }
   smoothed_ = false;
   if (progressive_ && smoothing_ok()) {

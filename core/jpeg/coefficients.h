@@ -92,10 +92,9 @@ class CoefficientDecoder {
   CoefficientDecoder(const std::uint8_t* data, std::size_t size, const Header& header,
                      const Layout& layout);
 
-  // Decodes every scan, then applies block smoothing where libjpeg-turbo would. Warnings go to
-  // `warnings`, in file order. Scans that share no coefficients are decoded at once on the
-  // threads `parallel` gives, when given (one image with several threads to itself).
-  void run(std::vector<std::string>& warnings, const EntropyDecoder::Parallel& parallel = {});
+  // Decodes every scan in order, then applies block smoothing where libjpeg-turbo would.
+  // Warnings go to `warnings`.
+  void run(std::vector<std::string>& warnings);
 
   // Whether run() applied block smoothing (libjpeg-turbo's do_block_smoothing, on by default,
   // used for progressive files whose first AC coefficients are not all complete).
@@ -117,9 +116,6 @@ class CoefficientDecoder {
   const std::vector<std::array<std::int32_t, 64>>& quant() const { return quant_; }
 
  private:
-  // What libjpeg-turbo does when scan `si` starts: latch quantisation tables, check the
-  // parameters (Error(InvalidData)), update the progression status (warnings).
-  void check_scan(std::size_t si, std::vector<std::string>& warnings);
   // jdcoefct.c smoothing_ok() and decompress_smooth_data(), in smoothing.cpp.
   bool smoothing_ok() const;
   void smooth();

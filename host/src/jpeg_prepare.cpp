@@ -69,7 +69,7 @@ void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOp
       // Progressive and arithmetic-coded files: every scan into one coefficient buffer, then
       // tokens (docs/token-stream.md, "Progressive and arithmetic-coded files").
       jpeg::CoefficientDecoder decoder(data, size, header, layout);
-      decoder.run(coef_warnings, parallel);
+      decoder.run(coef_warnings);
       decoder.tokenize(std::max(1, std::min(threads, int(layout.groups / 64) + 1)), parallel,
                        results);
       quant = decoder.quant();
