@@ -48,7 +48,6 @@ ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Sca
     g.rows_per_imcu = header.components[std::size_t(scan.components[0])].v;
   }
   g.restart = scan.restart_interval;
-  g.intervals = g.restart ? (g.mcus() + g.restart - 1) / g.restart : 1;
   return g;
 }
 

@@ -37,8 +37,7 @@ struct ScanGeometry {
   };
   std::vector<Block> mcu;  // the blocks of one MCU, in coding order
   int mcus_x = 0, mcus_y = 0;
-  int restart = 0;    // MCUs per restart interval; 0: none
-  int intervals = 1;  // restart intervals of the scan
+  int restart = 0;  // MCUs per restart interval; 0: none
   const Layout* layout = nullptr;
   int mcus() const { return mcus_x * mcus_y; }
   // Global block index (the token stream's numbering) of block `b` of MCU `m`.

@@ -152,10 +152,9 @@ const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
 
 }  // namespace
 
-void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header& header,
-                             const Scan& scan, const ScanGeometry& g, std::int16_t* coef,
-                             std::uint64_t* nonzero, ScanOutcome& outcome,
-                             std::vector<std::string>& warnings) {
+void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header&, const Scan& scan,
+                             const ScanGeometry& g, std::int16_t* coef, std::uint64_t* nonzero,
+                             ScanOutcome& outcome, std::vector<std::string>& warnings) {
   const bool dc_band = scan.ss == 0;
   const int al = scan.al, ss = scan.ss, se = scan.se;
   const std::size_t ncomp = scan.components.size();
@@ -174,7 +173,6 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
   } else if (!dc_band) {
     tables.emplace_back(table_of(scan, 0, true));
   }
-  (void)header;
 
   const int mcus = g.mcus();
   const int per_interval = g.restart ? g.restart : mcus;
