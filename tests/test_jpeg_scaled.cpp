@@ -26,7 +26,9 @@
 #include "tools/ljpeg_encode.h"
 
 using namespace hetcodec;
+using hetcodec::test::borrowed;
 using hetcodec::test::check_equal;
+using hetcodec::test::read_back;
 using hetcodec::test::EncodeParams;
 using hetcodec::test::Raster;
 
@@ -177,23 +179,11 @@ const std::vector<Sample>& full_corpus() {
   return c;
 }
 
-std::shared_ptr<Device> borrowed(Device& device) {
-  return std::shared_ptr<Device>(&device, [](Device*) {});
-}
-
 JpegDecodeOptions scaled(int denom, bool fused = true) {
   JpegDecodeOptions o;
   o.scale_denom = denom;
   o.fused = fused;
   return o;
-}
-
-// The samples back from a device image.
-std::vector<std::uint8_t> read_back(Device& device, const DeviceImage& d) {
-  auto queue = device.create_queue();
-  std::vector<std::uint8_t> back(d.bytes());
-  queue->read(back.data(), *d.buffer, d.offset, back.size());
-  return back;
 }
 
 }  // namespace

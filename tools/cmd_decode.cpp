@@ -1,6 +1,7 @@
 // `hetcodec decode`.
 #include <png.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -106,6 +107,7 @@ struct DecodeOptions {
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
   std::string scale = "1/1";  // --scale: 1/1, 1/2, 1/4 or 1/8
+  std::string crop;           // --crop WxH+X+Y, or empty
   RowTableFiles row_tables;   // lossless files: --row-table, --write-row-table
 };
 
@@ -118,6 +120,29 @@ int scale_denom(const std::string& scale) {
     if (scale == s) return std::stoi(scale.substr(2));
   throw Error(ErrorCode::InvalidArgument,
               "--scale " + scale + " is not 1/1, 1/2, 1/4 or 1/8 (as djpeg -scale 1/N)");
+}
+
+// The region of a --crop WxH+X+Y (djpeg -crop's syntax); whole() for an empty string;
+// Error(InvalidArgument) naming the value for anything else. Whether it fits an image is the
+// decoder's check, image by image.
+Region crop_region(const std::string& crop) {
+  Region r;
+  if (crop.empty()) return r;
+  unsigned w = 0, h = 0, x = 0, y = 0;
+  char tail = 0;
+  const bool parsed = std::sscanf(crop.c_str(), "%ux%u+%u+%u%c", &w, &h, &x, &y, &tail) == 4 &&
+                      std::isdigit(static_cast<unsigned char>(crop[0]));
+  const unsigned limit = 65535;  // a JPEG's largest side
+  if (!parsed || w == 0 || h == 0 || w > limit || h > limit || x > limit || y > limit)
+    throw Error(ErrorCode::InvalidArgument,
+                "--crop " + crop +
+                    " is not WxH+X+Y (a region of W x H pixels from column X, row Y, each "
+                    "at most 65535, W and H at least 1; as djpeg -crop)");
+  r.width = int(w);
+  r.height = int(h);
+  r.x = int(x);
+  r.y = int(y);
+  return r;
 }
 
 JpegDecodeOptions decoder_options(const DecodeOptions& o) {
@@ -184,7 +209,16 @@ struct DecodeRun {
         f.error = "--scale " + o.scale + " scales JPEG files only (their IDCT); this is a PNG";
         return f;
       }
+      if (f.png && !o.crop.empty()) {
+        f.error = "--crop " + o.crop + " crops JPEG files only; this is a PNG";
+        return f;
+      }
       f.precision = f.png ? 0 : lossless_precision(f.bytes);
+      if (f.precision && !o.crop.empty()) {
+        f.error = "--crop " + o.crop +
+                  " crops lossy JPEG files only; this is a lossless JPEG (SOF3), decoded whole";
+        return f;
+      }
       if (o.row_tables.any() && !f.precision) {
         f.error = "--row-table and --write-row-table take a lossless JPEG (SOF3) file; this is " +
                   std::string(f.png ? "a PNG" : "a JPEG of another coding process");
@@ -240,16 +274,18 @@ struct DecodeRun {
   void decode_files(const std::vector<FileJob>& jobs, std::size_t start, std::size_t end) {
     std::vector<File> files;
     std::vector<Input> jpegs, pngs_in;
+    const Region crop = crop_region(o.crop);
     std::vector<std::size_t> slot;
     for (std::size_t i = start; i < end; ++i) {
       files.push_back(prepare(jobs[i]));
       const File& f = files.back();
       auto& inputs = f.png ? pngs_in : jpegs;
       slot.push_back(inputs.size());
-      if (f.error.empty() && !f.apart) inputs.push_back({f.bytes.data(), f.bytes.size()});
+      if (f.error.empty() && !f.apart)
+        inputs.push_back({f.bytes.data(), f.bytes.size(), f.png ? Region{} : crop});
     }
     BatchErrors jpeg_errors, png_errors;
-    std::vector<Image> jpeg_images =
+    std::vector<Image> jpeg_images =  // (each JPEG's crop checked against its size there)
         jpegs.empty() ? std::vector<Image>{} : decoder.decode_batch(jpegs, &jpeg_errors);
     std::vector<Image> png_images =
         pngs_in.empty() ? std::vector<Image>{} : pngs().decode_batch(pngs_in, &png_errors);
@@ -293,6 +329,7 @@ int run_decode(const GlobalOptions& g, const DecodeOptions& o) {
     throw Error(ErrorCode::InvalidArgument,
                 "--row-table and --write-row-table take one file: decode IN OUT --row-table FILE");
   scale_denom(o.scale);
+  crop_region(o.crop);
   const auto jobs =
       plan_jobs("decode", o.files, o.output_dir, o.output_dir.empty() ? "" : o.format);
   auto device = open_selected_device(g, "decode");
@@ -337,6 +374,11 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "as djpeg -scale 1/N -dct int does, byte for byte: the blocks are inverse-transformed\n"
       "straight to 4x4, 2x2 or 1x1 samples (libjpeg-turbo's reduced IDCTs), less work than\n"
       "decoding whole and resizing. Lossless JPEGs and PNGs are not scaled (an error).\n"
+      "--crop WxH+X+Y decodes only the W x H pixels at column X, row Y of a JPEG's output\n"
+      "(of the scaled output with --scale), as djpeg -crop WxH+X+Y gives them: libjpeg-turbo\n"
+      "widens the region leftwards to an iMCU column (8 to 32 pixels) and upsamples chroma as\n"
+      "if that column and the region's right side were the image's edges, so pixels beside\n"
+      "them may differ slightly from the whole image's. A region outside an image fails it.\n"
       "A file that cannot be read, decoded or written is reported and the others go on.\n"
       "A png output keeps the input's metadata unless --strip is given: a JPEG's EXIF and ICC\n"
       "profile, a PNG's iCCP, sRGB, gAMA, cHRM, pHYs, text and eXIf chunks.");
@@ -361,6 +403,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({kScales[0], kScales[1], kScales[2], kScales[3]}))
       ->type_name("1/N")
       ->capture_default_str();
+  cmd->add_option("--crop", o->crop,
+                  "decode only this region of each JPEG, as djpeg -crop WxH+X+Y (its pixels)")
+      ->type_name("WxH+X+Y");
   cmd->add_flag("--strip", o->strip, kStripHelp);
   cmd->add_option("--row-table", o->row_tables.read,
                   "a lossless JPEG's row table sidecar (little-endian 32-bit entries, or 64-bit:\n"

@@ -111,6 +111,8 @@ Layout make_layout(const Header& h, int scale_denom) {
     cl.hr = h.max_h * min_size / (c.h * cl.block);
     cl.vr = h.max_v * min_size / (c.v * cl.block);
     cl.method = hc_upsample_method(cl.hr, cl.vr, cl.scaled_width, min_size > 1);
+    cl.window_width = cl.scaled_width;
+    cl.window_method = cl.method;
     cl.quant = c.quant_table;
     cl.blocks = std::uint32_t(cl.grid_w) * std::uint32_t(cl.grid_h);
     cl.groups = (cl.blocks + 63) / 64;
@@ -127,6 +129,42 @@ Layout make_layout(const Header& h, int scale_denom) {
   l.groups = first_group;
   l.plane_bytes = plane;
   return l;
+}
+
+void crop_layout(Layout& l, const Header& h, int x, int y, int width, int height) {
+  if (width <= 0 || height <= 0 || x < 0 || y < 0 || x > l.output_width - width ||
+      y > l.output_height - height)
+    throw Error(ErrorCode::InvalidArgument,
+                "jpeg: crop " + std::to_string(width) + "x" + std::to_string(height) + "+" +
+                    std::to_string(x) + "+" + std::to_string(y) + " is not inside the " +
+                    std::to_string(l.output_width) + "x" + std::to_string(l.output_height) +
+                    " output");
+  const int min_size = 8 / l.scale_denom;
+  l.crop_x = x;
+  l.crop_y = y;
+  const int full_width = l.output_width;
+  l.output_width = width;
+  l.output_height = height;
+  if (width == full_width) return;  // jpeg_crop_scanline leaves the columns alone
+  // jpeg_crop_scanline: the window starts on an iMCU column (one block of a grayscale file),
+  // and its downsampled widths are those of an image as wide as the window. (libjpeg-turbo
+  // 2.1.5 leaves out the IDCT scaling of components with larger blocks here; that matters only
+  // where such a component is upsampled 2:1 fancily, as 4:1:1 chroma at 1/2, and later
+  // versions compute it as here.)
+  const bool gray = h.components.size() == 1;
+  const int align = gray ? min_size : min_size * h.max_h;
+  l.window_x = x / align * align;
+  const int window_width = width + x - l.window_x;
+  for (std::size_t c = 0; c < l.components.size(); ++c) {
+    ComponentLayout& cl = l.components[c];
+    const int hsf = gray ? 1 : h.components[c].h;
+    cl.first_block_col = l.window_x / align * hsf;
+    cl.window_col = cl.first_block_col * cl.block;
+    cl.window_width = div_up(window_width * hsf * cl.block, (gray ? 1 : h.max_h) * min_size);
+    // jinit_upsampler runs again, with the new widths, only when one falls below 2.
+    if (cl.window_width < 2 && cl.scaled_width >= 2)
+      cl.window_method = hc_upsample_method(cl.hr, cl.vr, cl.window_width, min_size > 1);
+  }
 }
 
 }  // namespace hetcodec::jpeg

@@ -32,6 +32,11 @@ struct ComponentLayout {
   std::uint32_t first_block = 0, blocks = 0;  // global block index = first_block + raster index
   std::uint32_t first_group = 0, groups = 0;  // first_block == first_group * 64
   std::size_t plane_offset = 0, stride = 0;   // bytes in the planes buffer; stride grid_w * block
+  // What the colour stage reads: the downsampled width and upsampling method from the left edge
+  // of the decoded window, and that edge's sample column in the plane. The whole width
+  // (scaled_width, method, 0) unless crop_layout() narrowed the window.
+  int window_width = 0, window_method = 0, window_col = 0;
+  int first_block_col = 0;  // the window's first block column (libjpeg's first_MCU_col)
 };
 
 struct Layout {
@@ -39,6 +44,11 @@ struct Layout {
   int scale_denom = 1;        // output scale 1/scale_denom: 1, 2, 4 or 8
   // libjpeg's output_width and output_height: ceil(width / scale_denom), ...
   int output_width = 0, output_height = 0;
+  // A region of the output decoded alone (crop_layout()): output_width x output_height pixels
+  // from column crop_x, row crop_y of the whole output; window_x <= crop_x is the column where
+  // the decoded window starts, crop_x rounded down to an iMCU column as jpeg_crop_scanline
+  // rounds it. All 0 without a crop.
+  int crop_x = 0, crop_y = 0, window_x = 0;
   int mcus_x = 0, mcus_y = 0;  // of an interleaved scan
   std::vector<ComponentLayout> components;
   int color = 0;  // HC_COLOR_* (core/portable/jpeg_job.h)
@@ -59,6 +69,17 @@ int scaled_size(int size, int scale_denom);
 // coding, and for sampling factors libjpeg-turbo also refuses (non-integral ratios, more than 10
 // blocks in an MCU); Error(InvalidArgument) for a scale_denom other than 1, 2, 4 or 8.
 Layout make_layout(const Header& header, int scale_denom = 1);
+
+// Narrows a layout to the region of `width` x `height` output pixels at (x, y) (coordinates of
+// the scaled output), as libjpeg-turbo decodes it with jpeg_crop_scanline and
+// jpeg_skip_scanlines: rows as in the whole image; across, the window starts at x rounded down
+// to an iMCU column, whose left and right edges the upsampling treats as image edges (the
+// downsampled widths from jpeg_crop_scanline, the method jinit_upsampler picks again when one
+// falls below 2 samples), and so does block smoothing at the left edge (first_block_col). A
+// region of the whole width keeps the layout's columns, as jpeg_crop_scanline does.
+// Error(InvalidArgument) naming the region and the output size for an empty region or one
+// outside the output.
+void crop_layout(Layout& layout, const Header& header, int x, int y, int width, int height);
 
 }  // namespace hetcodec::jpeg
 

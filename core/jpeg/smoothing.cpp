@@ -6,6 +6,7 @@
 // has arrived, the DC value too. Its output is the contract, so its edge handling is
 // reproduced as it is, including where it reuses a row or column other than the true
 // neighbour.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -100,14 +101,17 @@ void CoefficientDecoder::smooth() {
         // The 5 x 5 window of DC values, DC[r][x] with r the row above (0, 1), this (2) and
         // below (3, 4), x the column two left of this one to two right: libjpeg's DC01..DC25
         // sliding registers, which start as copies of column 0.
+        // A cropped decode starts them at the window's first column (its first_MCU_col), as
+        // if the image began there.
+        const int first = std::min(cl.first_block_col, wb - 1);
         int w[5][5];
         for (int r = 0; r < 5; ++r)
-          for (int x = 0; x < 5; ++x) w[r][x] = dc_at(rows[r], 0);
+          for (int x = 0; x < 5; ++x) w[r][x] = dc_at(rows[r], first);
         const int last_col = wb - 1;
-        for (int col = 0; col < wb; ++col) {
+        for (int col = first; col < wb; ++col) {
           std::int16_t* ws = block(row, col);  // zigzag order: ws[i] is coefficient i
-          if (col == 0 && col < last_col)
-            for (int r = 0; r < 5; ++r) w[r][3] = dc_at(rows[r], 1);
+          if (col == first && col < last_col)
+            for (int r = 0; r < 5; ++r) w[r][3] = dc_at(rows[r], first + 1);
           if (col + 1 < last_col)
             for (int r = 0; r < 5; ++r) w[r][4] = dc_at(rows[r], col + 2);
           // Names as libjpeg's: DCnn is w[(nn - 1) / 5][(nn - 1) % 5].

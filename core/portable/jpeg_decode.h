@@ -92,14 +92,15 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
   HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
   hc_u32 width = h->width;
   hc_u32 row = i / width;
-  hc_i32 x = (hc_i32)(i - row * width), y = (hc_i32)row; /* no / and % pair: see above */
+  /* no / and % pair: see above; (x, y) in the decoded window (the crop's origin added) */
+  hc_i32 x = (hc_i32)(i - row * width + h->origin_x), y = (hc_i32)(row + h->origin_y);
   int nc = (int)h->components;
   hc_i32 s[4] = {0, 0, 0, 0};
   int c;
   for (c = 0; c < nc; c++) {
     HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-    s[c] = hc_upsample_at(planes + r->plane_offset, r->stride, (hc_i32)r->width, (hc_i32)r->height,
-                          (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y);
+    s[c] = hc_upsample_at(planes + r->plane_offset + r->window_col, r->stride, (hc_i32)r->width,
+                          (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y);
   }
   switch (h->color) {
     case HC_COLOR_GRAY:

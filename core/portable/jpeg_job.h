@@ -10,16 +10,17 @@
  * output_height), each component's width and height its samples after that scaling.
  *
  * Versions: 2 added `version` and each component's `block` (1 had neither: every block 8x8,
- * word 10 zero); the kernels and the host are built together, so the field documents a saved
- * job rather than gating one. */
+ * word 10 zero); 3 the crop (origin_x, origin_y, each component's window_col: 72 words). The
+ * kernels and the host are built together, so the field documents a saved job rather than
+ * gating one. */
 #ifndef HETCODEC_PORTABLE_JPEG_JOB_H
 #define HETCODEC_PORTABLE_JPEG_JOB_H
 
 #include "core/portable/common.h"
 
 #define HC_JOB_MAGIC 0x424F4A48u /* "HJOB" */
-#define HC_JOB_VERSION 2u
-#define HC_JOB_WORDS 64
+#define HC_JOB_VERSION 3u
+#define HC_JOB_WORDS 72
 #define HC_JOB_QUANT_WORDS (4 * 64)
 #define HC_JOB_TOKENS_WORD (HC_JOB_WORDS + HC_JOB_QUANT_WORDS) /* token stream starts here */
 
@@ -32,11 +33,14 @@ typedef struct hc_jpeg_component {
   hc_u32 quant;        /* its table among the job's four (the job holds one per component) */
   hc_u32 plane_offset; /* byte offset of its plane in the planes buffer */
   hc_u32 stride;       /* plane row pitch in bytes: grid_w * block */
-  hc_u32 width;        /* downsampled width and height in samples, after IDCT scaling */
+  /* Downsampled width in samples, after IDCT scaling, from the decoded window's left edge
+   * (window_col), and the height: what the upsampling sees as the component's edges. */
+  hc_u32 width;
   hc_u32 height;
-  hc_u32 hr, vr; /* upsampling factors (from the scaled sizes) */
-  hc_u32 method; /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
-  hc_u32 block;  /* samples per block side: 8, 4, 2 or 1 (libjpeg's DCT_scaled_size) */
+  hc_u32 hr, vr;      /* upsampling factors (from the scaled sizes) */
+  hc_u32 method;      /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
+  hc_u32 block;       /* samples per block side: 8, 4, 2 or 1 (libjpeg's DCT_scaled_size) */
+  hc_u32 window_col;  /* the plane column of the window's left edge (0 without a crop) */
 } hc_jpeg_component;
 
 /* The job header: HC_JOB_WORDS words of fixed-width fields, the same layout in C++, CUDA and
@@ -52,7 +56,11 @@ typedef struct hc_jpeg_job {
   hc_u32 tokens;       /* word offset of the first token inside the job */
   hc_u32 blocks;       /* blocks of all components together */
   hc_u32 version;      /* HC_JOB_VERSION */
-  hc_u32 reserved;
+  /* A cropped decode: output pixel (x, y) is pixel (x + origin_x, y + origin_y) of the
+   * decoded window, whose columns start at each component's window_col and whose rows are the
+   * image's. Both 0 without a crop. */
+  hc_u32 origin_x, origin_y;
+  hc_u32 reserved[3];
   hc_jpeg_component component[4];
 } hc_jpeg_job;
 

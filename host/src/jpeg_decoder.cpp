@@ -29,6 +29,14 @@ bool lossless_file(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+// Lossless files are decoded whole (their rows are predicted from the ones before, all the way
+// across).
+void check_no_crop(const Input& input) {
+  if (!input.crop.whole())
+    throw Error(ErrorCode::Unsupported,
+                "jpeg: cropped decoding of a lossless file (SOF3); decode it whole");
+}
+
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -199,7 +207,7 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors*
       place = [this, &b, i](std::size_t bytes, detail::JpegPrepared& p) {
         return detail::place_in_chunk(b.chunks[i / b.plan.per_chunk], bytes, p, pinned);
       };
-    detail::prepare_jpeg(inputs[i].data, inputs[i].size, options, per_image, b.prepared[i],
+    detail::prepare_jpeg(inputs[i], options, per_image, b.prepared[i],
                          scratch[std::size_t(worker)], place, &engine.pool());
   };
   const detail::BatchOutcome out =
@@ -229,10 +237,10 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors*
   std::rethrow_exception(failure);
 }
 
-detail::JpegPrepared JpegDecoder::Impl::prepare_one(const std::uint8_t* data, std::size_t size) {
+detail::JpegPrepared JpegDecoder::Impl::prepare_one(const Input& input) {
   detail::JpegPrepared p;
   if (scratch.empty()) scratch.resize(1);
-  detail::prepare_jpeg(data, size, options, options.threads, p, scratch.back(), {}, &engine.pool());
+  detail::prepare_jpeg(input, options, options.threads, p, scratch.back(), {}, &engine.pool());
   times.huffman += p.seconds;
   if (!p.ok) throw Error(p.code, p.error);
   return p;
@@ -282,10 +290,13 @@ ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
   return info;
 }
 
-Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
-  if (lossless_file(data, size)) return decode_lossless(data, size);
+Image JpegDecoder::decode(const Input& input) {
+  if (lossless_file(input.data, input.size)) {
+    check_no_crop(input);
+    return decode_lossless(input.data, input.size);
+  }
   std::vector<detail::JpegPrepared> p(1);
-  p[0] = impl_->prepare_one(data, size);
+  p[0] = impl_->prepare_one(input);
   std::vector<Image> images(1);
   Image& img = images[0];
   img.width = int(p[0].info.width);
@@ -301,10 +312,13 @@ Image JpegDecoder::decode(const std::uint8_t* data, std::size_t size) {
   return std::move(images[0]);
 }
 
-DeviceImage JpegDecoder::decode_to_device(const std::uint8_t* data, std::size_t size) {
-  if (lossless_file(data, size)) return decode_lossless_to_device(data, size);
+DeviceImage JpegDecoder::decode_to_device(const Input& input) {
+  if (lossless_file(input.data, input.size)) {
+    check_no_crop(input);
+    return decode_lossless_to_device(input.data, input.size);
+  }
   std::vector<detail::JpegPrepared> p(1);
-  p[0] = impl_->prepare_one(data, size);
+  p[0] = impl_->prepare_one(input);
   DeviceImage img;
   img.width = int(p[0].info.width);
   img.height = int(p[0].info.height);
@@ -345,6 +359,7 @@ std::vector<Image> JpegDecoder::decode_batch(const std::vector<Input>& inputs,
   }
   for (std::size_t i : lossless) {
     try {
+      check_no_crop(inputs[i]);
       images[i] = decode_lossless(inputs[i].data, inputs[i].size);
     } catch (const Error& e) {
       failed[i] = e;
@@ -376,8 +391,12 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
     try {
       const jpeg::Header h = jpeg::parse_frame(inputs[i].data, inputs[i].size, limits);
       const int denom = impl_->options.scale_denom;
-      bytes = (std::size_t(jpeg::scaled_size(h.width, denom)) *
-                   std::size_t(jpeg::scaled_size(h.height, denom)) * h.components.size() +
+      const Region& crop = inputs[i].crop;
+      const bool cropped = !crop.whole() && crop.width > 0 && crop.height > 0;
+      bytes = ((cropped ? std::size_t(crop.width) : std::size_t(jpeg::scaled_size(h.width, denom))) *
+                   (cropped ? std::size_t(crop.height)
+                            : std::size_t(jpeg::scaled_size(h.height, denom))) *
+                   h.components.size() +
                4095) /
               4096 * 4096;
     } catch (const Error&) {

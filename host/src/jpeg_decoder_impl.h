@@ -66,7 +66,7 @@ struct JpegDecoder::Impl {
                  std::size_t base = 0);
   void feed_chunk(Batch& b, std::size_t c);
   // The CPU stage of one image on all threads; throws its failure.
-  detail::JpegPrepared prepare_one(const std::uint8_t* data, std::size_t size);
+  detail::JpegPrepared prepare_one(const Input& input);
 
   // Lossless files (ljpeg_decoder.cpp): one queue and buffers reused from file to file.
   struct Lossless {

@@ -51,15 +51,20 @@ bool uses_coefficients(const jpeg::Header& h) {
 
 }  // namespace
 
-void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
+void prepare_jpeg(const Input& input, const JpegDecodeOptions& options,
                   int threads, JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
                   const JobPlacer& place, WorkerPool* pool) {
   const auto t0 = std::chrono::steady_clock::now();
+  const std::uint8_t* const data = input.data;
+  const std::size_t size = input.size;
   try {
     jpeg::Limits limits;
     limits.max_pixels = options.max_pixels;
     const jpeg::Header header = jpeg::parse(data, size, limits);
-    const jpeg::Layout layout = jpeg::make_layout(header, options.scale_denom);
+    jpeg::Layout layout = jpeg::make_layout(header, options.scale_denom);
+    if (!input.crop.whole())
+      jpeg::crop_layout(layout, header, input.crop.x, input.crop.y, input.crop.width,
+                        input.crop.height);
     auto parallel = [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
       parallel_for(count, threads, fn, pool);
     };

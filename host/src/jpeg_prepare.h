@@ -45,7 +45,8 @@ using JobPlacer = std::function<std::uint8_t*(std::size_t bytes, JpegPrepared& o
 // `out` (ok, code, error), never thrown. `results` is scratch the caller keeps from image to
 // image (its capacity is reused). `place`, when given, supplies pinned memory for the job
 // instead of out.job.
-void prepare_jpeg(const std::uint8_t* data, std::size_t size, const JpegDecodeOptions& options,
+// `crop`: the region of the (scaled) output to decode, or whole().
+void prepare_jpeg(const Input& input, const JpegDecodeOptions& options,
                   int threads, JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
                   const JobPlacer& place = {}, WorkerPool* pool = nullptr);
 

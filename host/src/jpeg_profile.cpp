@@ -144,7 +144,7 @@ JpegDecoder::StageTimes JpegDecoder::profile_stages(const std::vector<Input>& in
         [&](std::size_t i) {
           thread_local std::vector<jpeg::EntropyResult> results;  // profiling only
           detail::prepare_jpeg(
-              inputs[i].data, inputs[i].size, im.options, per_image, prepared[i], results,
+              inputs[i], im.options, per_image, prepared[i], results,
               [&im, &chunks, i, per_chunk](std::size_t bytes, detail::JpegPrepared& p) {
                 return detail::place_in_chunk(chunks[i / per_chunk], bytes, p, im.pinned);
               },

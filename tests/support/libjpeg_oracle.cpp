@@ -55,11 +55,17 @@ void count_warnings(j_common_ptr cinfo, int level) {
   if (level < 0) ++*static_cast<int*>(cinfo->client_data);
 }
 
+// A region of the scaled output, read through jpeg_crop_scanline and jpeg_skip_scanlines.
+struct Crop {
+  int x, y, width, height;
+  int* window_x;  // receives the window's left edge as jpeg_crop_scanline widened it
+};
+
 // Decompresses with JDCT_ISLOW and default upsampling into `out_space`, or into libjpeg's
-// default output colour space when `out_space` is JCS_UNKNOWN, at scale 1/scale_denom. Counts
-// warnings.
+// default output colour space when `out_space` is JCS_UNKNOWN, at scale 1/scale_denom, the whole
+// image or `crop`. Counts warnings.
 Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_space, int* warnings,
-                   int scale_denom = 1) {
+                   int scale_denom = 1, const Crop* crop = nullptr) {
   jpeg_decompress_struct cinfo{};
   ErrorManager err{};
   int count = 0;
@@ -80,15 +86,36 @@ Raster decode_into(const std::vector<std::uint8_t>& jpeg, J_COLOR_SPACE out_spac
   cinfo.scale_denom = static_cast<unsigned>(scale_denom);
   jpeg_start_decompress(&cinfo);
   Raster r;
-  r.width = static_cast<int>(cinfo.output_width);
-  r.height = static_cast<int>(cinfo.output_height);
   r.components = cinfo.output_components;
-  r.samples.resize(std::size_t(r.width) * r.height * r.components);
-  while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = r.samples.data() + std::size_t(cinfo.output_scanline) * r.width * r.components;
-    jpeg_read_scanlines(&cinfo, &row, 1);
+  const std::size_t comps = std::size_t(r.components);
+  if (!crop) {
+    r.width = static_cast<int>(cinfo.output_width);
+    r.height = static_cast<int>(cinfo.output_height);
+    r.samples.resize(std::size_t(r.width) * r.height * comps);
+    while (cinfo.output_scanline < cinfo.output_height) {
+      JSAMPROW row = r.samples.data() + std::size_t(cinfo.output_scanline) * r.width * comps;
+      jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+  } else {
+    JDIMENSION x0 = static_cast<JDIMENSION>(crop->x), w0 = static_cast<JDIMENSION>(crop->width);
+    jpeg_crop_scanline(&cinfo, &x0, &w0);
+    if (crop->window_x) *crop->window_x = static_cast<int>(x0);
+    std::vector<std::uint8_t> row(std::size_t(w0) * comps);
+    if (crop->y > 0) jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(crop->y));
+    r.width = crop->width;
+    r.height = crop->height;
+    r.samples.resize(std::size_t(r.width) * r.height * comps);
+    const std::size_t skip = (std::size_t(crop->x) - x0) * comps;
+    const std::size_t out_row = std::size_t(r.width) * comps;
+    for (int k = 0; k < r.height; ++k) {
+      JSAMPROW p = row.data();
+      jpeg_read_scanlines(&cinfo, &p, 1);
+      std::copy_n(row.begin() + std::ptrdiff_t(skip), out_row,
+                  r.samples.begin() + std::ptrdiff_t(std::size_t(k) * out_row));
+    }
+    jpeg_abort_decompress(&cinfo);
   }
-  jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
   if (warnings) *warnings = count;
   return r;
@@ -215,6 +242,20 @@ Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnin
 
 Raster libjpeg_decode_scaled(const std::vector<std::uint8_t>& jpeg, int scale_denom) {
   return decode_into(jpeg, JCS_UNKNOWN, nullptr, scale_denom);
+}
+
+int libjpeg_turbo_version() {
+#ifdef LIBJPEG_TURBO_VERSION_NUMBER
+  return LIBJPEG_TURBO_VERSION_NUMBER;
+#else
+  return 0;
+#endif
+}
+
+Raster libjpeg_decode_cropped(const std::vector<std::uint8_t>& jpeg, int scale_denom, int x, int y,
+                              int width, int height, int* window_x) {
+  const Crop crop{x, y, width, height, window_x};
+  return decode_into(jpeg, JCS_UNKNOWN, nullptr, scale_denom, &crop);
 }
 
 }  // namespace hetcodec::test

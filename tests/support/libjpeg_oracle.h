@@ -66,6 +66,17 @@ Raster libjpeg_decode_default(const std::vector<std::uint8_t>& jpeg, int* warnin
 // component sizes.
 Raster libjpeg_decode_scaled(const std::vector<std::uint8_t>& jpeg, int scale_denom);
 
+// The region of `width` x `height` pixels at (x, y) of that decode at 1/scale_denom, as
+// libjpeg-turbo decodes it alone: jpeg_crop_scanline (which widens the region leftwards to
+// *window_x, an iMCU column, when not the whole width) and jpeg_skip_scanlines; the columns
+// left of x are dropped from its rows.
+// LIBJPEG_TURBO_VERSION_NUMBER of the libjpeg-turbo the oracle was built against (2001005 for
+// 2.1.5), 0 for another libjpeg.
+int libjpeg_turbo_version();
+
+Raster libjpeg_decode_cropped(const std::vector<std::uint8_t>& jpeg, int scale_denom, int x, int y,
+                              int width, int height, int* window_x = nullptr);
+
 // libjpeg-turbo's C reduced IDCT (jpeg_idct_4x4, _2x2 or _1x1 of jidctred.c, which
 // libjpeg.so.62 exports) on one block: `coefficients` (64, natural order) dequantised by `quant`
 // (64, natural order, taken as the library's 16-bit multipliers); size * size samples, row-major.

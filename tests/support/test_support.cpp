@@ -153,4 +153,15 @@ std::vector<LjpegEntry> ljpeg_manifest() {
   return out;
 }
 
+std::shared_ptr<Device> borrowed(Device& device) {
+  return std::shared_ptr<Device>(&device, [](Device*) {});
+}
+
+std::vector<std::uint8_t> read_back(Device& device, const DeviceImage& image) {
+  auto queue = device.create_queue();
+  std::vector<std::uint8_t> back(image.bytes());
+  queue->read(back.data(), *image.buffer, image.offset, back.size());
+  return back;
+}
+
 }  // namespace hetcodec::test

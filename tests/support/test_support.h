@@ -3,12 +3,14 @@
 #ifndef HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H
 #define HETCODEC_TESTS_SUPPORT_TEST_SUPPORT_H
 
-#include <functional>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "hetcodec/image.h"
 
 namespace hetcodec::test {
 
@@ -19,6 +21,12 @@ std::vector<DeviceInfo> test_devices();
 // Runs `body` once per test device, naming the device in any failure. On an emulator device,
 // anything Oclgrind reports while `body` runs fails the test, with the report.
 void for_each_device(const std::function<void(Device&)>& body);
+
+// A non-owning handle on a device the test owns, for the codecs' constructors.
+std::shared_ptr<Device> borrowed(Device& device);
+
+// The samples of a device-resident image, read back through a queue of `device`.
+std::vector<std::uint8_t> read_back(Device& device, const DeviceImage& image);
 
 // Oclgrind's report log since the last call (the test main points OCLGRIND_LOG at a file).
 std::string take_emulator_log();

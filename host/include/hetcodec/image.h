@@ -48,10 +48,19 @@ struct DeviceImage {
   }
 };
 
-// One input of a batch: encoded bytes the caller keeps alive until the call returns.
+// A rectangle of an image: `width` x `height` pixels from column x, row y. All zero: the whole
+// image.
+struct Region {
+  int x = 0, y = 0, width = 0, height = 0;
+  bool whole() const { return x == 0 && y == 0 && width == 0 && height == 0; }
+};
+
+// One input of a batch: encoded bytes the caller keeps alive until the call returns, and, for
+// the decoders that crop (JpegDecoder), the region of it to decode.
 struct Input {
   const std::uint8_t* data = nullptr;
   std::size_t size = 0;
+  Region crop = {};
 };
 
 // Per input of a batch, the Error it failed with (its code and message), or nothing.

@@ -8,8 +8,9 @@
 //
 // Baseline and extended sequential Huffman files with 8-bit samples and 1, 3 or 4 components
 // are decoded; so are lossless files (SOF3, precision 2..16: docs/ljpeg-decode.md), whose
-// samples equal libjpeg-turbo 3's. Progressive, arithmetic-coded and 12-bit files raise
-// Error(Unsupported) naming the feature.
+// samples equal libjpeg-turbo 3's; so are progressive and arithmetic-coded files (SOF2, SOF9,
+// SOF10). 12-bit lossy files raise Error(Unsupported) naming the feature. Scaled decoding
+// (JpegDecodeOptions::scale_denom) and cropped decoding (Input::crop) are libjpeg-turbo's.
 #ifndef HETCODEC_JPEG_H
 #define HETCODEC_JPEG_H
 
@@ -112,11 +113,24 @@ class JpegDecoder {
   // LimitExceeded past max_pixels, Unsupported for a file this decoder refuses.
   ImageInfo info(const std::uint8_t* data, std::size_t size) const;
 
-  Image decode(const std::uint8_t* data, std::size_t size);
+  Image decode(const std::uint8_t* data, std::size_t size) { return decode(Input{data, size}); }
   Image decode(const std::vector<std::uint8_t>& bytes) {
     return decode(bytes.data(), bytes.size());
   }
-  DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size);
+  DeviceImage decode_to_device(const std::uint8_t* data, std::size_t size) {
+    return decode_to_device(Input{data, size});
+  }
+  // The same for input.crop, a region of the output (of the scaled output with scale_denom):
+  // only those width x height pixels come back. They equal what libjpeg-turbo gives for them
+  // with jpeg_crop_scanline and jpeg_skip_scanlines, which is the whole image's pixels except
+  // where fancy upsampling or block smoothing reaches across a vertical window edge that is
+  // not the image's: libjpeg-turbo widens the region leftwards to an iMCU column (8 or 16
+  // pixels at scale 1) and upsamples as if that column and the region's right edge were the
+  // image's edges; the pixels here are the requested ones out of that decode. A region outside
+  // the output is Error(InvalidArgument); lossless files are decoded whole only
+  // (Error(Unsupported) with a crop). The Huffman decoding still reads every scan.
+  Image decode(const Input& input);
+  DeviceImage decode_to_device(const Input& input);
 
   // A lossless file with the caller's row table (`row_table`: an entry per row of each scan, the
   // bit where its codes start counted from the scan's first data byte, as
@@ -145,7 +159,8 @@ class JpegDecoder {
   // Decodes many images, overlapping the Huffman stage of later images (on CPU threads) with
   // the transfers and kernels of earlier ones. With `errors` null the first failure throws
   // Error naming the image's index; otherwise a failed image comes back empty (width 0) and
-  // errors[i] holds its Error (nothing for the others).
+  // errors[i] holds its Error (nothing for the others). Each input's crop applies to it, as in
+  // decode(const Input&).
   std::vector<Image> decode_batch(const std::vector<Input>& inputs, BatchErrors* errors = nullptr);
   // The same, leaving every image on the device: one buffer holds them all, each image at an
   // offset aligned to 4096 bytes; where they would not fit the device's largest single
