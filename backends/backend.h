@@ -92,7 +92,10 @@ struct JpegJobInfo {
   std::uint32_t blocks = 0;     // blocks of all components (groups * 64 at most)
   std::size_t plane_bytes = 0;  // component planes (the IDCT output)
   std::uint32_t width = 0, height = 0, channels = 0;
-  std::size_t output_bytes() const { return std::size_t(width) * height * channels; }
+  std::uint32_t sample_bytes = 1;  // of the planes and the output: 2 for 12-bit JPEG
+  std::size_t output_bytes() const {
+    return std::size_t(width) * height * channels * sample_bytes;
+  }
 };
 
 // One image of a chunk that one launch of each kernel decodes: its job (at info.job_offset in

@@ -397,17 +397,17 @@ TEST_CASE("reduced IDCTs equal libjpeg-turbo's jpeg_idct_4x4, _2x2, _1x1") {
   // 128 + 100 * sqrt(2) / 8 * cos((2x + 1) pi / 16), rounded as jidctred.c rounds them.
   {
     hc_i32 in[64] = {};
-    hc_u8 out[16];
+    hc_u16 out[16];
     in[1] = 100;
-    hc_jpeg_idct_4x4(in, out);
+    hc_jpeg_idct_4x4(in, out, 0);
     const hc_u8 row[4] = {144, 135, 121, 112};
     for (int r = 0; r < 4; ++r)
       for (int k = 0; k < 4; ++k) CHECK(int(out[4 * r + k]) == int(row[k]));
     hc_i32 dc[64] = {};
     dc[0] = -1000;  // 128 - 125, the 1x1 and 2x2 average alike
-    hc_jpeg_idct_2x2(dc, out);
+    hc_jpeg_idct_2x2(dc, out, 0);
     for (int k = 0; k < 4; ++k) CHECK(int(out[k]) == 3);
-    CHECK(int(hc_jpeg_idct_1x1(-1000)) == 3);
+    CHECK(int(hc_jpeg_idct_1x1(-1000, 0)) == 3);
   }
   // Random blocks: coefficients as conforming files give them (dequantised within +-2047), and
   // sparse blocks whose zero columns take jidctred.c's shortcut.
@@ -432,14 +432,14 @@ TEST_CASE("reduced IDCTs equal libjpeg-turbo's jpeg_idct_4x4, _2x2, _1x1") {
       INFO("trial " << trial << ", " << size << "x" << size);
       hc_i32 in[64];
       for (int k = 0; k < 64; ++k) in[k] = hc_i32(coef[k]) * hc_i32(quant[k]);
-      hc_u8 out[64];
-      if (size == 4) hc_jpeg_idct_4x4(in, out);
-      if (size == 2) hc_jpeg_idct_2x2(in, out);
-      if (size == 1) out[0] = hc_jpeg_idct_1x1(in[0]);
+      hc_u16 out[64];
+      if (size == 4) hc_jpeg_idct_4x4(in, out, 0);
+      if (size == 2) hc_jpeg_idct_2x2(in, out, 0);
+      if (size == 1) out[0] = hc_jpeg_idct_1x1(in[0], 0);
       const std::vector<std::uint8_t> ref = hetcodec::test::libjpeg_idct_reduced(coef, quant, size);
       const std::size_t n = std::size_t(size) * std::size_t(size);
       REQUIRE(ref.size() == n);
-      CHECK(std::vector<std::uint8_t>(out, out + n) == ref);
+      CHECK(std::vector<std::uint8_t>(out, out + n) == ref);  // (every sample below 256)
     }
   }
   // Blocks of a DC alone, of any value (damaged data, 16-bit tables): every column takes the
@@ -454,10 +454,10 @@ TEST_CASE("reduced IDCTs equal libjpeg-turbo's jpeg_idct_4x4, _2x2, _1x1") {
       INFO("DC " << coef[0] << " x " << quant[0] << ", " << size << "x" << size);
       hc_i32 in[64] = {};
       in[0] = hc_i32(coef[0]) * hc_i32(std::int16_t(quant[0]));
-      hc_u8 out[16];
-      if (size == 4) hc_jpeg_idct_4x4(in, out);
-      if (size == 2) hc_jpeg_idct_2x2(in, out);
-      if (size == 1) out[0] = hc_jpeg_idct_1x1(in[0]);
+      hc_u16 out[16];
+      if (size == 4) hc_jpeg_idct_4x4(in, out, 0);
+      if (size == 2) hc_jpeg_idct_2x2(in, out, 0);
+      if (size == 1) out[0] = hc_jpeg_idct_1x1(in[0], 0);
       const std::vector<std::uint8_t> ref = hetcodec::test::libjpeg_idct_reduced(coef, quant, size);
       CHECK(std::vector<std::uint8_t>(out, out + std::size_t(size) * std::size_t(size)) == ref);
     }

@@ -51,7 +51,8 @@ std::string format_of(const std::string& path) {
 }
 
 // Writes a decoded image as `format` (checked with format_problem first): pam keeps its
-// channels and depth (maxval 255 or 65535, or 2^P - 1 for a lossless JPEG of `precision` P);
+// channels and depth (maxval 255 or 65535, or 2^P - 1 for a JPEG of `precision` P, lossless
+// or 12-bit);
 // pnm is PGM for gray and PPM otherwise, as djpeg -pnm; ppm and png convert CMYK to RGB as djpeg
 // does and gray to RGB (ppm); png from a PNG goes through our encoder, from a JPEG through
 // libpng (a lossless one with its P bits in sBIT).
@@ -171,6 +172,7 @@ struct DecodeRun {
     std::vector<std::uint8_t> bytes;
     bool png = false;
     int precision = 0;   // a lossless JPEG's P, else 0
+    int sample_bits = 0;  // a JPEG's P where its samples are not 8-bit (lossless, 12-bit), else 0
     bool apart = false;  // decoded with its row table files, into `image`
     Image image;
     std::string format, error;
@@ -231,6 +233,7 @@ struct DecodeRun {
                  : job.output_by_image ? format_for(info)
                  : job.output == "-"   ? "pnm"
                                        : format_of(job.output);
+      f.sample_bits = f.precision ? f.precision : !f.png && info.bit_depth == 16 ? 12 : 0;
       f.error = format_problem(info.format, f.format);
       if (!f.error.empty()) f.error = job.output + ": " + f.error;
     } catch (const Error& e) {
@@ -249,7 +252,7 @@ struct DecodeRun {
     const std::string out = job.output_by_image ? job.output + "." + f.format : job.output;
     if (error.empty()) {
       try {
-        write_image(*img, f.png, f.precision, f.format, out, device);
+        write_image(*img, f.png, f.sample_bits, f.format, out, device);
       } catch (const Error& e) {
         error = e.what();
       }
@@ -265,7 +268,7 @@ struct DecodeRun {
     if (g.quiet) return;
     std::cerr << progress << job.input << " -> " << out << " (" << img->width << "x" << img->height
               << " " << to_string(img->format);
-    if (const int bits = f.precision ? f.precision : img->bit_depth; bits != 8)
+    if (const int bits = f.sample_bits ? f.sample_bits : img->bit_depth; bits != 8)
       std::cerr << ", " << bits << " bits";
     std::cerr << ")\n";
   }
@@ -368,6 +371,7 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       "A lossless JPEG (SOF3, found by its bytes) of precision P keeps its samples exactly:\n"
       "PGM/PPM/PAM of maxval 2^P - 1 (one byte a sample up to P = 8, two big-endian above);\n"
       "PNG of 8 bits up to P = 8, else 16, scaled by bit replication, with sBIT = P.\n"
+      "A 12-bit lossy JPEG likewise (P = 12), as djpeg from libjpeg-turbo 3 writes it.\n"
       "  hetcodec decode CT.jpg CT.pgm --write-row-table CT.rows   (save where rows start)\n"
       "  hetcodec decode CT.jpg CT.pgm --row-table CT.rows         (decode with it, no pre-pass)\n"
       "--scale 1/N (N = 2, 4 or 8) decodes a JPEG at 1/N of its size, ceil(W/N) x ceil(H/N),\n"

@@ -34,6 +34,7 @@ void write_job_header(const Layout& l, const std::vector<std::array<std::int32_t
   h.version = HC_JOB_VERSION;
   h.origin_x = std::uint32_t(l.crop_x - l.window_x);
   h.origin_y = std::uint32_t(l.crop_y);
+  h.precision = std::uint32_t(l.precision);
   for (std::size_t c = 0; c < nc; ++c) {
     const ComponentLayout& cl = l.components[c];
     hc_jpeg_component& r = h.component[c];

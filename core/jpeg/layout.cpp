@@ -75,9 +75,10 @@ Layout make_layout(const Header& h, int scale_denom) {
                     " (SOF" + std::to_string(h.sof_marker - 0xC0) + ") is not supported");
       break;
   }
-  if (h.precision != 8)
-    unsupported(std::to_string(h.precision) + "-bit samples (only 8-bit is decoded)");
+  if (h.precision != 8 && h.precision != 12)
+    unsupported(std::to_string(h.precision) + "-bit samples in a lossy JPEG (8 and 12 are decoded)");
   Layout l;
+  l.precision = h.precision;
   l.width = h.width;
   l.height = h.height;
   l.scale_denom = scale_denom;
@@ -118,7 +119,7 @@ Layout make_layout(const Header& h, int scale_denom) {
     cl.groups = (cl.blocks + 63) / 64;
     cl.first_group = first_group;
     cl.first_block = first_group * 64;
-    cl.stride = std::size_t(cl.grid_w) * std::size_t(cl.block);
+    cl.stride = std::size_t(cl.grid_w) * std::size_t(cl.block) * std::size_t(l.sample_bytes());
     cl.plane_offset = plane;
     plane += cl.stride * std::size_t(cl.grid_h) * std::size_t(cl.block);
     plane = (plane + 255) / 256 * 256;

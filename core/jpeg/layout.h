@@ -31,7 +31,8 @@ struct ComponentLayout {
   int quant = 0;       // quantisation table slot
   std::uint32_t first_block = 0, blocks = 0;  // global block index = first_block + raster index
   std::uint32_t first_group = 0, groups = 0;  // first_block == first_group * 64
-  std::size_t plane_offset = 0, stride = 0;   // bytes in the planes buffer; stride grid_w * block
+  // Bytes in the planes buffer; stride grid_w * block * sample_bytes().
+  std::size_t plane_offset = 0, stride = 0;
   // What the colour stage reads: the downsampled width and upsampling method from the left edge
   // of the decoded window, and that edge's sample column in the plane. The whole width
   // (scaled_width, method, 0) unless crop_layout() narrowed the window.
@@ -53,10 +54,14 @@ struct Layout {
   std::vector<ComponentLayout> components;
   int color = 0;  // HC_COLOR_* (core/portable/jpeg_job.h)
   PixelFormat format = PixelFormat::RGB;
+  // Bits per sample: 8, or 12, whose planes and output hold 16-bit samples.
+  int precision = 8;
+  int sample_bytes() const { return precision > 8 ? 2 : 1; }
   std::uint32_t blocks = 0, groups = 0;
   std::size_t plane_bytes = 0;  // all component planes together
   std::size_t output_bytes() const {
-    return std::size_t(output_width) * std::size_t(output_height) * std::size_t(channels(format));
+    return std::size_t(output_width) * std::size_t(output_height) * std::size_t(channels(format)) *
+           std::size_t(sample_bytes());
   }
 };
 
@@ -65,8 +70,8 @@ struct Layout {
 bool valid_scale(int scale_denom);
 int scaled_size(int size, int scale_denom);
 
-// Throws Error(Unsupported) for lossless, hierarchical and 12-bit files, lossless arithmetic
-// coding, and for sampling factors libjpeg-turbo also refuses (non-integral ratios, more than 10
+// Throws Error(Unsupported) for lossless, hierarchical and lossy files of other than 8 or 12
+// bits, lossless arithmetic coding, and for sampling factors libjpeg-turbo also refuses (non-integral ratios, more than 10
 // blocks in an MCU); Error(InvalidArgument) for a scale_denom other than 1, 2, 4 or 8.
 Layout make_layout(const Header& header, int scale_denom = 1);
 

@@ -40,43 +40,61 @@ HC_FN HC_GLOBAL const hc_jpeg_component* hc_job_component_of_group(HC_GLOBAL con
   return &h->component[c];
 }
 
-/* The n x n samples `px` (row-major) to `dst`, rows `stride` apart. Called with a constant n,
- * so that the loops unroll and `px` stays in registers. */
-HC_FN void hc_jpeg_put_block(const hc_u8* px, hc_u32 n, HC_GLOBAL hc_u8* dst, hc_u32 stride) {
+/* The n x n samples `px` (row-major) to `dst`, rows `stride` bytes apart, as bytes or, when
+ * `wide`, as 16-bit samples. Called with constants n and wide, so that the loops unroll and `px`
+ * stays in registers. */
+HC_FN void hc_jpeg_put_block(const hc_u16* px, hc_u32 n, HC_GLOBAL hc_u8* dst, hc_u32 stride,
+                             int wide) {
   hc_u32 r, k;
-  for (r = 0; r < n; r++)
-    for (k = 0; k < n; k++) dst[r * stride + k] = px[n * r + k];
+  if (wide) {
+    for (r = 0; r < n; r++)
+      for (k = 0; k < n; k++) ((HC_GLOBAL hc_u16*)(dst + r * stride))[k] = px[n * r + k];
+  } else {
+    for (r = 0; r < n; r++)
+      for (k = 0; k < n; k++) dst[r * stride + k] = (hc_u8)px[n * r + k];
+  }
+}
+
+/* The IDCT of one block into `dst` at its size (a constant `twelve`: see hc_jpeg_idct_store). */
+HC_FN void hc_jpeg_idct_put(hc_i32* in, hc_u32 size, HC_GLOBAL hc_u8* dst, hc_u32 stride,
+                            int twelve) {
+  hc_u16 px[64];
+  switch (size) {
+    case 4u:
+      hc_jpeg_idct_4x4(in, px, twelve);
+      hc_jpeg_put_block(px, 4u, dst, stride, twelve);
+      break;
+    case 2u:
+      hc_jpeg_idct_2x2(in, px, twelve);
+      hc_jpeg_put_block(px, 2u, dst, stride, twelve);
+      break;
+    case 1u:
+      px[0] = hc_jpeg_idct_1x1(in[0], twelve);
+      hc_jpeg_put_block(px, 1u, dst, stride, twelve);
+      break;
+    default:
+      hc_jpeg_idct_islow(in, px, twelve);
+      hc_jpeg_put_block(px, 8u, dst, stride, twelve);
+      break;
+  }
 }
 
 /* Dequantised coefficients `in` (private, natural order; used as workspace) -> IDCT -> the
  * samples of block `blk` (raster index in the component's grid) of component record `rec`: 8x8,
  * or in scaled decoding the record's block size (the same for every block of a component, so a
- * work-group takes one branch) by libjpeg-turbo's reduced IDCTs. */
+ * work-group takes one branch) by libjpeg-turbo's reduced IDCTs; 8-bit samples, or 16-bit ones
+ * holding 12 bits when `twelve` (the job's precision: one branch for a whole launch). */
 HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
-                              HC_GLOBAL hc_u8* planes) {
-  hc_u8 px[64];
+                              HC_GLOBAL hc_u8* planes, int twelve) {
   hc_u32 grid_w = rec->grid_w, stride = rec->stride, size = rec->block;
   /* by, bx without a / and % pair: compilers fuse such a pair with an LLVM `freeze`, which
    * Oclgrind's uninitialised-value checker cannot interpret. */
   hc_u32 by = blk / grid_w, bx = blk - by * grid_w;
-  HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * size * stride + bx * size;
-  switch (size) {
-    case 4u:
-      hc_jpeg_idct_4x4(in, px);
-      hc_jpeg_put_block(px, 4u, dst, stride);
-      break;
-    case 2u:
-      hc_jpeg_idct_2x2(in, px);
-      hc_jpeg_put_block(px, 2u, dst, stride);
-      break;
-    case 1u:
-      dst[0] = hc_jpeg_idct_1x1(in[0]);
-      break;
-    default:
-      hc_jpeg_idct_islow(in, px);
-      hc_jpeg_put_block(px, 8u, dst, stride);
-      break;
-  }
+  HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * size * stride;
+  if (twelve)
+    hc_jpeg_idct_put(in, size, dst + 2u * bx * size, stride, 1);
+  else
+    hc_jpeg_idct_put(in, size, dst + bx * size, stride, 0);
 }
 
 /* The quantisation table of component record `rec` (64 int32, natural order). */
@@ -85,8 +103,53 @@ HC_FN HC_GLOBAL const hc_i32* hc_job_quant(HC_GLOBAL const hc_u32* job,
   return (HC_GLOBAL const hc_i32*)(job + HC_JOB_WORDS + 64u * rec->quant);
 }
 
+/* A sample to output position k: a byte, or when `wide` a 16-bit sample, big-endian as Image
+ * holds 16-bit samples (core/image.h). */
+HC_FN void hc_jpeg_put_sample(HC_GLOBAL hc_u8* out, int wide, hc_u32 k, hc_i32 v) {
+  if (wide) {
+    out[2u * k] = (hc_u8)(v >> 8);
+    out[2u * k + 1u] = (hc_u8)v;
+  } else {
+    out[k] = (hc_u8)v;
+  }
+}
+
+/* The colour transform of upsampled samples s[] to output pixel i: 8-bit samples, or 12-bit
+ * ones in 16 bits when `twelve` (a constant at each call). */
+HC_FN void hc_jpeg_convert(hc_u32 color, const hc_i32* s, hc_u32 i, HC_GLOBAL hc_u8* out,
+                           int twelve) {
+  const hc_i32 maxv = hc_max_sample(twelve);
+  switch (color) {
+    case HC_COLOR_GRAY:
+      hc_jpeg_put_sample(out, twelve, i, s[0]);
+      break;
+    case HC_COLOR_YCC_RGB:
+      hc_jpeg_put_sample(out, twelve, 3u * i + 0u, hc_ycc_red_n(s[0], s[2], maxv));
+      hc_jpeg_put_sample(out, twelve, 3u * i + 1u, hc_ycc_green_n(s[0], s[1], s[2], maxv));
+      hc_jpeg_put_sample(out, twelve, 3u * i + 2u, hc_ycc_blue_n(s[0], s[1], maxv));
+      break;
+    case HC_COLOR_RGB:
+      hc_jpeg_put_sample(out, twelve, 3u * i + 0u, s[0]);
+      hc_jpeg_put_sample(out, twelve, 3u * i + 1u, s[1]);
+      hc_jpeg_put_sample(out, twelve, 3u * i + 2u, s[2]);
+      break;
+    case HC_COLOR_CMYK:
+      hc_jpeg_put_sample(out, twelve, 4u * i + 0u, s[0]);
+      hc_jpeg_put_sample(out, twelve, 4u * i + 1u, s[1]);
+      hc_jpeg_put_sample(out, twelve, 4u * i + 2u, s[2]);
+      hc_jpeg_put_sample(out, twelve, 4u * i + 3u, s[3]);
+      break;
+    default: /* HC_COLOR_YCCK_CMYK: C, M, Y are the complements of YCbCr->RGB; K is stored */
+      hc_jpeg_put_sample(out, twelve, 4u * i + 0u, maxv - hc_ycc_red_n(s[0], s[2], maxv));
+      hc_jpeg_put_sample(out, twelve, 4u * i + 1u, maxv - hc_ycc_green_n(s[0], s[1], s[2], maxv));
+      hc_jpeg_put_sample(out, twelve, 4u * i + 2u, maxv - hc_ycc_blue_n(s[0], s[1], maxv));
+      hc_jpeg_put_sample(out, twelve, 4u * i + 3u, s[3]);
+      break;
+  }
+}
+
 /* Output pixel i (row-major) of the job: each component upsampled at (x, y), then the job's
- * colour transform, written to out[i * channels ...]. */
+ * colour transform, written to out[i * channels ...] (of 16-bit samples in a 12-bit job). */
 HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
                          HC_GLOBAL hc_u8* out) {
   HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
@@ -97,37 +160,22 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
   int nc = (int)h->components;
   hc_i32 s[4] = {0, 0, 0, 0};
   int c;
-  for (c = 0; c < nc; c++) {
-    HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-    s[c] = hc_upsample_at(planes + r->plane_offset + r->window_col, r->stride, (hc_i32)r->width,
-                          (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y);
-  }
-  switch (h->color) {
-    case HC_COLOR_GRAY:
-      out[i] = (hc_u8)s[0];
-      break;
-    case HC_COLOR_YCC_RGB:
-      out[3 * i + 0] = (hc_u8)hc_ycc_red(s[0], s[2]);
-      out[3 * i + 1] = (hc_u8)hc_ycc_green(s[0], s[1], s[2]);
-      out[3 * i + 2] = (hc_u8)hc_ycc_blue(s[0], s[1]);
-      break;
-    case HC_COLOR_RGB:
-      out[3 * i + 0] = (hc_u8)s[0];
-      out[3 * i + 1] = (hc_u8)s[1];
-      out[3 * i + 2] = (hc_u8)s[2];
-      break;
-    case HC_COLOR_CMYK:
-      out[4 * i + 0] = (hc_u8)s[0];
-      out[4 * i + 1] = (hc_u8)s[1];
-      out[4 * i + 2] = (hc_u8)s[2];
-      out[4 * i + 3] = (hc_u8)s[3];
-      break;
-    default: /* HC_COLOR_YCCK_CMYK: C, M, Y are the complements of YCbCr->RGB; K is stored */
-      out[4 * i + 0] = (hc_u8)(255 - hc_ycc_red(s[0], s[2]));
-      out[4 * i + 1] = (hc_u8)(255 - hc_ycc_green(s[0], s[1], s[2]));
-      out[4 * i + 2] = (hc_u8)(255 - hc_ycc_blue(s[0], s[1]));
-      out[4 * i + 3] = (hc_u8)s[3];
-      break;
+  if (h->precision == 12u) {
+    for (c = 0; c < nc; c++) {
+      HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
+      s[c] = hc_upsample_at(planes + r->plane_offset + 2u * r->window_col, r->stride / 2u,
+                            (hc_i32)r->width, (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr,
+                            (int)r->method, x, y, 1);
+    }
+    hc_jpeg_convert(h->color, s, i, out, 1);
+  } else {
+    for (c = 0; c < nc; c++) {
+      HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
+      s[c] = hc_upsample_at(planes + r->plane_offset + r->window_col, r->stride, (hc_i32)r->width,
+                            (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x,
+                            y, 0);
+    }
+    hc_jpeg_convert(h->color, s, i, out, 0);
   }
 }
 
@@ -193,7 +241,7 @@ HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job,
   int k;
   HC_UNROLL(64)
   for (k = 0; k < 64; k++) in[k] *= q[k];
-  hc_jpeg_idct_store(in, rec, blk, planes);
+  hc_jpeg_idct_store(in, rec, blk, planes, hc_jpeg_header(job)->precision == 12u);
 }
 
 /* The fused stage for group g of a job, by a work-group of HC_JPEG_GROUP_LANES: zero the tile,

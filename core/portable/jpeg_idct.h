@@ -1,6 +1,9 @@
 /* Dequantisation and the accurate integer inverse DCT of libjpeg-turbo (jidctint.c,
  * jpeg_idct_islow: the Loeffler-Ligtenberg-Moschytz algorithm with 13-bit constants, two passes,
- * PASS1_BITS = 2), and its output range limiting (jdmaster.c, prepare_range_limit_table).
+ * PASS1_BITS = 2 for 8-bit samples and 1 for 12-bit ones), and its output range limiting
+ * (jdmaster.c, prepare_range_limit_table). The functions that produce samples take `twelve`:
+ * 0 for 8-bit samples (0..255), 1 for 12-bit ones (0..4095), as libjpeg-turbo 3 compiles
+ * jidctint.c once for each; callers pass a constant, so the branch folds away.
  *
  * The arithmetic is done in wrapping 32-bit unsigned integers and shifted as signed, so that
  * C++, CUDA and OpenCL C compute the same bits for every input, valid or not (signed overflow is
@@ -13,7 +16,13 @@
 #include "core/portable/common.h"
 
 #define HC_IDCT_CONST_BITS 13
-#define HC_IDCT_PASS1_BITS 2
+#define HC_IDCT_PASS1_BITS 2 /* 8-bit samples; see hc_idct_pass1_bits */
+
+/* PASS1_BITS of jidctint.c and jidctred.c: 2 for 8-bit samples, 1 for 12-bit ones. */
+HC_FN int hc_idct_pass1_bits(int twelve) { return twelve ? 1 : 2; }
+
+/* MAXJSAMPLE: 255 or 4095. */
+HC_FN hc_i32 hc_max_sample(int twelve) { return twelve ? 4095 : 255; }
 
 /* FIX(x) = (INT32)(x * 8192 + 0.5), as jidctint.c spells them for CONST_BITS == 13. */
 #define HC_FIX_0_298631336 2446u
@@ -34,12 +43,18 @@ HC_FN hc_i32 hc_idct_descale(hc_u32 x, int n) {
   return HC_RIGHT_SHIFT((hc_i32)(x + (1u << (n - 1))), n);
 }
 
-/* idct_range_limit[x & 1023] of libjpeg-turbo for 8-bit samples: the low 10 bits of x read as a
- * signed value, plus CENTERJSAMPLE, clamped to 0..255. */
-HC_FN hc_u8 hc_idct_range_limit(hc_i32 x) {
-  hc_i32 s = (hc_i32)(((hc_u32)x + 512u) & 1023u) - 512;
-  return (hc_u8)hc_clamp_u8(s + 128);
+/* idct_range_limit[x & RANGE_MASK] of libjpeg-turbo: the low bits of x (10 for 8-bit samples,
+ * 14 for 12-bit ones: RANGE_MASK = 4 * MAXJSAMPLE + 3) read as a signed value, plus
+ * CENTERJSAMPLE, clamped to 0..MAXJSAMPLE. */
+HC_FN hc_u16 hc_idct_range_limit_n(hc_i32 x, int twelve) {
+  const hc_i32 maxv = hc_max_sample(twelve);
+  const hc_u32 mid = 2u * (hc_u32)(maxv + 1); /* (RANGE_MASK + 1) / 2 */
+  hc_i32 s = (hc_i32)(((hc_u32)x + mid) & (2u * mid - 1u)) - (hc_i32)mid + (maxv + 1) / 2;
+  return (hc_u16)(s < 0 ? 0 : (s > maxv ? maxv : s));
 }
+
+/* The same for 8-bit samples. */
+HC_FN hc_u8 hc_idct_range_limit(hc_i32 x) { return (hc_u8)hc_idct_range_limit_n(x, 0); }
 
 /* One 1-D 8-point inverse DCT (the even and odd parts shared by both passes of jidctint.c).
  * in0..in7 are the inputs in natural order; the eight outputs are scaled by 2^CONST_BITS and
@@ -91,17 +106,19 @@ HC_FN void hc_idct_1d(hc_u32 in0, hc_u32 in1, hc_u32 in2, hc_u32 in3, hc_u32 in4
 
 /* jpeg_idct_islow on one block. `in` holds the 64 dequantised coefficients (coefficient times
  * quantisation value, as int) in natural order and is used as the workspace; `out` receives the
- * 64 samples in natural order. Both are private arrays of the caller. The zero-AC shortcuts of
+ * 64 samples in natural order, of 8 or 12 bits by `twelve`. Both are private arrays of the
+ * caller. The zero-AC shortcuts of
  * jidctint.c are arithmetic identities of the full computation, so they are not needed for the
  * result and are kept only where they save work on every backend. */
-HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u8* out) {
+HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u16* out, int twelve) {
+  const int pass1 = hc_idct_pass1_bits(twelve);
   hc_u32 t[8];
   int i;
   /* Pass 1: columns from the input, results scaled up by 2^PASS1_BITS into the workspace. */
   for (i = 0; i < 8; i++) {
     if ((in[8 + i] | in[16 + i] | in[24 + i] | in[32 + i] | in[40 + i] | in[48 + i] | in[56 + i]) ==
         0) {
-      hc_i32 dc = (hc_i32)((hc_u32)in[i] << HC_IDCT_PASS1_BITS);
+      hc_i32 dc = (hc_i32)((hc_u32)in[i] << pass1);
       in[i] = dc;
       in[8 + i] = dc;
       in[16 + i] = dc;
@@ -114,14 +131,14 @@ HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u8* out) {
     }
     hc_idct_1d((hc_u32)in[i], (hc_u32)in[8 + i], (hc_u32)in[16 + i], (hc_u32)in[24 + i],
                (hc_u32)in[32 + i], (hc_u32)in[40 + i], (hc_u32)in[48 + i], (hc_u32)in[56 + i], t);
-    in[i] = hc_idct_descale(t[0], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[8 + i] = hc_idct_descale(t[1], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[16 + i] = hc_idct_descale(t[2], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[24 + i] = hc_idct_descale(t[3], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[32 + i] = hc_idct_descale(t[4], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[40 + i] = hc_idct_descale(t[5], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[48 + i] = hc_idct_descale(t[6], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
-    in[56 + i] = hc_idct_descale(t[7], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS);
+    in[i] = hc_idct_descale(t[0], HC_IDCT_CONST_BITS - pass1);
+    in[8 + i] = hc_idct_descale(t[1], HC_IDCT_CONST_BITS - pass1);
+    in[16 + i] = hc_idct_descale(t[2], HC_IDCT_CONST_BITS - pass1);
+    in[24 + i] = hc_idct_descale(t[3], HC_IDCT_CONST_BITS - pass1);
+    in[32 + i] = hc_idct_descale(t[4], HC_IDCT_CONST_BITS - pass1);
+    in[40 + i] = hc_idct_descale(t[5], HC_IDCT_CONST_BITS - pass1);
+    in[48 + i] = hc_idct_descale(t[6], HC_IDCT_CONST_BITS - pass1);
+    in[56 + i] = hc_idct_descale(t[7], HC_IDCT_CONST_BITS - pass1);
   }
   /* Pass 2: rows from the workspace, descaled by 2^(PASS1_BITS + 3) more, range-limited. */
   for (i = 0; i < 8; i++) {
@@ -131,7 +148,7 @@ HC_FN void hc_jpeg_idct_islow(hc_i32* in, hc_u8* out) {
                (hc_u32)in[r + 4], (hc_u32)in[r + 5], (hc_u32)in[r + 6], (hc_u32)in[r + 7], t);
     for (k = 0; k < 8; k++)
       out[r + k] =
-          hc_idct_range_limit(hc_idct_descale(t[k], HC_IDCT_CONST_BITS + HC_IDCT_PASS1_BITS + 3));
+          hc_idct_range_limit_n(hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3), twelve);
   }
 }
 

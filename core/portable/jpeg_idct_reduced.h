@@ -5,8 +5,9 @@
  * by one that gives the averages of 2 (4x4) or 4 (2x2) adjacent outputs, the same CONST_BITS and
  * PASS1_BITS, one more bit (4x4) or two (2x2) of descaling per pass; 1x1 is the DC over 8.
  *
- * Arithmetic as in core/portable/jpeg_idct.h: wrapping 32-bit unsigned, shifted as signed. The
- * range limit keeps the low 10 bits of a pass-2 result, bits 19..28 (4x4) or 20..29 (2x2) of
+ * Arithmetic as in core/portable/jpeg_idct.h: wrapping 32-bit unsigned, shifted as signed, 8- or
+ * 12-bit samples by `twelve` (PASS1_BITS 2 or 1). The range limit keeps the low 10 bits (14 for
+ * 12-bit samples) of a pass-2 result, bits 19..28 (4x4) or 20..29 (2x2) of
  * the sum, which wrapping preserves; pass 1 equals libjpeg-turbo's while its sums fit 32 bits,
  * which they do for every conforming 8-bit file. The columns whose AC terms are all zero take
  * pass 1's shortcut as jidctred.c does (the same value, computed without the 64-bit sum), so
@@ -60,14 +61,15 @@ HC_FN void hc_idct_1d_2(hc_u32 in0, hc_u32 in1, hc_u32 in3, hc_u32 in5, hc_u32 i
 
 /* jpeg_idct_4x4 on one block: `in` the 64 dequantised coefficients in natural order (used as the
  * workspace), `out` the 16 samples, row-major. */
-HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u8* out) {
+HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u16* out, int twelve) {
+  const int pass1 = hc_idct_pass1_bits(twelve);
   hc_u32 t[4];
   int i, k;
   /* Pass 1: columns (all but column 4, which pass 2 does not read) into rows 0..3 of `in`. */
   for (i = 0; i < 8; i++) {
     if (i == 4) continue;
     if ((in[8 + i] | in[16 + i] | in[24 + i] | in[40 + i] | in[48 + i] | in[56 + i]) == 0) {
-      const hc_i32 dc = (hc_i32)((hc_u32)in[i] << HC_IDCT_PASS1_BITS);
+      const hc_i32 dc = (hc_i32)((hc_u32)in[i] << pass1);
       in[i] = dc;
       in[8 + i] = dc;
       in[16 + i] = dc;
@@ -77,7 +79,7 @@ HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u8* out) {
     hc_idct_1d_4((hc_u32)in[i], (hc_u32)in[8 + i], (hc_u32)in[16 + i], (hc_u32)in[24 + i],
                  (hc_u32)in[40 + i], (hc_u32)in[48 + i], (hc_u32)in[56 + i], t);
     for (k = 0; k < 4; k++)
-      in[8 * k + i] = hc_idct_descale(t[k], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS + 1);
+      in[8 * k + i] = hc_idct_descale(t[k], HC_IDCT_CONST_BITS - pass1 + 1);
   }
   /* Pass 2: rows 0..3, descaled by 2^(PASS1_BITS + 3 + 1) more, range-limited. */
   for (i = 0; i < 4; i++) {
@@ -85,28 +87,29 @@ HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u8* out) {
     hc_idct_1d_4((hc_u32)in[r], (hc_u32)in[r + 1], (hc_u32)in[r + 2], (hc_u32)in[r + 3],
                  (hc_u32)in[r + 5], (hc_u32)in[r + 6], (hc_u32)in[r + 7], t);
     for (k = 0; k < 4; k++)
-      out[4 * i + k] = hc_idct_range_limit(
-          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + HC_IDCT_PASS1_BITS + 3 + 1));
+      out[4 * i + k] = hc_idct_range_limit_n(
+          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 1), twelve);
   }
 }
 
 /* jpeg_idct_2x2 on one block: 4 samples, row-major. */
-HC_FN void hc_jpeg_idct_2x2(hc_i32* in, hc_u8* out) {
+HC_FN void hc_jpeg_idct_2x2(hc_i32* in, hc_u16* out, int twelve) {
+  const int pass1 = hc_idct_pass1_bits(twelve);
   hc_u32 t[2];
   int i, k;
   /* Pass 1: columns 0, 1, 3, 5, 7 (the others feed nothing) into rows 0 and 1 of `in`. */
   for (i = 0; i < 8; i++) {
     if (i == 2 || i == 4 || i == 6) continue;
     if ((in[8 + i] | in[24 + i] | in[40 + i] | in[56 + i]) == 0) {
-      const hc_i32 dc = (hc_i32)((hc_u32)in[i] << HC_IDCT_PASS1_BITS);
+      const hc_i32 dc = (hc_i32)((hc_u32)in[i] << pass1);
       in[i] = dc;
       in[8 + i] = dc;
       continue;
     }
     hc_idct_1d_2((hc_u32)in[i], (hc_u32)in[8 + i], (hc_u32)in[24 + i], (hc_u32)in[40 + i],
                  (hc_u32)in[56 + i], t);
-    in[i] = hc_idct_descale(t[0], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS + 2);
-    in[8 + i] = hc_idct_descale(t[1], HC_IDCT_CONST_BITS - HC_IDCT_PASS1_BITS + 2);
+    in[i] = hc_idct_descale(t[0], HC_IDCT_CONST_BITS - pass1 + 2);
+    in[8 + i] = hc_idct_descale(t[1], HC_IDCT_CONST_BITS - pass1 + 2);
   }
   /* Pass 2: rows 0 and 1, descaled by 2^(PASS1_BITS + 3 + 2) more, range-limited. */
   for (i = 0; i < 2; i++) {
@@ -114,14 +117,14 @@ HC_FN void hc_jpeg_idct_2x2(hc_i32* in, hc_u8* out) {
     hc_idct_1d_2((hc_u32)in[r], (hc_u32)in[r + 1], (hc_u32)in[r + 3], (hc_u32)in[r + 5],
                  (hc_u32)in[r + 7], t);
     for (k = 0; k < 2; k++)
-      out[2 * i + k] = hc_idct_range_limit(
-          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + HC_IDCT_PASS1_BITS + 3 + 2));
+      out[2 * i + k] = hc_idct_range_limit_n(
+          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 2), twelve);
   }
 }
 
 /* jpeg_idct_1x1: the dequantised DC over 8, rounded, range-limited. */
-HC_FN hc_u8 hc_jpeg_idct_1x1(hc_i32 dc) {
-  return hc_idct_range_limit(hc_idct_descale((hc_u32)dc, 3));
+HC_FN hc_u16 hc_jpeg_idct_1x1(hc_i32 dc, int twelve) {
+  return hc_idct_range_limit_n(hc_idct_descale((hc_u32)dc, 3), twelve);
 }
 
 #endif /* HETCODEC_PORTABLE_JPEG_IDCT_REDUCED_H */

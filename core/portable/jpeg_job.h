@@ -4,13 +4,16 @@
  *   HC_JOB_QUANT_WORDS words         4 quantisation tables, 64 int32 each, natural order
  *   the token stream                 as docs/token-stream.md describes (core/jpeg/token_stream.h)
  * The component planes (the IDCT output) live in a second buffer; component c's plane starts at
- * byte plane_offset and has grid_w * block samples per row and grid_h * block rows, `block` being
+ * byte plane_offset and has grid_w * block samples per row (of 1 byte, or 2 in a 12-bit job) and
+ * grid_h * block rows, `block` being
  * the component's samples per block side: 8, or 4, 2, 1 in scaled decoding (libjpeg's
  * DCT_scaled_size). The header's width and height are the output's (libjpeg's output_width and
  * output_height), each component's width and height its samples after that scaling.
  *
  * Versions: 2 added `version` and each component's `block` (1 had neither: every block 8x8,
- * word 10 zero); 3 the crop (origin_x, origin_y, each component's window_col: 72 words). The
+ * word 10 zero); 3 the crop (origin_x, origin_y, each component's window_col: 72 words) and
+ * the precision (8 or 12; planes of a 12-bit job hold 16-bit samples in the device's byte
+ * order, its pixels 16-bit samples big-endian). The
  * kernels and the host are built together, so the field documents a saved job rather than
  * gating one. */
 #ifndef HETCODEC_PORTABLE_JPEG_JOB_H
@@ -32,7 +35,7 @@ typedef struct hc_jpeg_component {
   hc_u32 groups;
   hc_u32 quant;        /* its table among the job's four (the job holds one per component) */
   hc_u32 plane_offset; /* byte offset of its plane in the planes buffer */
-  hc_u32 stride;       /* plane row pitch in bytes: grid_w * block */
+  hc_u32 stride;       /* plane row pitch in bytes: grid_w * block * (1 or 2 bytes a sample) */
   /* Downsampled width in samples, after IDCT scaling, from the decoded window's left edge
    * (window_col), and the height: what the upsampling sees as the component's edges. */
   hc_u32 width;
@@ -60,7 +63,8 @@ typedef struct hc_jpeg_job {
    * decoded window, whose columns start at each component's window_col and whose rows are the
    * image's. Both 0 without a crop. */
   hc_u32 origin_x, origin_y;
-  hc_u32 reserved[3];
+  hc_u32 precision; /* bits per sample: 8, or 12 (planes and output of 16-bit samples) */
+  hc_u32 reserved[2];
   hc_jpeg_component component[4];
 } hc_jpeg_job;
 

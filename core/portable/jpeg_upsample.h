@@ -9,7 +9,8 @@
  * Rows above the first and below the last are the first and last row themselves, as
  * jdmainct.c's context pointers make them; columns likewise, as the first and last column
  * cases of the fancy filters do. The plane holds the component's decoded samples with row
- * pitch `stride`; (cw, ch) is its downsampled size, (hr, vr) the expansion factors. */
+ * pitch `stride`; (cw, ch) is its downsampled size, (hr, vr) the expansion factors. The filters
+ * are the same integers for 12-bit samples (libjpeg-turbo 3 compiles jdsample.c for each). */
 #ifndef HETCODEC_PORTABLE_JPEG_UPSAMPLE_H
 #define HETCODEC_PORTABLE_JPEG_UPSAMPLE_H
 
@@ -32,35 +33,50 @@ HC_FN int hc_upsample_method(int hr, int vr, int cw, int fancy) {
   return HC_UPSAMPLE_REPLICATE;
 }
 
-/* The upsampled sample at output column x, row y. */
+/* Sample `idx` of a plane of 8-bit samples, or of 16-bit ones (12-bit JPEG) when `wide`. */
+HC_FN hc_i32 hc_plane_sample(HC_GLOBAL const hc_u8* plane, int wide, hc_u32 idx) {
+  return wide ? (hc_i32)((HC_GLOBAL const hc_u16*)plane)[idx] : (hc_i32)plane[idx];
+}
+
+/* The upsampled sample at output column x, row y; `stride` counts samples, of 16 bits when
+ * `wide` (a constant at each call, so the branches fold away). */
 HC_FN hc_i32 hc_upsample_at(HC_GLOBAL const hc_u8* plane, hc_u32 stride, hc_i32 cw, hc_i32 ch,
-                            hc_i32 hr, hc_i32 vr, int method, hc_i32 x, hc_i32 y) {
-  if (method == HC_UPSAMPLE_REPLICATE) return plane[(hc_u32)(y / vr) * stride + (hc_u32)(x / hr)];
+                            hc_i32 hr, hc_i32 vr, int method, hc_i32 x, hc_i32 y, int wide) {
+  if (method == HC_UPSAMPLE_REPLICATE)
+    return hc_plane_sample(plane, wide, (hc_u32)(y / vr) * stride + (hc_u32)(x / hr));
   if (method == HC_UPSAMPLE_FANCY_H2V1) {
-    HC_GLOBAL const hc_u8* row = plane + (hc_u32)y * stride;
+    const hc_u32 row = (hc_u32)y * stride;
     hc_i32 cx = x >> 1;
-    hc_i32 v = row[cx];
-    if ((x & 1) == 0) return cx == 0 ? v : (v * 3 + row[cx - 1] + 1) >> 2;
-    return cx == cw - 1 ? v : (v * 3 + row[cx + 1] + 2) >> 2;
+    hc_i32 v = hc_plane_sample(plane, wide, row + (hc_u32)cx);
+    if ((x & 1) == 0)
+      return cx == 0 ? v : (v * 3 + hc_plane_sample(plane, wide, row + (hc_u32)cx - 1u) + 1) >> 2;
+    return cx == cw - 1 ? v
+                        : (v * 3 + hc_plane_sample(plane, wide, row + (hc_u32)cx + 1u) + 2) >> 2;
   }
   {
     /* Vertical filters: the nearer input row weighs 3, the farther (above for the upper output
      * row of a pair, below for the lower) weighs 1. */
     hc_i32 cy = y >> 1;
     hc_i32 fy = (y & 1) ? (cy + 1 < ch ? cy + 1 : cy) : (cy > 0 ? cy - 1 : 0);
-    HC_GLOBAL const hc_u8* near_row = plane + (hc_u32)cy * stride;
-    HC_GLOBAL const hc_u8* far_row = plane + (hc_u32)fy * stride;
+    const hc_u32 near_row = (hc_u32)cy * stride, far_row = (hc_u32)fy * stride;
     if (method == HC_UPSAMPLE_FANCY_H1V2)
-      return (near_row[x] * 3 + far_row[x] + ((y & 1) ? 2 : 1)) >> 2;
+      return (hc_plane_sample(plane, wide, near_row + (hc_u32)x) * 3 +
+              hc_plane_sample(plane, wide, far_row + (hc_u32)x) + ((y & 1) ? 2 : 1)) >>
+             2;
     {
-      hc_i32 cx = x >> 1;
-      hc_i32 sum = near_row[cx] * 3 + far_row[cx];
+      hc_u32 cx = (hc_u32)(x >> 1);
+      hc_i32 sum = hc_plane_sample(plane, wide, near_row + cx) * 3 +
+                   hc_plane_sample(plane, wide, far_row + cx);
       if ((x & 1) == 0) {
-        if (cx == 0) return (sum * 4 + 8) >> 4;
-        return (sum * 3 + near_row[cx - 1] * 3 + far_row[cx - 1] + 8) >> 4;
+        if (cx == 0u) return (sum * 4 + 8) >> 4;
+        return (sum * 3 + hc_plane_sample(plane, wide, near_row + cx - 1u) * 3 +
+                hc_plane_sample(plane, wide, far_row + cx - 1u) + 8) >>
+               4;
       }
-      if (cx == cw - 1) return (sum * 4 + 7) >> 4;
-      return (sum * 3 + near_row[cx + 1] * 3 + far_row[cx + 1] + 7) >> 4;
+      if ((hc_i32)cx == cw - 1) return (sum * 4 + 7) >> 4;
+      return (sum * 3 + hc_plane_sample(plane, wide, near_row + cx + 1u) * 3 +
+              hc_plane_sample(plane, wide, far_row + cx + 1u) + 7) >>
+             4;
     }
   }
 }

@@ -157,6 +157,7 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
       img.width = int(p.info.width);
       img.height = int(p.info.height);
       img.format = p.format;
+      img.bit_depth = 8 * int(p.info.sample_bytes);
       img.warnings = std::move(p.warnings);
       img.metadata = std::move(p.metadata);
     }
@@ -285,6 +286,7 @@ ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
   // Unsupported for what the decoder refuses.
   const jpeg::Layout layout = jpeg::make_layout(h, impl_->options.scale_denom);
   info.format = layout.format;
+  info.bit_depth = 8 * layout.sample_bytes();
   info.width = layout.output_width;
   info.height = layout.output_height;
   return info;
@@ -302,6 +304,7 @@ Image JpegDecoder::decode(const Input& input) {
   img.width = int(p[0].info.width);
   img.height = int(p[0].info.height);
   img.format = p[0].format;
+  img.bit_depth = 8 * int(p[0].info.sample_bytes);
   img.warnings = p[0].warnings;
   img.metadata = p[0].metadata;
   auto& s = impl_->slots[0];
@@ -323,6 +326,7 @@ DeviceImage JpegDecoder::decode_to_device(const Input& input) {
   img.width = int(p[0].info.width);
   img.height = int(p[0].info.height);
   img.format = p[0].format;
+  img.bit_depth = 8 * int(p[0].info.sample_bytes);
   img.warnings = p[0].warnings;
   img.metadata = p[0].metadata;
   img.buffer = impl_->device->alloc(std::max<std::size_t>(p[0].info.output_bytes(), 1));
@@ -396,7 +400,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
       bytes = ((cropped ? std::size_t(crop.width) : std::size_t(jpeg::scaled_size(h.width, denom))) *
                    (cropped ? std::size_t(crop.height)
                             : std::size_t(jpeg::scaled_size(h.height, denom))) *
-                   h.components.size() +
+                   h.components.size() * (h.precision > 8 ? 2 : 1) +
                4095) /
               4096 * 4096;
     } catch (const Error&) {
@@ -430,6 +434,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
       im.width = meta[k].width;
       im.height = meta[k].height;
       im.format = meta[k].format;
+      im.bit_depth = meta[k].bit_depth;
       im.warnings = std::move(meta[k].warnings);
       im.metadata = std::move(meta[k].metadata);
       im.buffer = buffer;

@@ -101,6 +101,7 @@ void prepare_jpeg(const Input& input, const JpegDecodeOptions& options,
     out.info.width = std::uint32_t(layout.output_width);
     out.info.height = std::uint32_t(layout.output_height);
     out.info.channels = std::uint32_t(channels(layout.format));
+    out.info.sample_bytes = std::uint32_t(layout.sample_bytes());
     out.format = layout.format;
     out.warnings = header.warnings;
     out.warnings.insert(out.warnings.end(), coef_warnings.begin(), coef_warnings.end());

@@ -6,10 +6,11 @@
 //   hetcodec::JpegDecoder decoder("auto");               // or "cpu", "cuda:0", "opencl:pocl"
 //   hetcodec::Image image = decoder.decode(bytes.data(), bytes.size());
 //
-// Baseline and extended sequential Huffman files with 8-bit samples and 1, 3 or 4 components
-// are decoded; so are lossless files (SOF3, precision 2..16: docs/ljpeg-decode.md), whose
-// samples equal libjpeg-turbo 3's; so are progressive and arithmetic-coded files (SOF2, SOF9,
-// SOF10). 12-bit lossy files raise Error(Unsupported) naming the feature. Scaled decoding
+// Baseline and extended sequential Huffman files with 8- or 12-bit samples and 1, 3 or 4
+// components are decoded (12-bit ones to Images of bit_depth 16, equal to libjpeg-turbo 3's);
+// so are lossless files (SOF3, precision 2..16: docs/ljpeg-decode.md), whose samples equal
+// libjpeg-turbo 3's; so are progressive and arithmetic-coded files (SOF2, SOF9, SOF10). Scaled
+// decoding
 // (JpegDecodeOptions::scale_denom) and cropped decoding (Input::crop) are libjpeg-turbo's.
 #ifndef HETCODEC_JPEG_H
 #define HETCODEC_JPEG_H
