@@ -30,6 +30,11 @@ HC_FN HC_GLOBAL const hc_jpeg_job* hc_jpeg_header(HC_GLOBAL const hc_u32* job) {
   return (HC_GLOBAL const hc_jpeg_job*)job;
 }
 
+/* Whether a job's samples are 12-bit. */
+HC_FN int hc_jpeg_twelve(HC_GLOBAL const hc_u32* job) {
+  return hc_jpeg_header(job)->precision == 12u;
+}
+
 /* The record of the component whose groups include global group g. */
 HC_FN HC_GLOBAL const hc_jpeg_component* hc_job_component_of_group(HC_GLOBAL const hc_u32* job,
                                                                    hc_u32 g) {
@@ -91,10 +96,7 @@ HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_jpeg_component* rec
    * Oclgrind's uninitialised-value checker cannot interpret. */
   hc_u32 by = blk / grid_w, bx = blk - by * grid_w;
   HC_GLOBAL hc_u8* dst = planes + rec->plane_offset + by * size * stride;
-  if (twelve)
-    hc_jpeg_idct_put(in, size, dst + 2u * bx * size, stride, 1);
-  else
-    hc_jpeg_idct_put(in, size, dst + bx * size, stride, 0);
+  hc_jpeg_idct_put(in, size, dst + ((bx * size) << twelve), stride, twelve);
 }
 
 /* The quantisation table of component record `rec` (64 int32, natural order). */
@@ -149,9 +151,10 @@ HC_FN void hc_jpeg_convert(hc_u32 color, const hc_i32* s, hc_u32 i, HC_GLOBAL hc
 }
 
 /* Output pixel i (row-major) of the job: each component upsampled at (x, y), then the job's
- * colour transform, written to out[i * channels ...] (of 16-bit samples in a 12-bit job). */
-HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
-                         HC_GLOBAL hc_u8* out) {
+ * colour transform, written to out[i * channels ...]: 8-bit samples, or by a constant `twelve`
+ * 16-bit ones holding 12 bits. */
+HC_FN void hc_jpeg_pixel_of(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
+                            HC_GLOBAL hc_u8* out, int twelve) {
   HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
   hc_u32 width = h->width;
   hc_u32 row = i / width;
@@ -160,23 +163,28 @@ HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* pla
   int nc = (int)h->components;
   hc_i32 s[4] = {0, 0, 0, 0};
   int c;
-  if (h->precision == 12u) {
-    for (c = 0; c < nc; c++) {
-      HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-      s[c] = hc_upsample_at(planes + r->plane_offset + 2u * r->window_col, r->stride / 2u,
-                            (hc_i32)r->width, (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr,
-                            (int)r->method, x, y, 1);
-    }
-    hc_jpeg_convert(h->color, s, i, out, 1);
-  } else {
-    for (c = 0; c < nc; c++) {
-      HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-      s[c] = hc_upsample_at(planes + r->plane_offset + r->window_col, r->stride, (hc_i32)r->width,
-                            (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x,
-                            y, 0);
-    }
-    hc_jpeg_convert(h->color, s, i, out, 0);
+  for (c = 0; c < nc; c++) {
+    HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
+    s[c] = hc_upsample_at(planes + r->plane_offset + (r->window_col << twelve),
+                          r->stride >> twelve, (hc_i32)r->width, (hc_i32)r->height,
+                          (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y, twelve);
   }
+  hc_jpeg_convert(h->color, s, i, out, twelve);
+}
+
+/* The same for a 12-bit job, out of line (see HC_NOINLINE_FN). */
+HC_NOINLINE_FN void hc_jpeg_pixel12(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes,
+                                    hc_u32 i, HC_GLOBAL hc_u8* out) {
+  hc_jpeg_pixel_of(job, planes, i, out, 1);
+}
+
+/* Output pixel i of the job, at its precision. */
+HC_FN void hc_jpeg_pixel(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
+                         HC_GLOBAL hc_u8* out) {
+  if (hc_jpeg_twelve(job))
+    hc_jpeg_pixel12(job, planes, i, out);
+  else
+    hc_jpeg_pixel_of(job, planes, i, out, 0);
 }
 
 /* The entry of the chunk table's job whose work-groups of one launch include work-group `wg`:
@@ -233,15 +241,36 @@ HC_FN int hc_jpeg_has_block(HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk) 
 }
 
 /* Coefficients `in` (natural order) of block `blk` of record `rec` dequantised in place, then
- * inverse-transformed into `planes`. */
+ * inverse-transformed into `planes` (8- or 12-bit samples by a constant `twelve`). */
 HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job,
                                  HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk, hc_i32* in,
-                                 HC_GLOBAL hc_u8* planes) {
+                                 HC_GLOBAL hc_u8* planes, int twelve) {
   HC_GLOBAL const hc_i32* q = hc_job_quant(job, rec);
   int k;
   HC_UNROLL(64)
   for (k = 0; k < 64; k++) in[k] *= q[k];
-  hc_jpeg_idct_store(in, rec, blk, planes, hc_jpeg_header(job)->precision == 12u);
+  hc_jpeg_idct_store(in, rec, blk, planes, twelve);
+}
+
+/* Block b of a tile of `stride` shorts a block (shared or global: `at` is its first
+ * coefficient) dequantised and inverse-transformed into `planes` as 12-bit samples: out of line,
+ * so that the 8-bit path's kernels keep their registers. */
+HC_NOINLINE_FN void hc_jpeg_block12_local(HC_GLOBAL const hc_u32* job,
+                                          HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
+                                          HC_LOCAL const hc_i16* at, HC_GLOBAL hc_u8* planes) {
+  hc_i32 in[64];
+  int k;
+  for (k = 0; k < 64; k++) in[k] = at[k];
+  hc_jpeg_dequant_store(job, rec, blk, in, planes, 1);
+}
+
+HC_NOINLINE_FN void hc_jpeg_block12_global(HC_GLOBAL const hc_u32* job,
+                                           HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
+                                           HC_GLOBAL const hc_i16* at, HC_GLOBAL hc_u8* planes) {
+  hc_i32 in[64];
+  int k;
+  for (k = 0; k < 64; k++) in[k] = at[k];
+  hc_jpeg_dequant_store(job, rec, blk, in, planes, 1);
 }
 
 /* The fused stage for group g of a job, by a work-group of HC_JPEG_GROUP_LANES: zero the tile,
@@ -269,9 +298,13 @@ HC_FN void hc_jpeg_decode_idct(HC_GLOBAL const hc_u32* job, hc_u32 g, HC_GLOBAL 
     hc_i32 in[64];
     int k;
     if (!hc_jpeg_has_block(rec, first + i)) break;
+    if (hc_jpeg_twelve(job)) {
+      hc_jpeg_block12_local(job, rec, first + i, loc->tile + i * HC_TILE_STRIDE, planes);
+      continue;
+    }
     HC_UNROLL(64)
     for (k = 0; k < 64; k++) in[k] = loc->tile[i * HC_TILE_STRIDE + (hc_u32)k];
-    hc_jpeg_dequant_store(job, rec, first + i, in, planes);
+    hc_jpeg_dequant_store(job, rec, first + i, in, planes, 0);
   }
 }
 
@@ -312,9 +345,13 @@ HC_FN void hc_jpeg_idct(HC_GLOBAL const hc_u32* job, const HC_GLOBAL hc_i16* coe
   rec = hc_job_component_of_group(job, gb >> 6);
   blk = gb - rec->first_group * 64u;
   if (!hc_jpeg_has_block(rec, blk)) return;
+  if (hc_jpeg_twelve(job)) {
+    hc_jpeg_block12_global(job, rec, blk, coefficients + (hc_u64)gb * 64u, planes);
+    return;
+  }
   HC_UNROLL(64)
   for (k = 0; k < 64; k++) in[k] = coefficients[(hc_u64)gb * 64u + (hc_u32)k];
-  hc_jpeg_dequant_store(job, rec, blk, in, planes);
+  hc_jpeg_dequant_store(job, rec, blk, in, planes, 0);
 }
 
 /* Upsampling + colour conversion of output pixel i of a job of `pixels`. */
