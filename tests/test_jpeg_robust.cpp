@@ -1,5 +1,6 @@
 // Bad input never crashes, hangs or reads out of bounds (DESIGN.md §5): truncations, bit flips,
-// garbled segment lengths, broken Huffman tables, absurd sizes, empty and random files. Each
+// garbled segment lengths, broken Huffman tables, absurd sizes, empty and random files, of 8-
+// and 12-bit files. Each
 // either decodes (an image of the declared size, with warnings when the data was damaged) or
 // throws hetcodec::Error with a code, and InvalidData errors name a byte offset. CTest runs this
 // suite in a build instrumented with AddressSanitizer and UBSan (test `jpeg-robust-asan`), and
@@ -81,6 +82,9 @@ std::vector<std::vector<std::uint8_t>> seeds() {
   out.push_back(hetcodec::test::libjpeg_encode_ex(rgb, p));
   out.push_back(read_file(std::string(HETCODEC_TEST_SOURCE_DIR) +
                           "/data/jpeg/ffmpeg-yuvj422p-64x40-q8-default.jpg"));
+  // 12-bit: sequential with restart markers, progressive, arithmetic-coded.
+  for (const char* name : {"rgb420-restart.jpg", "rgb420-prog.jpg", "rgb422-arith.jpg"})
+    out.push_back(read_file(std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/twelve/" + name));
   return out;
 }
 
