@@ -287,7 +287,11 @@ JpegBatch load_batch(const BenchOptions& o) {
     b.bytes_in += f.size();
   }
   if (b.files.empty())
-    throw Error(ErrorCode::InvalidArgument, "bench jpeg: no decodable colour JPEG");
+    throw Error(ErrorCode::InvalidArgument,
+                "bench jpeg: no colour JPEG among the inputs that the peer, the system's "
+                "libjpeg-turbo, decodes (grayscale files are left out, and so are files it "
+                "refuses, such as 12-bit ones before libjpeg-turbo 3; `bench ljpeg` measures "
+                "lossless files)");
   b.mp = megapixels(b.dims);
   b.threads = o.threads > 0 ? o.threads : std::max(1, int(std::thread::hardware_concurrency()));
   for (const auto& f : b.files) b.inputs.push_back({f.data(), f.size()});
