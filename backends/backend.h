@@ -93,9 +93,7 @@ struct JpegJobInfo {
   std::size_t plane_bytes = 0;  // component planes (the IDCT output)
   std::uint32_t width = 0, height = 0, channels = 0;
   std::uint32_t sample_bytes = 1;  // of the planes and the output: 2 for 12-bit JPEG
-  std::size_t output_bytes() const {
-    return std::size_t(width) * height * channels * sample_bytes;
-  }
+  std::size_t output_bytes() const { return std::size_t(width) * height * channels * sample_bytes; }
 };
 
 // One image of a chunk that one launch of each kernel decodes: its job (at info.job_offset in

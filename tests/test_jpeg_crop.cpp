@@ -28,9 +28,9 @@
 using namespace hetcodec;
 using hetcodec::test::borrowed;
 using hetcodec::test::check_equal;
-using hetcodec::test::read_back;
 using hetcodec::test::EncodeParams;
 using hetcodec::test::Raster;
+using hetcodec::test::read_back;
 using hetcodec::test::RecodeParams;
 using hetcodec::test::ScanSpec;
 
@@ -248,8 +248,8 @@ TEST_CASE("cropped 4:1:0 jpeg at 1/2 and 1/4 equals libjpeg-turbo 3's djpeg -cro
     int denom;
     Region r;
   };
-  const Case cases[] = {{2, {3, 5, 45, 27}}, {2, {9, 11, 19, 17}}, {4, {3, 2, 13, 9}},
-                        {4, {17, 0, 3, 16}}};
+  const Case cases[] = {
+      {2, {3, 5, 45, 27}}, {2, {9, 11, 19, 17}}, {4, {3, 2, 13, 9}}, {4, {17, 0, 3, 16}}};
   const bool old_differs = old_libjpeg_crop_differs(file, 2) && old_libjpeg_crop_differs(file, 4);
   CHECK((hetcodec::test::libjpeg_turbo_version() >= 3000000 || old_differs));
   test::for_each_device([&](Device& device) {
@@ -281,8 +281,8 @@ TEST_CASE("cropped 4:1:0 jpeg at 1/2 and 1/4 equals libjpeg-turbo 3's djpeg -cro
 }
 
 TEST_CASE("crop regions outside the output are refused by name; lossless files are not cropped") {
-  const auto file = hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(40, 30, 2),
-                                                      sampled(2, 2));
+  const auto file =
+      hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(40, 30, 2), sampled(2, 2));
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;
     JpegDecoder decoder(borrowed(device));
@@ -352,9 +352,9 @@ TEST_CASE("crop windows start on libjpeg-turbo's iMCU columns") {
     int h, v, components, denom, x, window_x;
   };
   const Case cases[] = {
-      {"420", 2, 2, 3, 1, 17, 16}, {"420", 2, 2, 3, 1, 15, 0},  {"444", 1, 1, 3, 1, 15, 8},
-      {"411", 4, 1, 3, 1, 33, 32}, {"gray", 1, 1, 1, 1, 9, 8},  {"420", 2, 2, 3, 2, 17, 16},
-      {"420", 2, 2, 3, 2, 7, 0},   {"420", 2, 2, 3, 8, 5, 4},   {"gray", 1, 1, 1, 8, 5, 5},
+      {"420", 2, 2, 3, 1, 17, 16}, {"420", 2, 2, 3, 1, 15, 0}, {"444", 1, 1, 3, 1, 15, 8},
+      {"411", 4, 1, 3, 1, 33, 32}, {"gray", 1, 1, 1, 1, 9, 8}, {"420", 2, 2, 3, 2, 17, 16},
+      {"420", 2, 2, 3, 2, 7, 0},   {"420", 2, 2, 3, 8, 5, 4},  {"gray", 1, 1, 1, 8, 5, 5},
   };
   const Raster photo = hetcodec::test::synthetic_rgb(80, 40, 3);
   for (const Case& c : cases) {
@@ -428,14 +428,14 @@ TEST_CASE("hetcodec decode --crop WxH+X+Y writes libjpeg-turbo's pixels of the r
   for (const Case& c : {Case{1, {37, 21, 100, 50}}, Case{1, {226, 0, 1, 149}},
                         Case{2, {9, 3, 40, 30}}, Case{8, {5, 1, 20, 10}}}) {
     const std::string out = (dir / "out.ppm").string();
-    const std::string log = cli("-d cpu decode --scale 1/" + std::to_string(c.denom) +
-                                " --crop " + describe(c.r) + " " + colour + " " + out);
+    const std::string log = cli("-d cpu decode --scale 1/" + std::to_string(c.denom) + " --crop " +
+                                describe(c.r) + " " + colour + " " + out);
     INFO(describe(c.r) << " at 1/" << c.denom << ": " << log);
     REQUIRE(log.find("exit 0") != std::string::npos);
     const Raster ref = hetcodec::test::libjpeg_decode_cropped(
         hetcodec::test::read_test_file(colour), c.denom, c.r.x, c.r.y, c.r.width, c.r.height);
-    const std::string magic = "P6\n" + std::to_string(ref.width) + " " +
-                              std::to_string(ref.height) + "\n255\n";
+    const std::string magic =
+        "P6\n" + std::to_string(ref.width) + " " + std::to_string(ref.height) + "\n255\n";
     const auto written = hetcodec::test::read_test_file(out);
     REQUIRE(written.size() == magic.size() + ref.samples.size());
     CHECK(std::string(written.begin(), written.begin() + std::ptrdiff_t(magic.size())) == magic);
@@ -443,8 +443,8 @@ TEST_CASE("hetcodec decode --crop WxH+X+Y writes libjpeg-turbo's pixels of the r
                      written.begin() + std::ptrdiff_t(magic.size())));
   }
   // Bad regions: malformed ones before any file is read; one outside the image fails it.
-  for (const char* bad : {"10x10", "0x5+1+1", "5x0+0+0", "10x10+-1+0", "axb+1+1", "10x10+1+1x",
-                          "70000x5+0+0"}) {
+  for (const char* bad :
+       {"10x10", "0x5+1+1", "5x0+0+0", "10x10+-1+0", "axb+1+1", "10x10+1+1x", "70000x5+0+0"}) {
     const std::string log = cli("-d cpu decode --crop " + std::string(bad) + " " + colour + " " +
                                 (dir / "bad.ppm").string());
     INFO(bad << ": " << log);
@@ -462,8 +462,8 @@ TEST_CASE("hetcodec decode --crop WxH+X+Y writes libjpeg-turbo's pixels of the r
     CHECK(!fs::exists(dir / "bad.ppm"));
   }
   const std::string png = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/pngsuite/basn2c08.png";
-  const std::string log = cli("-d cpu decode --crop 4x4+0+0 " + png + " " +
-                              (dir / "png.ppm").string());
+  const std::string log =
+      cli("-d cpu decode --crop 4x4+0+0 " + png + " " + (dir / "png.ppm").string());
   INFO(log);
   CHECK(log.find("crops JPEG files only") != std::string::npos);
   CHECK(log.find("exit 0") == std::string::npos);

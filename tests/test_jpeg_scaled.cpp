@@ -28,9 +28,9 @@
 using namespace hetcodec;
 using hetcodec::test::borrowed;
 using hetcodec::test::check_equal;
-using hetcodec::test::read_back;
 using hetcodec::test::EncodeParams;
 using hetcodec::test::Raster;
+using hetcodec::test::read_back;
 
 namespace {
 

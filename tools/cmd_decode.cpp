@@ -171,9 +171,9 @@ struct DecodeRun {
   struct File {
     std::vector<std::uint8_t> bytes;
     bool png = false;
-    int precision = 0;   // a lossless JPEG's P, else 0
+    int precision = 0;    // a lossless JPEG's P, else 0
     int sample_bits = 0;  // a JPEG's P where its samples are not 8-bit (lossless, 12-bit), else 0
-    bool apart = false;  // decoded with its row table files, into `image`
+    bool apart = false;   // decoded with its row table files, into `image`
     Image image;
     std::string format, error;
   };

@@ -76,7 +76,8 @@ Layout make_layout(const Header& h, int scale_denom) {
       break;
   }
   if (h.precision != 8 && h.precision != 12)
-    unsupported(std::to_string(h.precision) + "-bit samples in a lossy JPEG (8 and 12 are decoded)");
+    unsupported(std::to_string(h.precision) +
+                "-bit samples in a lossy JPEG (8 and 12 are decoded)");
   Layout l;
   l.precision = h.precision;
   l.width = h.width;
@@ -135,11 +136,11 @@ Layout make_layout(const Header& h, int scale_denom) {
 void crop_layout(Layout& l, const Header& h, int x, int y, int width, int height) {
   if (width <= 0 || height <= 0 || x < 0 || y < 0 || x > l.output_width - width ||
       y > l.output_height - height)
-    throw Error(ErrorCode::InvalidArgument,
-                "jpeg: crop " + std::to_string(width) + "x" + std::to_string(height) + "+" +
-                    std::to_string(x) + "+" + std::to_string(y) + " is not inside the " +
-                    std::to_string(l.output_width) + "x" + std::to_string(l.output_height) +
-                    " output");
+    throw Error(ErrorCode::InvalidArgument, "jpeg: crop " + std::to_string(width) + "x" +
+                                                std::to_string(height) + "+" + std::to_string(x) +
+                                                "+" + std::to_string(y) + " is not inside the " +
+                                                std::to_string(l.output_width) + "x" +
+                                                std::to_string(l.output_height) + " output");
   const int min_size = 8 / l.scale_denom;
   l.crop_x = x;
   l.crop_y = y;

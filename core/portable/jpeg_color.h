@@ -22,8 +22,8 @@ HC_FN hc_i32 hc_clamp_sample(hc_i32 v, hc_i32 maxv) { return v < 0 ? 0 : (v > ma
 
 HC_FN hc_i32 hc_ycc_red_n(hc_i32 y, hc_i32 cr, hc_i32 maxv) {
   hc_i32 x = cr - (maxv + 1) / 2;
-  return hc_clamp_sample(
-      y + HC_RIGHT_SHIFT(HC_FIX_1_40200 * x + HC_YCC_ONE_HALF, HC_YCC_SCALEBITS), maxv);
+  return hc_clamp_sample(y + HC_RIGHT_SHIFT(HC_FIX_1_40200 * x + HC_YCC_ONE_HALF, HC_YCC_SCALEBITS),
+                         maxv);
 }
 
 HC_FN hc_i32 hc_ycc_green_n(hc_i32 y, hc_i32 cb, hc_i32 cr, hc_i32 maxv) {
@@ -34,8 +34,8 @@ HC_FN hc_i32 hc_ycc_green_n(hc_i32 y, hc_i32 cb, hc_i32 cr, hc_i32 maxv) {
 
 HC_FN hc_i32 hc_ycc_blue_n(hc_i32 y, hc_i32 cb, hc_i32 maxv) {
   hc_i32 x = cb - (maxv + 1) / 2;
-  return hc_clamp_sample(
-      y + HC_RIGHT_SHIFT(HC_FIX_1_77200 * x + HC_YCC_ONE_HALF, HC_YCC_SCALEBITS), maxv);
+  return hc_clamp_sample(y + HC_RIGHT_SHIFT(HC_FIX_1_77200 * x + HC_YCC_ONE_HALF, HC_YCC_SCALEBITS),
+                         maxv);
 }
 
 /* 8-bit samples. */

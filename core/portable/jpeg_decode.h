@@ -88,7 +88,7 @@ HC_FN void hc_jpeg_idct_put(hc_i32* in, hc_u32 size, HC_GLOBAL hc_u8* dst, hc_u3
  * samples of block `blk` (raster index in the component's grid) of component record `rec`: 8x8,
  * or in scaled decoding the record's block size (the same for every block of a component, so a
  * work-group takes one branch) by libjpeg-turbo's reduced IDCTs; 8-bit samples, or 16-bit ones
- * holding 12 bits when `twelve` (the job's precision: one branch for a whole launch). */
+ * holding 12 bits when `twelve` (a constant at each call). */
 HC_FN void hc_jpeg_idct_store(hc_i32* in, HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
                               HC_GLOBAL hc_u8* planes, int twelve) {
   hc_u32 grid_w = rec->grid_w, stride = rec->stride, size = rec->block;
@@ -165,9 +165,9 @@ HC_FN void hc_jpeg_pixel_of(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* 
   int c;
   for (c = 0; c < nc; c++) {
     HC_GLOBAL const hc_jpeg_component* r = &h->component[c];
-    s[c] = hc_upsample_at(planes + r->plane_offset + (r->window_col << twelve),
-                          r->stride >> twelve, (hc_i32)r->width, (hc_i32)r->height,
-                          (hc_i32)r->hr, (hc_i32)r->vr, (int)r->method, x, y, twelve);
+    s[c] = hc_upsample_at(planes + r->plane_offset + (r->window_col << twelve), r->stride >> twelve,
+                          (hc_i32)r->width, (hc_i32)r->height, (hc_i32)r->hr, (hc_i32)r->vr,
+                          (int)r->method, x, y, twelve);
   }
   hc_jpeg_convert(h->color, s, i, out, twelve);
 }
@@ -252,9 +252,10 @@ HC_FN void hc_jpeg_dequant_store(HC_GLOBAL const hc_u32* job,
   hc_jpeg_idct_store(in, rec, blk, planes, twelve);
 }
 
-/* Block b of a tile of `stride` shorts a block (shared or global: `at` is its first
- * coefficient) dequantised and inverse-transformed into `planes` as 12-bit samples: out of line,
- * so that the 8-bit path's kernels keep their registers. */
+/* Block `blk` of record `rec`, whose 64 coefficients start at `at` (in a work-group's tile, or
+ * in global memory: two functions, as OpenCL C 1.2 has no pointer to either), dequantised and
+ * inverse-transformed into `planes` as 12-bit samples: out of line, so that the kernels' 8-bit
+ * path keeps its registers. */
 HC_NOINLINE_FN void hc_jpeg_block12_local(HC_GLOBAL const hc_u32* job,
                                           HC_GLOBAL const hc_jpeg_component* rec, hc_u32 blk,
                                           HC_LOCAL const hc_i16* at, HC_GLOBAL hc_u8* planes) {

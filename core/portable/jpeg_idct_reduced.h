@@ -78,8 +78,7 @@ HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u16* out, int twelve) {
     }
     hc_idct_1d_4((hc_u32)in[i], (hc_u32)in[8 + i], (hc_u32)in[16 + i], (hc_u32)in[24 + i],
                  (hc_u32)in[40 + i], (hc_u32)in[48 + i], (hc_u32)in[56 + i], t);
-    for (k = 0; k < 4; k++)
-      in[8 * k + i] = hc_idct_descale(t[k], HC_IDCT_CONST_BITS - pass1 + 1);
+    for (k = 0; k < 4; k++) in[8 * k + i] = hc_idct_descale(t[k], HC_IDCT_CONST_BITS - pass1 + 1);
   }
   /* Pass 2: rows 0..3, descaled by 2^(PASS1_BITS + 3 + 1) more, range-limited. */
   for (i = 0; i < 4; i++) {
@@ -87,8 +86,8 @@ HC_FN void hc_jpeg_idct_4x4(hc_i32* in, hc_u16* out, int twelve) {
     hc_idct_1d_4((hc_u32)in[r], (hc_u32)in[r + 1], (hc_u32)in[r + 2], (hc_u32)in[r + 3],
                  (hc_u32)in[r + 5], (hc_u32)in[r + 6], (hc_u32)in[r + 7], t);
     for (k = 0; k < 4; k++)
-      out[4 * i + k] = hc_idct_range_limit_n(
-          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 1), twelve);
+      out[4 * i + k] =
+          hc_idct_range_limit_n(hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 1), twelve);
   }
 }
 
@@ -117,8 +116,8 @@ HC_FN void hc_jpeg_idct_2x2(hc_i32* in, hc_u16* out, int twelve) {
     hc_idct_1d_2((hc_u32)in[r], (hc_u32)in[r + 1], (hc_u32)in[r + 3], (hc_u32)in[r + 5],
                  (hc_u32)in[r + 7], t);
     for (k = 0; k < 2; k++)
-      out[2 * i + k] = hc_idct_range_limit_n(
-          hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 2), twelve);
+      out[2 * i + k] =
+          hc_idct_range_limit_n(hc_idct_descale(t[k], HC_IDCT_CONST_BITS + pass1 + 3 + 2), twelve);
   }
 }
 

@@ -40,10 +40,10 @@ typedef struct hc_jpeg_component {
    * (window_col), and the height: what the upsampling sees as the component's edges. */
   hc_u32 width;
   hc_u32 height;
-  hc_u32 hr, vr;      /* upsampling factors (from the scaled sizes) */
-  hc_u32 method;      /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
-  hc_u32 block;       /* samples per block side: 8, 4, 2 or 1 (libjpeg's DCT_scaled_size) */
-  hc_u32 window_col;  /* the plane column of the window's left edge (0 without a crop) */
+  hc_u32 hr, vr;     /* upsampling factors (from the scaled sizes) */
+  hc_u32 method;     /* HC_UPSAMPLE_* of core/portable/jpeg_upsample.h */
+  hc_u32 block;      /* samples per block side: 8, 4, 2 or 1 (libjpeg's DCT_scaled_size) */
+  hc_u32 window_col; /* the plane column of the window's left edge (0 without a crop) */
 } hc_jpeg_component;
 
 /* The job header: HC_JOB_WORDS words of fixed-width fields, the same layout in C++, CUDA and

@@ -208,8 +208,8 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors*
       place = [this, &b, i](std::size_t bytes, detail::JpegPrepared& p) {
         return detail::place_in_chunk(b.chunks[i / b.plan.per_chunk], bytes, p, pinned);
       };
-    detail::prepare_jpeg(inputs[i], options, per_image, b.prepared[i],
-                         scratch[std::size_t(worker)], place, &engine.pool());
+    detail::prepare_jpeg(inputs[i], options, per_image, b.prepared[i], scratch[std::size_t(worker)],
+                         place, &engine.pool());
   };
   const detail::BatchOutcome out =
       engine.run(b.plan, prepare, [&](std::size_t c) { feed_chunk(b, c); });
@@ -397,12 +397,10 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
       const int denom = impl_->options.scale_denom;
       const Region& crop = inputs[i].crop;
       const bool cropped = !crop.whole() && crop.width > 0 && crop.height > 0;
-      bytes = ((cropped ? std::size_t(crop.width) : std::size_t(jpeg::scaled_size(h.width, denom))) *
-                   (cropped ? std::size_t(crop.height)
-                            : std::size_t(jpeg::scaled_size(h.height, denom))) *
-                   h.components.size() * (h.precision > 8 ? 2 : 1) +
-               4095) /
-              4096 * 4096;
+      const std::size_t w = cropped ? crop.width : jpeg::scaled_size(h.width, denom);
+      const std::size_t rows = cropped ? crop.height : jpeg::scaled_size(h.height, denom);
+      const std::size_t sample_bytes = h.precision > 8 ? 2 : 1;
+      bytes = (w * rows * h.components.size() * sample_bytes + 4095) / 4096 * 4096;
     } catch (const Error&) {
     }
     if (limit && part_bytes.back() && part_bytes.back() + bytes > limit) part_bytes.push_back(0);

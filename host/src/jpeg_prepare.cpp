@@ -51,8 +51,8 @@ bool uses_coefficients(const jpeg::Header& h) {
 
 }  // namespace
 
-void prepare_jpeg(const Input& input, const JpegDecodeOptions& options,
-                  int threads, JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
+void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int threads,
+                  JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
                   const JobPlacer& place, WorkerPool* pool) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint8_t* const data = input.data;

@@ -46,8 +46,8 @@ using JobPlacer = std::function<std::uint8_t*(std::size_t bytes, JpegPrepared& o
 // image (its capacity is reused). `place`, when given, supplies pinned memory for the job
 // instead of out.job.
 // `crop`: the region of the (scaled) output to decode, or whole().
-void prepare_jpeg(const Input& input, const JpegDecodeOptions& options,
-                  int threads, JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
+void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int threads,
+                  JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
                   const JobPlacer& place = {}, WorkerPool* pool = nullptr);
 
 }  // namespace hetcodec::detail
