@@ -13,6 +13,7 @@ typedef int hc_i32;
 typedef uint hc_u32;
 typedef ulong hc_u64;
 #define HC_FN static inline
+#define HC_FORCE_FN static inline
 #define HC_NOINLINE_FN static inline __attribute__((noinline))
 #define HC_GLOBAL __global
 #define HC_LOCAL __local
@@ -28,13 +29,17 @@ typedef uint32_t hc_u32;
 typedef uint64_t hc_u64;
 #if defined(__CUDACC__)
 #define HC_FN static __host__ __device__ __forceinline__
+#define HC_FORCE_FN HC_FN
 #define HC_NOINLINE_FN static inline __host__ __device__ __noinline__
 #else
 #define HC_FN static inline
+#define HC_FORCE_FN static inline __attribute__((always_inline))
 #define HC_NOINLINE_FN static inline __attribute__((noinline))
 #endif
-/* HC_NOINLINE_FN: a function kept out of line, for a rare path (12-bit JPEG) whose inlined body
- * would raise the register count of the common one's kernel. */
+/* HC_FORCE_FN: a function inlined on the CPU too (where HC_FN leaves it to the compiler), for
+ * one whose constant arguments must fold at each call, as the sample width of the JPEG colour
+ * stage. HC_NOINLINE_FN: a function kept out of line, for a rare path (12-bit JPEG) whose inlined
+ * body would raise the register count of the common one's kernel. */
 /* Address-space qualifiers: OpenCL C needs them on pointers; C++ and CUDA use plain pointers
  * (CUDA's generic addressing reaches shared and global memory alike). */
 #define HC_GLOBAL

@@ -107,7 +107,7 @@ HC_FN HC_GLOBAL const hc_i32* hc_job_quant(HC_GLOBAL const hc_u32* job,
 
 /* A sample to output position k: a byte, or when `wide` a 16-bit sample, big-endian as Image
  * holds 16-bit samples (core/image.h). */
-HC_FN void hc_jpeg_put_sample(HC_GLOBAL hc_u8* out, int wide, hc_u32 k, hc_i32 v) {
+HC_FORCE_FN void hc_jpeg_put_sample(HC_GLOBAL hc_u8* out, int wide, hc_u32 k, hc_i32 v) {
   if (wide) {
     out[2u * k] = (hc_u8)(v >> 8);
     out[2u * k + 1u] = (hc_u8)v;
@@ -118,8 +118,8 @@ HC_FN void hc_jpeg_put_sample(HC_GLOBAL hc_u8* out, int wide, hc_u32 k, hc_i32 v
 
 /* The colour transform of upsampled samples s[] to output pixel i: 8-bit samples, or 12-bit
  * ones in 16 bits when `twelve` (a constant at each call). */
-HC_FN void hc_jpeg_convert(hc_u32 color, const hc_i32* s, hc_u32 i, HC_GLOBAL hc_u8* out,
-                           int twelve) {
+HC_FORCE_FN void hc_jpeg_convert(hc_u32 color, const hc_i32* s, hc_u32 i, HC_GLOBAL hc_u8* out,
+                                 int twelve) {
   const hc_i32 maxv = hc_max_sample(twelve);
   switch (color) {
     case HC_COLOR_GRAY:
@@ -153,8 +153,8 @@ HC_FN void hc_jpeg_convert(hc_u32 color, const hc_i32* s, hc_u32 i, HC_GLOBAL hc
 /* Output pixel i (row-major) of the job: each component upsampled at (x, y), then the job's
  * colour transform, written to out[i * channels ...]: 8-bit samples, or by a constant `twelve`
  * 16-bit ones holding 12 bits. */
-HC_FN void hc_jpeg_pixel_of(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes, hc_u32 i,
-                            HC_GLOBAL hc_u8* out, int twelve) {
+HC_FORCE_FN void hc_jpeg_pixel_of(HC_GLOBAL const hc_u32* job, HC_GLOBAL const hc_u8* planes,
+                                  hc_u32 i, HC_GLOBAL hc_u8* out, int twelve) {
   HC_GLOBAL const hc_jpeg_job* h = hc_jpeg_header(job);
   hc_u32 width = h->width;
   hc_u32 row = i / width;

@@ -34,14 +34,14 @@ HC_FN int hc_upsample_method(int hr, int vr, int cw, int fancy) {
 }
 
 /* Sample `idx` of a plane of 8-bit samples, or of 16-bit ones (12-bit JPEG) when `wide`. */
-HC_FN hc_i32 hc_plane_sample(HC_GLOBAL const hc_u8* plane, int wide, hc_u32 idx) {
+HC_FORCE_FN hc_i32 hc_plane_sample(HC_GLOBAL const hc_u8* plane, int wide, hc_u32 idx) {
   return wide ? (hc_i32)((HC_GLOBAL const hc_u16*)plane)[idx] : (hc_i32)plane[idx];
 }
 
 /* The upsampled sample at output column x, row y; `stride` counts samples, of 16 bits when
  * `wide` (a constant at each call, so the branches fold away). */
-HC_FN hc_i32 hc_upsample_at(HC_GLOBAL const hc_u8* plane, hc_u32 stride, hc_i32 cw, hc_i32 ch,
-                            hc_i32 hr, hc_i32 vr, int method, hc_i32 x, hc_i32 y, int wide) {
+HC_FORCE_FN hc_i32 hc_upsample_at(HC_GLOBAL const hc_u8* plane, hc_u32 stride, hc_i32 cw, hc_i32 ch,
+                                  hc_i32 hr, hc_i32 vr, int method, hc_i32 x, hc_i32 y, int wide) {
   if (method == HC_UPSAMPLE_REPLICATE)
     return hc_plane_sample(plane, wide, (hc_u32)(y / vr) * stride + (hc_u32)(x / hr));
   if (method == HC_UPSAMPLE_FANCY_H2V1) {
