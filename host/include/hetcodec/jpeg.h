@@ -109,9 +109,11 @@ class JpegDecoder {
 
   Device& device();
 
-  // The size and format decode() will give, from the markers before the first scan (the
-  // entropy-coded data is not read). Error(InvalidData) for headers that do not parse,
-  // LimitExceeded past max_pixels, Unsupported for a file this decoder refuses.
+  // The size, format and bit depth (8, or 16 for 12-bit and lossless files above 8 bits)
+  // decode() will give for the whole image at the decoder's scale (a crop gives its region's
+  // size), from the markers before the first scan (the entropy-coded data is not read).
+  // Error(InvalidData) for headers that do not parse, LimitExceeded past max_pixels,
+  // Unsupported for a file this decoder refuses.
   ImageInfo info(const std::uint8_t* data, std::size_t size) const;
 
   Image decode(const std::uint8_t* data, std::size_t size) { return decode(Input{data, size}); }
