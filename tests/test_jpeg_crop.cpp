@@ -346,6 +346,28 @@ TEST_CASE("crop regions outside the output are refused by name; lossless files a
   });
 }
 
+// Y, Cb, Cr sampled 4, 2, 1 across: a window 3 or 4 pixels wide leaves Cr one sample wide, so
+// jpeg_crop_scanline runs jinit_upsampler again, which picks every component's method anew: Cb,
+// two samples wide, loses its fancy filter too.
+TEST_CASE("a narrow crop picks every component's upsampling anew, as jpeg_crop_scanline does") {
+  EncodeParams p;
+  p.h[0] = 4;
+  p.h[1] = 2;
+  const auto file = hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(70, 20, 9), p);
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one decoder a process there; the others cover it)
+    JpegDecoder decoder(borrowed(device));
+    for (const Region& r : {Region{32, 2, 3, 9}, Region{33, 0, 3, 20}, Region{0, 5, 4, 7}}) {
+      INFO(describe(r));
+      Input in{file.data(), file.size()};
+      in.crop = r;
+      check_equal(decoder.decode(in),
+                  hetcodec::test::libjpeg_decode_cropped(file, 1, r.x, r.y, r.width, r.height),
+                  "4:2:1 crop " + describe(r));
+    }
+  });
+}
+
 TEST_CASE("crop windows start on libjpeg-turbo's iMCU columns") {
   struct Case {
     const char* name;

@@ -157,16 +157,21 @@ void crop_layout(Layout& l, const Header& h, int x, int y, int width, int height
   const int align = gray ? min_size : min_size * h.max_h;
   l.window_x = x / align * align;
   const int window_width = width + x - l.window_x;
+  bool reinit_upsampler = false;
   for (std::size_t c = 0; c < l.components.size(); ++c) {
     ComponentLayout& cl = l.components[c];
     const int hsf = gray ? 1 : h.components[c].h;
     cl.first_block_col = l.window_x / align * hsf;
     cl.window_col = cl.first_block_col * cl.block;
     cl.window_width = div_up(window_width * hsf * cl.block, (gray ? 1 : h.max_h) * min_size);
-    // jinit_upsampler runs again, with the new widths, only when one falls below 2.
-    if (cl.window_width < 2 && cl.scaled_width >= 2)
-      cl.window_method = hc_upsample_method(cl.hr, cl.vr, cl.window_width, min_size > 1);
+    if (cl.window_width < 2 && cl.scaled_width >= 2) reinit_upsampler = true;
   }
+  // jinit_upsampler runs again, with the new widths, only when one falls below 2, and then
+  // picks every component's method anew (a 2:1 component exactly 2 samples wide loses its
+  // fancy filter, as where Y, Cb, Cr are sampled 4, 2, 1 across).
+  if (reinit_upsampler)
+    for (ComponentLayout& cl : l.components)
+      cl.window_method = hc_upsample_method(cl.hr, cl.vr, cl.window_width, min_size > 1);
 }
 
 }  // namespace hetcodec::jpeg

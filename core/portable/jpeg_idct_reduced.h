@@ -6,10 +6,12 @@
  * PASS1_BITS, one more bit (4x4) or two (2x2) of descaling per pass; 1x1 is the DC over 8.
  *
  * Arithmetic as in core/portable/jpeg_idct.h: wrapping 32-bit unsigned, shifted as signed, 8- or
- * 12-bit samples by `twelve` (PASS1_BITS 2 or 1). The range limit keeps the low 10 bits (14 for
- * 12-bit samples) of a pass-2 result, bits 19..28 (4x4) or 20..29 (2x2) of
- * the sum, which wrapping preserves; pass 1 equals libjpeg-turbo's while its sums fit 32 bits,
- * which they do for every conforming 8-bit file. The columns whose AC terms are all zero take
+ * 12-bit samples by `twelve` (PASS1_BITS 2 or 1). The range limit keeps the low 10 bits of a
+ * pass-2 result for 8-bit samples, bits 19..28 (4x4) or 20..29 (2x2) of the sum, which wrapping
+ * preserves; for 12-bit samples the low 14, bits 18..31 (4x4), also preserved, or 19..32 (2x2),
+ * whose top bit wrapping loses, so a 12-bit 2x2 block equals libjpeg-turbo's while its pass-2
+ * results lie within +-4096 (conforming files; damaged ones may differ). Pass 1 equals
+ * libjpeg-turbo's while its sums fit 32 bits, which they do for every conforming file. The columns whose AC terms are all zero take
  * pass 1's shortcut as jidctred.c does (the same value, computed without the 64-bit sum), so
  * those columns agree with its C code on out-of-range input too; pass 2's shortcut is an identity
  * of the wrapped arithmetic and is left out. libjpeg-turbo's x86 SIMD 4x4 and 2x2 (used when
