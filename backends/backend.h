@@ -311,8 +311,9 @@ class JpegEncodeKernels {
  public:
   virtual ~JpegEncodeKernels() = default;
   // One stage (HC_JENC_BLOCKS .. HC_JENC_MARKERS of core/portable/jpeg_encode.h) for `items`
-  // items (hc_jenc_items of the plan): `pixels` the input samples (at the plan's offset), `plan`
-  // the host's plan (HC_JENC_PLAN_TOTAL_WORDS words), `work` the stages' words and `data` the
+  // items (hc_jenc_items of the plan): `pixels` the input samples (at the image plans'
+  // offsets), `plan` the host's plan of a batch of images (hc_jenc_batch, its image table and
+  // the images' plans), `work` the stages' words and `data` the
   // packed data and its 0xFF counts (laid out by the plan), `coefs` the quantised blocks, `out`
   // the entropy-coded data. `arg`: the array of the scan stages (HC_JENC_SCAN_*). Checks the
   // stage and the plan's size (InvalidArgument).

@@ -63,8 +63,9 @@ std::vector<std::uint8_t> oracle(const test::Raster& r, const JpegEncodeOptions&
 // HETCODEC_TEST_JPEG_ENCODE_ALONE=1 or 2): its uninitialised-value tracking reports freshly
 // written buffers as uninitialised once buffers have been released and others allocated in the
 // same process (as for the PNG device deflate, test_png_backend.cpp); the encoder's buffers
-// grow between images. Case 1: 4:2:0 with partial MCUs, restarts and optimised tables on the
-// device; case 2: 4:2:2 with the host's Huffman coding and a restart per MCU row.
+// grow between images. Case 1: a batch of three in one launch (colour and gray, 4:2:0 with
+// partial MCUs, restarts and optimised tables on the device); case 2: 4:2:2 with the host's
+// Huffman coding and a restart per MCU row.
 TEST_CASE("jpeg encode: one encode alone under the emulator") {
   const char* alone = std::getenv("HETCODEC_TEST_JPEG_ENCODE_ALONE");
   test::for_each_device([&](Device& device) {
@@ -79,8 +80,19 @@ TEST_CASE("jpeg encode: one encode alone under the emulator") {
     o.restart_rows = first ? 0 : 1;
     o.optimize = first;
     o.entropy = first ? JpegEntropy::Device : JpegEntropy::Host;
+    o.batch_streams = 1;
     JpegEncoder encoder(shared, o);
-    CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, 2, first ? 2 : 1));
+    if (!first) {
+      CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, 2, 1));
+      return;
+    }
+    const test::Raster gray = gray_of(test::synthetic_rgb(9, 5, 3));
+    const test::Raster small = test::synthetic_rgb(16, 16, 5);
+    const auto files = encoder.encode_batch({image_of(rgb), image_of(gray), image_of(small)});
+    REQUIRE(files.size() == 3);
+    CHECK(files[0] == oracle(rgb, o, 2, 2));
+    CHECK(files[1] == oracle(gray, o, 1, 1));
+    CHECK(files[2] == oracle(small, o, 2, 2));
   });
 }
 
@@ -283,6 +295,102 @@ TEST_CASE("jpeg encode: a batch on several streams gives each image's file and i
       FAIL("no error");
     } catch (const Error& e) {
       CHECK(std::string(e.what()).find("image 4") != std::string::npos);
+    }
+  });
+}
+
+TEST_CASE("jpeg encode: batches share launches, each image's file libjpeg-turbo's") {
+  // Colour and gray images of odd sizes mixed in launches of several images (their blocks,
+  // restart intervals and packed bytes numbered across the launch), from the host and from the
+  // device, with and without restarts and optimised tables, both Huffman codings.
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there: above)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    std::vector<test::Raster> rasters;
+    const std::pair<int, int> sizes[] = {{1, 1},  {17, 9},  {8, 8},  {33, 47}, {2, 70},
+                                         {70, 2}, {97, 31}, {16, 16}, {250, 13}};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const test::Raster rgb =
+          test::synthetic_rgb(sizes[i].first, sizes[i].second, unsigned(i * 7 + 1));
+      rasters.push_back(i % 3 == 1 ? gray_of(rgb) : rgb);
+    }
+    std::vector<Image> images;
+    for (const auto& r : rasters) images.push_back(image_of(r));
+    // The same samples in one device buffer, each at a 16-byte boundary past the last.
+    std::size_t total = 0;
+    std::vector<std::size_t> at;
+    for (const auto& r : rasters) {
+      at.push_back(total);
+      total = (total + r.samples.size() + 31) / 16 * 16;
+    }
+    std::shared_ptr<DeviceBuffer> buffer(device.alloc(total));
+    auto queue = device.create_queue();
+    for (std::size_t i = 0; i < rasters.size(); ++i)
+      queue->write(*buffer, at[i], rasters[i].samples.data(), rasters[i].samples.size());
+    queue->finish();
+    std::vector<DeviceImage> on_device;
+    for (std::size_t i = 0; i < rasters.size(); ++i) {
+      DeviceImage d;
+      d.width = rasters[i].width;
+      d.height = rasters[i].height;
+      d.format = images[i].format;
+      d.buffer = buffer;
+      d.offset = at[i];
+      on_device.push_back(d);
+    }
+    struct Setting {
+      JpegSampling sampling;
+      int h, v, restart, rows;
+      bool optimize;
+      JpegEntropy entropy;
+      int per, streams;
+    };
+    const Setting settings[] = {
+        {JpegSampling::S420, 2, 2, 0, 0, false, JpegEntropy::Device, 0, 2},
+        {JpegSampling::S422, 2, 1, 3, 0, true, JpegEntropy::Device, 4, 2},
+        {JpegSampling::S444, 1, 1, 0, 1, true, JpegEntropy::Device, 9, 1},
+        {JpegSampling::S440, 1, 2, 1, 0, false, JpegEntropy::Device, 5, 3},
+        {JpegSampling::S420, 2, 2, 2, 0, true, JpegEntropy::Host, 4, 2},
+    };
+    for (const Setting& st : settings) {
+      JpegEncodeOptions o;
+      o.quality = 83;
+      o.sampling = st.sampling;
+      o.restart_interval = st.restart;
+      o.restart_rows = st.rows;
+      o.optimize = st.optimize;
+      o.entropy = st.entropy;
+      o.batch_images = st.per;
+      o.batch_streams = st.streams;
+      JpegEncoder encoder(shared, o);
+      CAPTURE(st.h);
+      CAPTURE(st.v);
+      CAPTURE(st.per);
+      const auto from_host = encoder.encode_batch(images);
+      const auto from_device = encoder.encode_batch(on_device);
+      REQUIRE(from_host.size() == rasters.size());
+      REQUIRE(from_device.size() == rasters.size());
+      for (std::size_t i = 0; i < rasters.size(); ++i) {
+        CAPTURE(i);
+        const bool gray = rasters[i].components == 1;
+        const auto want = oracle(rasters[i], o, gray ? 1 : st.h, gray ? 1 : st.v);
+        CHECK(from_host[i] == want);
+        CHECK(from_device[i] == want);
+      }
+    }
+    // A device image past its buffer fails alone; its neighbours in the launch are coded.
+    JpegEncodeOptions o;
+    o.batch_images = 4;
+    JpegEncoder encoder(shared, o);
+    on_device[2].offset = total;
+    BatchErrors errors;
+    const auto files = encoder.encode_batch(on_device, &errors);
+    REQUIRE(errors.size() == on_device.size());
+    for (std::size_t i = 0; i < on_device.size(); ++i) {
+      CAPTURE(i);
+      CHECK(errors[i].has_value() == (i == 2));
+      const bool gray = rasters[i].components == 1;
+      if (i != 2) CHECK(files[i] == oracle(rasters[i], o, gray ? 1 : 2, gray ? 1 : 2));
     }
   });
 }

@@ -4,7 +4,8 @@
 // loads, measured in the same run on the same RGB images: host samples in and the file on the
 // host ("host input"), or samples already in device memory ("device input", uploaded once, as
 // a decoder's decode_to_device leaves them), with the Huffman coding on the device and on host
-// threads, one image at a time (encode) and the whole set at once (encode_batch, host input).
+// threads, one image at a time (encode) and the whole set at once (encode_batch, host and
+// device input).
 // Every file of ours is compared with libjpeg-turbo's for the same settings; a file that
 // differs fails the run, named with its device.
 // clang-format off
@@ -244,6 +245,7 @@ struct BenchOptions {
   int threads = 0;
   int streams = 4;
   int batch_streams = JpegEncodeOptions{}.batch_streams;
+  int batch_images = JpegEncodeOptions{}.batch_images;
   bool peers = true;
   std::string json_path;
 };
@@ -298,17 +300,27 @@ double timed(std::size_t n, double min_time, Encode&& encode) {
   return double(images) / t;
 }
 
-// The set's images in device memory, uploaded once through the backend's queue.
+// The set's images in device memory, uploaded once through the backend's queue into one
+// buffer, each at a 4096-byte boundary (as JpegDecoder::decode_batch_to_device leaves them).
 std::vector<DeviceImage> upload(Device& device, const ImageSet& set) {
   auto queue = device.create_queue();
-  std::vector<DeviceImage> out;
+  std::vector<std::size_t> at;
+  std::size_t total = 0;
   for (const Image& im : set.images) {
+    at.push_back(total);
+    total = (total + im.bytes() + 4095) / 4096 * 4096;
+  }
+  std::shared_ptr<DeviceBuffer> buffer(device.alloc(std::max<std::size_t>(total, 1)));
+  std::vector<DeviceImage> out;
+  for (std::size_t k = 0; k < set.images.size(); ++k) {
+    const Image& im = set.images[k];
     DeviceImage d;
     d.width = im.width;
     d.height = im.height;
     d.format = PixelFormat::RGB;
-    d.buffer = std::shared_ptr<DeviceBuffer>(device.alloc(im.bytes()));
-    queue->write(*d.buffer, 0, im.pixels.data(), im.bytes());
+    d.buffer = buffer;
+    d.offset = at[k];
+    queue->write(*buffer, at[k], im.pixels.data(), im.bytes());
     out.push_back(std::move(d));
   }
   queue->finish();
@@ -372,22 +384,25 @@ void measure_single(const DeviceInfo& info, const ImageSet& set, JpegEncoder& en
   std::fflush(stdout);
 }
 
-// The whole set through encode_batch (host input), repeated for at least min_time seconds
+// The whole set through encode_batch (host or device input), repeated for at least min_time seconds
 // (at least once after a first, untimed pass): img/s. Every pass's files are compared with
 // libjpeg-turbo's, outside the timed calls, since images in flight at once are where a race
 // would show. No stages: with profile on the encoder waits after each one, which is what a
 // batch is there to avoid.
 void measure_batch(const DeviceInfo& info, const ImageSet& set, JpegEncoder& encoder,
-                   const char* where, const BenchOptions& o, Table& table) {
+                   const std::vector<DeviceImage>& resident, bool from_device, const char* where,
+                   const BenchOptions& o, Table& table) {
   const std::size_t n = set.images.size();
-  const std::string name = "hetcodec " + info.spec + " batch, host input, " + where + " entropy";
+  const std::string name = "hetcodec " + info.spec + " batch, " +
+                           (from_device ? "device" : "host") + " input, " + where + " entropy";
   const std::string row = info.spec + " (" + name + ")";
   std::fprintf(stderr, "  %s: %s (%s)...\n", set.name.c_str(), name.c_str(), info.name.c_str());
   std::uint64_t bytes = 0, bad = 0, checked = 0;
   auto pass = [&](bool first) {
     BatchErrors errors;
     const auto t0 = Clock::now();
-    const auto files = encoder.encode_batch(set.images, &errors);
+    const auto files = from_device ? encoder.encode_batch(resident, &errors)
+                                   : encoder.encode_batch(set.images, &errors);
     const double t = since(t0);
     checked += n;
     for (std::size_t k = 0; k < n; ++k) {
@@ -412,11 +427,12 @@ void measure_batch(const DeviceInfo& info, const ImageSet& set, JpegEncoder& enc
   } while (t < o.min_time);
   table.add(set, name, "hetcodec", double(passes * n) / t,
             {{"device", to_json(info)},
-             {"input", "host"},
+             {"input", from_device ? "device" : "host"},
              {"entropy", where},
              {"batch", true},
              {"batch_images", n},
              {"batch_streams", encoder.options().batch_streams},
+             {"images_per_launch", encoder.options().batch_images},
              {"output_bytes", bytes},
              {"checked", checked},
              {"mismatches", bad}});
@@ -441,14 +457,18 @@ void measure_ours(const DeviceInfo& info, const ImageSet& set, const JpegEncodeO
     opts.entropy = entropy;
     opts.threads = o.threads;
     opts.batch_streams = o.batch_streams;
+    opts.batch_images = o.batch_images;
     JpegEncoder encoder(device, opts);
     const char* where = entropy == JpegEntropy::Device ? "device" : "host";
     for (const bool from_device : {false, true}) {
       if (o.input == (from_device ? "host" : "device")) continue;
       measure_single(info, set, encoder, resident, from_device, where, o, table);
     }
-    if (o.whole_set && o.input != "device" && set.images.size() > 1)
-      measure_batch(info, set, encoder, where, o, table);
+    for (const bool from_device : {false, true}) {
+      if (!o.whole_set || set.images.size() < 2 || o.input == (from_device ? "host" : "device"))
+        continue;
+      measure_batch(info, set, encoder, resident, from_device, where, o, table);
+    }
   }
 }
 
@@ -623,11 +643,12 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& global) {
       "(\"device input\": uploaded once, as decode_to_device leaves it), with the Huffman coding\n"
       "on the device and on host threads; the stages (upload, transform, entropy, download,\n"
       "host) from a profiled pass; and the whole set at once through encode_batch (\"batch\",\n"
-      "host input; sets of more than one image). In the same run: libjpeg-turbo (its C API,\n"
-      "JDCT_ISLOW, the same settings) on one thread and on all threads (an image per thread),\n"
-      "and nvJPEG's nvjpegEncodeImage (RGB interleaved from device memory: host input, device\n"
-      "input, and --streams encoder states at once) where libnvjpeg loads. Every file of ours is\n"
-      "compared with libjpeg-turbo's: one that differs fails the run, named with its device.\n"
+      "host and device input; sets of more than one image). In the same run: libjpeg-turbo\n"
+      "(its C API, JDCT_ISLOW, the same settings) on one thread and on all threads (an image per\n"
+      "thread), and nvJPEG's nvjpegEncodeImage (RGB interleaved from device memory: host input,\n"
+      "device input, and --streams encoder states at once) where libnvjpeg loads. Every file of\n"
+      "ours is compared with libjpeg-turbo's: one that differs fails the run, named with its\n"
+      "device.\n"
       "Images: the files or directories given (PNM, PAM, PNG, JPEG; colour, 8-bit), else the\n"
       "ImageNet-like photos of --imagenet-from or `hetcodec corpus` (or a built-in synthetic\n"
       "set of 500x375) and one 3840x2160 image (a centre crop of the first photo of\n"
@@ -666,6 +687,11 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_option("--batch-streams", o->batch_streams,
                   "our images at once in the batch rows (JpegEncodeOptions::batch_streams)")
       ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  cmd->add_option("--batch-images", o->batch_images,
+                  "our images per launch in the batch rows (JpegEncodeOptions::batch_images; 0: "
+                  "the set shared evenly among the streams)")
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--streams", o->streams, "nvJPEG encoder states at once in its batched row")
       ->check(CLI::Range(1, 64))

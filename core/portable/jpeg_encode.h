@@ -27,12 +27,16 @@
  *                      bytes left free after each interval but the last ...
  *   HC_JENC_MARKERS    ... for its RSTn marker
  *
- * The packed data holds the intervals back to back, each padded to a byte and without markers;
- * a packed byte i of interval k goes to i + (0xFF bytes before i) + 2k in the output. Counts the
- * host cannot know before the kernels ran (the packed bytes) are read by the stages from the
- * work buffer, and those stages loop over a launch the host sizes. The packed data and its 0xFF
- * counts lie in a buffer of their own (`data`), allocated once the packed size is known.
- * C++, CUDA and OpenCL C. */
+ * A launch codes a batch of images (one or many): their blocks, restart intervals and packed
+ * bytes are numbered across the batch, image after image, so that each stage is one launch for
+ * all of them and the prefix sums run over the whole batch. The packed data holds the intervals
+ * back to back, each padded to a byte and without markers; a packed byte i of interval k (of
+ * image m) goes to i + (0xFF bytes before i) + 2 (k - m) in the output: an RSTn after every
+ * interval but an image's last. Image m's entropy-coded data is the output from its first
+ * interval's first byte to the next image's. Counts the host cannot know before the kernels ran
+ * (the packed bytes) are read by the stages from the work buffer, and those stages loop over a
+ * launch the host sizes. The packed data and its 0xFF counts lie in a buffer of their own
+ * (`data`), allocated once the packed size is known. C++, CUDA and OpenCL C. */
 #ifndef HETCODEC_PORTABLE_JPEG_ENCODE_H
 #define HETCODEC_PORTABLE_JPEG_ENCODE_H
 
@@ -74,11 +78,52 @@ enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
 #define HC_JENC_R_CHUNKS 3u /* the 0xFF chunks of the packed bytes, + 1 */
 #define HC_JENC_RESULT_WORDS 8u
 
-/* The plan the host writes (core/jpeg/encode_plan.cpp): this header at word 0, the quantisation
- * tables (2 x 64 words, natural order) at HC_JENC_QUANT_WORD, the code tables (4 x 256 words:
- * DC 0, AC 0, DC 1, AC 1; each entry length << 16 | code, length 0 for a symbol without a code)
- * at HC_JENC_CODES_WORD. The w_* fields are word offsets in the work or data buffer. Fixed-width fields
- * only: the same layout in C++, CUDA and OpenCL C. */
+/* The plan the host writes (host/src/jpeg_encoder.cpp) for a batch: the batch's header
+ * (hc_jenc_batch) at word 0; its image table at HC_JENC_TABLE_WORD, images + 1 entries of
+ * HC_JENC_TABLE_STRIDE words (each image's first block, BLOCKS work-group, restart interval and
+ * HIST work-group across the batch; the last entry the totals); at group_map the image of each
+ * BLOCKS work-group, then of each HIST work-group; and at plans each image's plan,
+ * HC_JENC_PLAN_TOTAL_WORDS words apart: its hc_jenc_plan header, the quantisation tables
+ * (2 x 64 words, natural order) at HC_JENC_QUANT_WORD, the code tables (4 x 256 words: DC 0,
+ * AC 0, DC 1, AC 1; each entry length << 16 | code, length 0 for a symbol without a code) at
+ * HC_JENC_CODES_WORD. The w_* fields are word offsets in the work or data buffer. Fixed-width
+ * fields only: the same layout in C++, CUDA and OpenCL C. */
+typedef struct hc_jenc_batch {
+  hc_u32 images;
+  hc_u32 blocks, intervals;   /* over the batch */
+  hc_u32 groups, hist_groups; /* work-groups of HC_JENC_BLOCKS and HC_JENC_HIST */
+  hc_u32 optimize;            /* HC_JENC_BLOCKS zeroes the images' histograms */
+  hc_u32 group_map, plans;    /* words of the plan */
+  hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
+  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, w_starts; /* in the work buffer */
+  hc_u32 reserved[14];
+} hc_jenc_batch;
+
+#define HC_JENC_BATCH_WORDS 32
+#define HC_JENC_TABLE_WORD HC_JENC_BATCH_WORDS
+#define HC_JENC_TABLE_STRIDE 4u
+#define HC_JENC_T_BLOCK 0u    /* an image's first block */
+#define HC_JENC_T_GROUP 1u    /* ... work-group of HC_JENC_BLOCKS */
+#define HC_JENC_T_INTERVAL 2u /* ... restart interval */
+#define HC_JENC_T_HIST 3u     /* ... work-group of HC_JENC_HIST */
+
+/* The data buffer's layout, which follows from the packed bytes (known on the device once the
+ * intervals are scanned, and read by the host to make the buffer): the 0xFF counts at word 0,
+ * the packed data's words after them; the items of the stages that loop over them. */
+HC_FN hc_u32 hc_jenc_ff_entries(hc_u32 bytes) { return bytes / HC_JENC_FF_CHUNK + 2u; }
+HC_FN hc_u32 hc_jenc_w_data(hc_u32 bytes) { return (hc_jenc_ff_entries(bytes) + 3u) / 4u * 4u; }
+HC_FN hc_u32 hc_jenc_data_words(hc_u32 bytes) { return (bytes + 3u) / 4u + 1u; }
+HC_FN hc_u32 hc_jenc_loop_items(hc_u32 bytes) {
+  return hc_min_u32(hc_jenc_data_words(bytes), HC_JENC_LOOP_ITEMS);
+}
+/* Work-groups of a scan of `entries` (1..HC_JENC_SCAN_GROUPS, each taking at least 1024): few
+ * for small arrays, whose work-groups would have nothing to do. */
+HC_FN hc_u32 hc_jenc_groups_of(hc_u32 entries) {
+  const hc_u32 g = (entries + 1023u) / 1024u;
+  return g == 0u ? 1u : hc_min_u32(g, HC_JENC_SCAN_GROUPS);
+}
+
+/* An image's geometry. */
 typedef struct hc_jenc_plan {
   hc_u32 width, height;
   hc_u32 comps;       /* 1 (gray) or 3 (YCbCr) */
@@ -94,16 +139,8 @@ typedef struct hc_jenc_plan {
   hc_u32 interval;            /* MCUs per restart interval (all of them without restarts) */
   hc_u32 intervals;           /* R */
   hc_u32 blocks;              /* N: coded blocks, dummy blocks included */
-  hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
-  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist; /* in the work buffer */
-  hc_u32 w_ff, w_data; /* in the data buffer: the 0xFF counts, the packed data */
-  hc_u32 data_words;   /* room for packed data */
-  hc_u32 loop_items; /* items of the stages that loop (1..HC_JENC_LOOP_ITEMS) */
-  /* Work-groups of each scan (1..HC_JENC_SCAN_GROUPS) and of HC_JENC_HIST: fewer for small
-   * arrays, whose work-groups would have nothing to do. */
-  hc_u32 scan_groups[3];
-  hc_u32 hist_groups;
-  hc_u32 reserved[3];
+  hc_u32 hist_groups;         /* work-groups of HC_JENC_HIST (1..HC_JENC_HIST_GROUPS) */
+  hc_u32 reserved[18];
 } hc_jenc_plan;
 
 #define HC_JENC_PLAN_WORDS 64
@@ -121,6 +158,42 @@ typedef struct hc_jenc_local {
 
 HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
   return (HC_GLOBAL const hc_jenc_plan*)plan;
+}
+HC_FN HC_GLOBAL const hc_jenc_batch* hc_jenc_batch_of(HC_GLOBAL const hc_u32* plan) {
+  return (HC_GLOBAL const hc_jenc_batch*)plan;
+}
+/* The packed bytes of the batch (once HC_JENC_SCAN_INTERVALS has run; 0 from HC_JENC_BITS
+ * until then). */
+HC_FN hc_u32 hc_jenc_packed(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL const hc_u32* work) {
+  return work[b->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+}
+/* Work-groups of scan `which` (HC_JENC_SCAN_*) for `bytes` packed bytes. */
+HC_FN hc_u32 hc_jenc_scan_groups(HC_GLOBAL const hc_jenc_batch* b, hc_u32 which, hc_u32 bytes) {
+  const hc_u32 entries = which == HC_JENC_SCAN_POS
+                             ? b->pos_count
+                             : (which == HC_JENC_SCAN_INTERVALS ? b->interval_count
+                                                                : hc_jenc_ff_entries(bytes));
+  return hc_jenc_groups_of(entries);
+}
+/* Image m's plan, and its entry `field` of the image table. */
+HC_FN HC_GLOBAL const hc_u32* hc_jenc_image_plan(HC_GLOBAL const hc_u32* plan, hc_u32 m) {
+  return plan + hc_jenc_batch_of(plan)->plans + m * (hc_u32)HC_JENC_PLAN_TOTAL_WORDS;
+}
+HC_FN hc_u32 hc_jenc_first(HC_GLOBAL const hc_u32* plan, hc_u32 m, hc_u32 field) {
+  return plan[HC_JENC_TABLE_WORD + m * HC_JENC_TABLE_STRIDE + field];
+}
+/* The image that item v of a numbering across the batch (`field` of the table) belongs to: the
+ * last m with first <= v. */
+HC_FN hc_u32 hc_jenc_image_of(HC_GLOBAL const hc_u32* plan, hc_u32 field, hc_u32 v) {
+  hc_u32 lo = 0, hi = hc_jenc_batch_of(plan)->images;
+  while (hi - lo > 1u) {
+    const hc_u32 mid = lo + (hi - lo) / 2u;
+    if (hc_jenc_first(plan, mid, field) <= v)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 /* Bits of |v| (0 for 0): the JPEG magnitude category. Counted on v, or on ~v = |v| - 1 for a
@@ -321,31 +394,37 @@ HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i1
   return bits;
 }
 
-/* HC_JENC_HIST: work-group g counts the symbols of its share of the blocks in local memory, then
- * adds them to the work buffer's histogram (zeroed by HC_JENC_BLOCKS). */
+/* HC_JENC_HIST: work-group g (of the batch's) counts the symbols of its share of its image's
+ * blocks in local memory, then adds them to the image's histogram in the work buffer (zeroed by
+ * HC_JENC_BLOCKS). */
 HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL hc_u32* work, hc_u32 g, HC_LOCAL hc_u32* h, hc_u32 lane,
                         hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 m = plan[b->group_map + b->groups + g];
+  HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
+  HC_GLOBAL const hc_i16* mc = coefs + (hc_u64)hc_jenc_first(plan, m, HC_JENC_T_BLOCK) * 64u;
+  const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_HIST);
   const hc_u32 per = (p->blocks + p->hist_groups - 1u) / p->hist_groups;
-  const hc_u32 end = hc_min_u32(p->blocks, (g + 1u) * per);
+  const hc_u32 end = hc_min_u32(p->blocks, (lg + 1u) * per);
   hc_u32 i;
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes) h[i] = 0;
   HC_BARRIER();
-  for (i = g * per + lane; i < end; i += lanes) hc_jenc_symbols(plan, coefs, i, h);
+  for (i = lg * per + lane; i < end; i += lanes) hc_jenc_symbols(mp, mc, i, h);
   HC_BARRIER();
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
-    if (h[i]) HC_ATOMIC_ADD(work + p->w_hist + i, h[i]);
+    if (h[i]) HC_ATOMIC_ADD(work + b->w_hist + m * HC_JENC_HIST_WORDS + i, h[i]);
 }
 
 /* The array a scan works on, and its entries. Selected without branches: PoCL's work-group
  * compiler cannot form its parallel regions around a branchy prologue before a barrier. */
-HC_FN HC_GLOBAL hc_u32* hc_jenc_scan_array(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL hc_u32* work,
+HC_FN HC_GLOBAL hc_u32* hc_jenc_scan_array(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work,
                                            HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32* count) {
-  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS];
+  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS];
   const hc_u32 is_pos = which == HC_JENC_SCAN_POS, is_int = which == HC_JENC_SCAN_INTERVALS;
-  *count = is_pos ? p->pos_count : (is_int ? p->interval_count : chunks);
-  return is_pos ? work + p->w_pos : (is_int ? work + p->w_intervals : data + p->w_ff);
+  *count = is_pos ? b->pos_count : (is_int ? b->interval_count : chunks);
+  return is_pos ? work + b->w_pos : (is_int ? work + b->w_intervals : data);
 }
 
 /* The entries [*first, *end) of work-group g's share of a scan of `count`, and of lane's share
@@ -361,13 +440,14 @@ HC_FN void hc_jenc_share(hc_u32 count, hc_u32 groups, hc_u32 g, hc_u32 lane, hc_
 
 /* The first step of HC_JENC_REDUCE and HC_JENC_DOWNSWEEP: each lane sums its share of work-group
  * g's entries into s[lane]; returns the array, the lane's share in [*first, *end). */
-HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL hc_u32* work,
-                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s,
-                                          hc_u32 lane, hc_u32 lanes, hc_u32* first,
-                                          hc_u32* end) {
+HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work,
+                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
+                                          HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes,
+                                          hc_u32* first, hc_u32* end) {
   hc_u32 count, i, sum = 0;
-  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(p, work, data, which, &count);
-  hc_jenc_share(count, p->scan_groups[which], g, lane, lanes, first, end);
+  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
+  hc_jenc_share(count, hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work)), g, lane, lanes,
+                first, end);
   for (i = *first; i < *end; ++i) sum += a[i];
   s[lane] = sum;
   HC_BARRIER();
@@ -378,12 +458,12 @@ HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_jenc_plan* p, HC_GL
 HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                           HC_GLOBAL hc_u32* data, hc_u32 which,
                           hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 first, end, i, sum = 0;
-  hc_jenc_lane_sums(p, work, data, which, g, s, lane, lanes, &first, &end);
+  hc_jenc_lane_sums(b, work, data, which, g, s, lane, lanes, &first, &end);
   if (lane == 0u) {
     for (i = 0; i < lanes; ++i) sum += s[i];
-    work[p->w_sums + g] = sum;
+    work[b->w_sums + g] = sum;
   }
 }
 
@@ -391,26 +471,27 @@ HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
  * results. */
 HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
                              hc_u32 lane) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  hc_u32 i, total = 0;
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  hc_u32 i, groups, total = 0;
   if (lane != 0u) return;
-  for (i = 0; i < p->scan_groups[which]; ++i) {
-    const hc_u32 v = work[p->w_sums + i];
-    work[p->w_sums + i] = total;
+  groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
+  for (i = 0; i < groups; ++i) {
+    const hc_u32 v = work[b->w_sums + i];
+    work[b->w_sums + i] = total;
     total += v;
   }
-  work[p->w_results + HC_JENC_R_TOTAL + which] = total;
+  work[b->w_results + HC_JENC_R_TOTAL + which] = total;
 }
 
 /* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them. */
 HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                              HC_GLOBAL hc_u32* data, hc_u32 which,
                              hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 first, end, i, sum;
-  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(p, work, data, which, g, s, lane, lanes, &first, &end);
+  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(b, work, data, which, g, s, lane, lanes, &first, &end);
   if (lane == 0u) {
-    hc_u32 run = work[p->w_sums + g];
+    hc_u32 run = work[b->w_sums + g];
     for (i = 0; i < lanes; ++i) {
       const hc_u32 v = s[i];
       s[i] = run;
@@ -426,7 +507,7 @@ HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* wor
   }
 }
 
-/* The restart interval of coded block n, and its first and end blocks. */
+/* The restart interval of an image's block n, and an image's interval k's first block. */
 HC_FN hc_u32 hc_jenc_interval_of(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n) {
   return n / p->bpm / p->interval;
 }
@@ -434,28 +515,36 @@ HC_FN hc_u32 hc_jenc_interval_first(HC_GLOBAL const hc_jenc_plan* p, hc_u32 k) {
   return hc_min_u32(p->blocks, k * p->interval * p->bpm);
 }
 
-/* HC_JENC_INTERVALS: interval k's packed bytes (item R: 0, the scan's last entry). */
+/* HC_JENC_INTERVALS: the batch's interval k's packed bytes (item R: 0, the scan's last
+ * entry). */
 HC_FN void hc_jenc_intervals(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  HC_GLOBAL const hc_u32* pos = work + p->w_pos;
-  if (k >= p->intervals) {
-    work[p->w_intervals + k] = 0;
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  HC_GLOBAL const hc_u32* pos = work + b->w_pos;
+  hc_u32 m, lk, base;
+  HC_GLOBAL const hc_jenc_plan* p;
+  if (k >= b->intervals) {
+    work[b->w_intervals + k] = 0;
     return;
   }
-  work[p->w_intervals + k] =
-      (pos[hc_jenc_interval_first(p, k + 1u)] - pos[hc_jenc_interval_first(p, k)] + 7u) / 8u;
+  m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
+  p = hc_jenc_header(hc_jenc_image_plan(plan, m));
+  lk = k - hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
+  base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+  work[b->w_intervals + k] = (pos[base + hc_jenc_interval_first(p, lk + 1u)] -
+                              pos[base + hc_jenc_interval_first(p, lk)] + 7u) / 8u;
 }
 
 /* HC_JENC_CLEAR: item i zeroes the packed words i, i + items, ...; item 0 also records the
  * 0xFF scan's entries. */
 HC_FN void hc_jenc_clear(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                          HC_GLOBAL hc_u32* data, hc_u32 i) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-  const hc_u32 words = hc_min_u32((bytes + 3u) / 4u, p->data_words);
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 bytes = hc_jenc_packed(b, work), at = hc_jenc_w_data(bytes);
+  const hc_u32 words = hc_jenc_data_words(bytes), items = hc_jenc_loop_items(bytes);
   hc_u32 w;
-  for (w = i; w < words; w += p->loop_items) data[p->w_data + w] = 0;
-  if (i == 0u) work[p->w_results + HC_JENC_R_CHUNKS] = (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK + 1u;
+  for (w = i; w < words; w += items) data[at + w] = 0;
+  if (i == 0u)
+    work[b->w_results + HC_JENC_R_CHUNKS] = (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK + 1u;
 }
 
 /* A bit writer into zeroed packed words: bits go in at absolute bit positions, MSB first, each
@@ -494,23 +583,29 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
   if (w->n > 0u) HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap((hc_u32)(w->acc << (32u - w->n))));
 }
 
-/* HC_JENC_PACK: block n's codes (jchuff.c encode_one_block) at its bit in the packed data; the
- * last block of an interval pads it with 1s to a byte. */
+/* HC_JENC_PACK: the batch's block n's codes (jchuff.c encode_one_block) at its bit in the packed
+ * data; the last block of an interval pads it with 1s to a byte. */
 HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 n) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  HC_GLOBAL const hc_u32* pos = work + p->w_pos;
+  HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
+  const hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
+  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
+  HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
+  HC_GLOBAL const hc_i16* mc = coefs + (hc_u64)base * 64u;
+  HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
   HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
-  const hc_u32 k = hc_jenc_interval_of(p, n), first = hc_jenc_interval_first(p, k);
-  const hc_u32 start = 8u * work[p->w_intervals + k];
+  const hc_u32 k = hc_jenc_interval_of(p, ln), first = base + hc_jenc_interval_first(p, k);
+  const hc_u32 start = 8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + k];
   hc_u32 bx, by, i, run = 0;
-  const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
-  HC_GLOBAL const hc_u32* dc = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
-  HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
-  const hc_i32 diff = b[0] - hc_jenc_pred(p, coefs, n, c);
+  const hc_u32 c = hc_jenc_locate(p, ln, &bx, &by);
+  HC_GLOBAL const hc_u32* dc = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
+  HC_GLOBAL const hc_u32* ac = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
+  const hc_i32 diff = b[0] - hc_jenc_pred(p, mc, ln, c);
   const hc_u32 s = hc_jenc_nbits(diff);
   hc_jenc_bw w;
-  hc_jenc_bw_start(&w, data + p->w_data, start + pos[n] - pos[first]);
+  hc_jenc_bw_start(&w, data + hc_jenc_w_data(hc_jenc_packed(bt, work)),
+                   start + pos[n] - pos[first]);
   hc_jenc_bw_put(&w, dc[s] & 0xFFFFu, dc[s] >> 16);
   hc_jenc_bw_put(&w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
   for (i = 1; i < 64u; ++i) {
@@ -528,7 +623,7 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     run = 0;
   }
   if (run > 0u) hc_jenc_bw_put(&w, ac[0] & 0xFFFFu, ac[0] >> 16);
-  if (n + 1u == hc_jenc_interval_first(p, k + 1u)) {
+  if (ln + 1u == hc_jenc_interval_first(p, k + 1u)) {
     const hc_u32 bits = pos[n + 1u] - pos[first];
     hc_jenc_bw_put(&w, 0x7Fu, (8u - (bits & 7u)) & 7u);
   }
@@ -544,24 +639,24 @@ HC_FN hc_u32 hc_jenc_byte(HC_GLOBAL const hc_u32* data, hc_u32 i) {
  * past the bytes, 0). */
 HC_FN void hc_jenc_count_ff(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
                             HC_GLOBAL hc_u32* data, hc_u32 i) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS];
-  HC_GLOBAL const hc_u32* packed = data + p->w_data;
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 bytes = hc_jenc_packed(b, work), items = hc_jenc_loop_items(bytes);
+  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS];
+  HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
   hc_u32 j;
-  for (j = i; j < chunks; j += p->loop_items) {
+  for (j = i; j < chunks; j += items) {
     const hc_u32 end = hc_min_u32(bytes, (j + 1u) * HC_JENC_FF_CHUNK);
-    hc_u32 b, ff = 0;
-    for (b = j * HC_JENC_FF_CHUNK; b < end; ++b) ff += hc_jenc_byte(packed, b) == 0xFFu;
-    data[p->w_ff + j] = ff;
+    hc_u32 at, ff = 0;
+    for (at = j * HC_JENC_FF_CHUNK; at < end; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
+    data[j] = ff;
   }
 }
 
-/* The restart interval that packed byte i belongs to: the last k with first byte <= i. */
-HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_plan* p,
+/* The batch's restart interval that packed byte i belongs to: the last k with first byte <= i. */
+HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_batch* b,
                                       HC_GLOBAL const hc_u32* work, hc_u32 i) {
-  HC_GLOBAL const hc_u32* starts = work + p->w_intervals;
-  hc_u32 lo = 0, hi = p->intervals;
+  HC_GLOBAL const hc_u32* starts = work + b->w_intervals;
+  hc_u32 lo = 0, hi = b->intervals;
   while (hi - lo > 1u) {
     const hc_u32 mid = lo + (hi - lo) / 2u;
     if (starts[mid] <= i)
@@ -572,24 +667,37 @@ HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_plan* p,
   return lo;
 }
 
+/* The 0xFF bytes of the packed data (of `bytes`) before byte e. */
+HC_FN hc_u32 hc_jenc_ff_before(HC_GLOBAL const hc_u32* data, hc_u32 bytes, hc_u32 e) {
+  HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
+  const hc_u32 j = e / HC_JENC_FF_CHUNK;
+  hc_u32 at, ff = data[j];
+  for (at = j * HC_JENC_FF_CHUNK; at < e; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
+  return ff;
+}
+
 /* HC_JENC_SCATTER: item i moves the bytes of chunks i, i + items, ... to the output, each after
  * the 0x00s stuffed and the markers of the intervals before it. */
 HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
                            HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  const hc_u32 bytes = work[p->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-  const hc_u32 chunks = work[p->w_results + HC_JENC_R_CHUNKS] - 1u;
-  HC_GLOBAL const hc_u32* packed = data + p->w_data;
-  HC_GLOBAL const hc_u32* starts = work + p->w_intervals;
+  HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
+  const hc_u32 bytes = hc_jenc_packed(bt, work), items = hc_jenc_loop_items(bytes);
+  const hc_u32 chunks = work[bt->w_results + HC_JENC_R_CHUNKS] - 1u;
+  HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
+  HC_GLOBAL const hc_u32* starts = work + bt->w_intervals;
   hc_u32 j;
-  for (j = i; j < chunks; j += p->loop_items) {
+  for (j = i; j < chunks; j += items) {
     const hc_u32 first = j * HC_JENC_FF_CHUNK, end = hc_min_u32(bytes, first + HC_JENC_FF_CHUNK);
-    hc_u32 k = hc_jenc_interval_of_byte(p, work, first), ff = data[p->w_ff + j], b;
+    hc_u32 k = hc_jenc_interval_of_byte(bt, work, first), ff = data[j], b;
+    hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
     for (b = first; b < end; ++b) {
       const hc_u32 v = hc_jenc_byte(packed, b);
       hc_u32 dst;
-      while (k + 1u < p->intervals && starts[k + 1u] <= b) ++k;
-      dst = b + ff + 2u * k;
+      while (k + 1u < bt->intervals && starts[k + 1u] <= b) {
+        ++k;
+        if (hc_jenc_first(plan, m + 1u, HC_JENC_T_INTERVAL) <= k) ++m;
+      }
+      dst = b + ff + 2u * (k - m);
       out[dst] = (hc_u8)v;
       if (v == 0xFFu) {
         out[dst + 1u] = 0;
@@ -599,44 +707,49 @@ HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32*
   }
 }
 
-/* HC_JENC_MARKERS: the RSTn marker after interval k (none after the last). */
-HC_FN void hc_jenc_markers(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+/* HC_JENC_MARKERS: the RSTn marker after the batch's interval k (none after an image's last);
+ * where k is an image's first interval, the image's first byte in the output (at w_starts). */
+HC_FN void hc_jenc_markers(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                            HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 k) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  HC_GLOBAL const hc_u32* packed = data + p->w_data;
-  hc_u32 e, j, b, ff;
-  if (k + 1u >= p->intervals) return;
-  e = work[p->w_intervals + k + 1u];
-  j = e / HC_JENC_FF_CHUNK;
-  ff = data[p->w_ff + j];
-  for (b = j * HC_JENC_FF_CHUNK; b < e; ++b) ff += hc_jenc_byte(packed, b) == 0xFFu;
-  out[e + ff + 2u * k] = 0xFFu;
-  out[e + ff + 2u * k + 1u] = (hc_u8)(0xD0u + (k & 7u));
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
+  const hc_u32 k0 = hc_jenc_first(plan, m, HC_JENC_T_INTERVAL), bytes = hc_jenc_packed(b, work);
+  hc_u32 e, ff;
+  if (k == k0) {
+    e = work[b->w_intervals + k];
+    work[b->w_starts + m] = e + hc_jenc_ff_before(data, bytes, e) + 2u * (k - m);
+  }
+  if (k + 1u >= hc_jenc_first(plan, m + 1u, HC_JENC_T_INTERVAL)) return;
+  e = work[b->w_intervals + k + 1u];
+  ff = hc_jenc_ff_before(data, bytes, e);
+  out[e + ff + 2u * (k - m)] = 0xFFu;
+  out[e + ff + 2u * (k - m) + 1u] = (hc_u8)(0xD0u + ((k - k0) & 7u));
 }
 
-/* The items a stage runs for a plan (the host's launch and every body's bound); `arg`: the
- * scan stages' array. */
-HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_plan* p, int stage, hc_u32 arg) {
+/* The items a stage runs for a batch's plan and `bytes` packed bytes (the host's launch and
+ * every body's bound); `arg`: the scan stages' array. */
+HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int stage,
+                           hc_u32 arg) {
   switch (stage) {
     case HC_JENC_BLOCKS:
-      return (p->blocks + HC_JENC_GROUP_BLOCKS - 1u) / HC_JENC_GROUP_BLOCKS;
+      return b->groups;
     case HC_JENC_PACK:
-      return p->blocks;
+      return b->blocks;
     case HC_JENC_BITS:
-      return p->blocks + 1u;
+      return b->blocks + 1u;
     case HC_JENC_HIST:
-      return p->hist_groups;
+      return b->hist_groups;
     case HC_JENC_REDUCE:
     case HC_JENC_DOWNSWEEP:
-      return p->scan_groups[arg < 3u ? arg : 2u];
+      return hc_jenc_scan_groups(b, arg, bytes);
     case HC_JENC_SCAN_SUMS:
       return 1u;
     case HC_JENC_INTERVALS:
-      return p->intervals + 1u;
+      return b->intervals + 1u;
     case HC_JENC_MARKERS:
-      return p->intervals;
+      return b->intervals;
     default:
-      return p->loop_items;
+      return hc_jenc_loop_items(bytes);
   }
 }
 
@@ -649,20 +762,48 @@ HC_FN hc_u32 hc_jenc_lanes(int stage) {
   return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
 }
 
+/* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry). */
+HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs, hc_u32 n) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  hc_u32 m, base;
+  if (n >= b->blocks) return 0u;
+  m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
+  base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+  return hc_jenc_symbols(hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u, n - base, 0);
+}
+
+/* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks; the image's first work-group
+ * also zeroes its histogram, for HC_JENC_HIST. */
+HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
+                             HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
+                             HC_LOCAL hc_i32* t, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 m = plan[b->group_map + g];
+  const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_GROUP);
+  hc_u32 i;
+  if (b->optimize && lg == 0u)
+    for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
+      work[b->w_hist + m * HC_JENC_HIST_WORDS + i] = 0;
+  hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m),
+                 coefs + (hc_u64)hc_jenc_first(plan, m, HC_JENC_T_BLOCK) * 64u, lg, t, lane,
+                 lanes);
+}
+
 /* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages. */
 HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* pixels,
                        HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                        HC_GLOBAL hc_u32* data, HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u8* out,
                        HC_LOCAL hc_jenc_local* z,
                        hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
-  if (arg > 2u || i >= hc_jenc_items(p, stage, arg)) return;
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  /* (HC_JENC_BITS's item 0 zeroes the packed bytes' count, HC_JENC_SCAN_SUMS's lane 0 may set
+   * it: the bounds of those two, which do not depend on it, do not read it) */
+  const hc_u32 bytes =
+      stage == HC_JENC_BITS || stage == HC_JENC_SCAN_SUMS ? 0u : hc_jenc_packed(b, work);
+  if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
-      /* (work-group 0 also zeroes the histogram, for HC_JENC_HIST) */
-      if (i == 0u)
-        for (arg = lane; arg < HC_JENC_HIST_WORDS; arg += lanes) work[p->w_hist + arg] = 0;
-      hc_jenc_blocks(pixels, plan, coefs, i, z->t, lane, lanes);
+      hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, lane, lanes);
       break;
     case HC_JENC_HIST:
       hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);
@@ -670,8 +811,8 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
     case HC_JENC_BITS:
       /* (item 0 also zeroes the results: the scans read their counts from among them) */
       if (i == 0u)
-        for (arg = 0; arg < HC_JENC_RESULT_WORDS; ++arg) work[p->w_results + arg] = 0;
-      work[p->w_pos + i] = i < p->blocks ? hc_jenc_symbols(plan, coefs, i, 0) : 0u;
+        for (arg = 0; arg < HC_JENC_RESULT_WORDS; ++arg) work[b->w_results + arg] = 0;
+      work[b->w_pos + i] = hc_jenc_bits(plan, coefs, i);
       break;
     case HC_JENC_REDUCE:
       hc_jenc_reduce(plan, work, data, arg, i, z->w, lane, lanes);

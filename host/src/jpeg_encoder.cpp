@@ -104,8 +104,35 @@ jpeg::EncodeOptions core_options(const JpegEncodeOptions& o, bool gray_input) {
 void check_options(const JpegEncodeOptions& o) {
   if (o.batch_streams < 1 || o.batch_streams > 16)
     bad("batch streams " + std::to_string(o.batch_streams) + " is not 1..16");
+  if (o.batch_images < 0 || o.batch_images > 4096)
+    bad("batch images " + std::to_string(o.batch_images) + " is not 0..4096");
   // core_options checks the sampling, plan_encode the rest.
   jpeg::plan_encode(8, 8, 3, core_options(o, false));
+}
+
+// One image of a launch (core/portable/jpeg_encode.h codes a batch of images in each stage).
+struct Piece {
+  std::size_t offset = 0;  // its first sample's byte in the pixels buffer
+  int width = 0, height = 0;
+  Layout layout;
+  const Metadata* metadata = nullptr;
+  jpeg::EncodePlan plan;
+  jpeg::EncodeTables tables;
+  std::vector<std::uint8_t>* file = nullptr;  // where the file goes
+};
+
+struct Item;
+struct Launch;
+
+// An image checked and planned: Error(InvalidArgument) for one JPEG cannot hold.
+jpeg::EncodePlan plan_piece(int width, int height, const Layout& l, const JpegEncodeOptions& o) {
+  if (width < 1 || height < 1)
+    bad("an image of " + std::to_string(width) + "x" + std::to_string(height) + " pixels");
+  jpeg::EncodePlan p = jpeg::plan_encode(width, height, 3, core_options(o, l.gray));
+  if (p.blocks() >= (std::uint64_t(1) << 31) / 64)
+    throw Error(ErrorCode::LimitExceeded,
+                "jpeg encode: " + std::to_string(p.blocks()) + " blocks (2^25 at most)");
+  return p;
 }
 
 }  // namespace
@@ -146,34 +173,44 @@ struct JpegEncoder::Impl {
   }
   // Host samples to `pixels` (host/src/pinned_upload.h), copied into pinned memory on up to 8
   // threads while the transfers run.
-  void upload(const std::uint8_t* src, std::size_t bytes) {
-    ensure(pixels, bytes);
-    detail::upload_pinned(*device, *queue, *pixels, src, bytes, staging, pool,
+  void upload(const std::vector<detail::UploadSpan>& spans) {
+    ensure(pixels, spans.back().at + spans.back().bytes);
+    detail::upload_pinned(*device, *queue, *pixels, spans, staging, pool,
                           std::min(options.threads, 8));
   }
-  std::vector<std::uint8_t> encode(const DeviceBuffer& px, std::size_t offset, int width,
-                                   int height, const Layout& layout, const Metadata* metadata);
+  // The files of images whose samples lie in `px`, in one launch per stage.
+  void encode(const DeviceBuffer& px, std::vector<Piece>& pieces);
+  // The same, a failed launch of several images tried again image by image, so that only the
+  // image at fault fails (its error in failed[index[i]]).
+  void encode_apart(const DeviceBuffer& px, std::vector<Piece>& pieces,
+                    const std::vector<std::size_t>& index, BatchErrors& failed);
+  // A launch's images: uploaded (from the host), encoded, counted. With `failed`, errors go
+  // there; without, they are thrown.
+  void run(Launch& launch, BatchErrors* failed);
+  std::vector<std::uint8_t> one(Item item);
+  // The images of a batch of `count` (those that failed their checks left out), in launches
+  // spread over batch_streams streams.
+  std::vector<std::vector<std::uint8_t>> batch(std::vector<Item>& items, std::size_t count,
+                                               BatchErrors& failed);
 };
 
 namespace {
 
-// The kernels' plan for an image (core/portable/jpeg_encode.h): the geometry, the quantisation
-// tables, the code tables, and the work buffer's layout for `data_words` of packed data.
-std::vector<std::uint32_t> kernel_plan(const jpeg::EncodePlan& p, const jpeg::EncodeTables& t,
-                                       std::size_t pixel_offset, int pixel_bytes,
-                                       const int* off, bool gray_in, std::uint32_t data_words,
-                                       std::uint32_t ff_entries) {
-  std::vector<std::uint32_t> words(HC_JENC_PLAN_TOTAL_WORDS, 0);
+// Image m's plan (core/portable/jpeg_encode.h) at `words`: the geometry, the quantisation
+// tables, the code tables.
+void image_plan(std::uint32_t* words, const Piece& piece) {
+  const jpeg::EncodePlan& p = piece.plan;
+  const Layout& l = piece.layout;
   static_assert(sizeof(hc_jenc_plan) <= HC_JENC_PLAN_WORDS * 4, "plan header too large");
   hc_jenc_plan h{};
   h.width = std::uint32_t(p.width);
   h.height = std::uint32_t(p.height);
   h.comps = std::uint32_t(p.comps);
-  h.pixel_bytes = std::uint32_t(pixel_bytes);
-  for (int i = 0; i < 3; ++i) h.off[i] = std::uint32_t(off[i]);
-  h.gray_in = gray_in ? 1 : 0;
-  h.pixels_lo = std::uint32_t(pixel_offset);
-  h.pixels_hi = std::uint32_t(std::uint64_t(pixel_offset) >> 32);
+  h.pixel_bytes = std::uint32_t(l.bytes);
+  for (int i = 0; i < 3; ++i) h.off[i] = std::uint32_t(l.off[i]);
+  h.gray_in = l.gray ? 1 : 0;
+  h.pixels_lo = std::uint32_t(piece.offset);
+  h.pixels_hi = std::uint32_t(std::uint64_t(piece.offset) >> 32);
   h.hmax = std::uint32_t(p.comps == 1 ? 1 : p.hmax);
   h.vmax = std::uint32_t(p.comps == 1 ? 1 : p.vmax);
   std::uint32_t first = 0;
@@ -192,80 +229,107 @@ std::vector<std::uint32_t> kernel_plan(const jpeg::EncodePlan& p, const jpeg::En
   h.interval = std::uint32_t(p.restart_interval > 0 ? std::uint64_t(p.restart_interval) : p.mcus());
   h.intervals = std::uint32_t(p.intervals());
   h.blocks = std::uint32_t(p.blocks());
-  h.pos_count = h.blocks + 1;
-  h.interval_count = h.intervals + 1;
-  std::uint32_t w = 0;
-  auto take = [&](std::uint32_t n) {
-    const std::uint32_t at = w;
-    w += (n + 3) / 4 * 4;  // 16-byte aligned arrays
-    return at;
-  };
-  h.w_pos = take(h.pos_count);
-  h.w_intervals = take(h.interval_count);
-  h.w_sums = take(HC_JENC_SCAN_GROUPS);
-  h.w_results = take(HC_JENC_RESULT_WORDS);
-  h.w_hist = take(HC_JENC_HIST_WORDS);
-  w = 0;  // the data buffer
-  h.w_ff = take(ff_entries);
-  h.w_data = take(data_words);
-  h.data_words = data_words;
-  // The stages that loop over the packed words: an item per word, up to HC_JENC_LOOP_ITEMS.
-  h.loop_items = std::max<std::uint32_t>(1, std::min<std::uint32_t>(data_words, HC_JENC_LOOP_ITEMS));
-  // A scan's work-group takes at least 1024 entries, the histogram's 256 blocks.
-  auto groups = [](std::uint64_t entries, std::uint32_t per, std::uint32_t most) {
-    return std::uint32_t(std::clamp<std::uint64_t>((entries + per - 1) / per, 1, most));
-  };
-  h.scan_groups[HC_JENC_SCAN_POS] = groups(h.pos_count, 1024, HC_JENC_SCAN_GROUPS);
-  h.scan_groups[HC_JENC_SCAN_INTERVALS] = groups(h.interval_count, 1024, HC_JENC_SCAN_GROUPS);
-  h.scan_groups[HC_JENC_SCAN_FF] = groups(ff_entries, 1024, HC_JENC_SCAN_GROUPS);
-  h.hist_groups = groups(h.blocks, 256, HC_JENC_HIST_GROUPS);
-  std::memcpy(words.data(), &h, sizeof(h));
+  h.hist_groups = std::uint32_t(std::clamp<std::uint64_t>((p.blocks() + 255) / 256, 1,
+                                                           HC_JENC_HIST_GROUPS));
+  std::fill(words, words + HC_JENC_PLAN_TOTAL_WORDS, 0u);
+  std::memcpy(words, &h, sizeof(h));
   for (int q = 0; q < 2; ++q)
     for (int i = 0; i < 64; ++i)
       words[std::size_t(HC_JENC_QUANT_WORD + 64 * q + i)] = std::uint32_t(p.quant[q][i]);
   static const int kNatural[64] = HC_JPEG_NATURAL_ORDER;
-  std::copy(kNatural, kNatural + 64, words.begin() + HC_JENC_ZIGZAG_WORD);
+  std::copy(kNatural, kNatural + 64, words + HC_JENC_ZIGZAG_WORD);
+}
+
+// The code tables of an image's plan.
+void image_codes(std::uint32_t* words, const jpeg::EncodeTables& t) {
   const jpeg::HuffmanTable* tables[4] = {&t.dc[0], &t.ac[0], &t.dc[1], &t.ac[1]};
   for (int k = 0; k < 4; ++k) {
     const auto codes = jpeg::derive_codes(*tables[k]);
-    std::copy(codes.begin(), codes.end(), words.begin() + HC_JENC_CODES_WORD + 256 * k);
+    std::copy(codes.begin(), codes.end(), words + HC_JENC_CODES_WORD + 256 * k);
+  }
+}
+
+hc_jenc_batch& batch_header(std::vector<std::uint32_t>& plan) {
+  return *reinterpret_cast<hc_jenc_batch*>(plan.data());
+}
+
+// The kernels' plan for a batch (core/portable/jpeg_encode.h): its header, image table and
+// work-group map, each image's plan, and the work buffer's layout.
+std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool optimize) {
+  static_assert(sizeof(hc_jenc_batch) <= HC_JENC_BATCH_WORDS * 4, "batch header too large");
+  const std::uint32_t n = std::uint32_t(pieces.size());
+  auto align = [](std::uint64_t w) { return std::uint32_t((w + 3) / 4 * 4); };  // 16 bytes
+  hc_jenc_batch b{};
+  b.images = n;
+  b.optimize = optimize ? 1 : 0;
+  std::vector<std::uint32_t> table((n + 1) * HC_JENC_TABLE_STRIDE);
+  std::vector<std::uint32_t> group_img, hist_img;
+  for (std::uint32_t m = 0; m <= n; ++m) {
+    std::uint32_t* e = table.data() + m * HC_JENC_TABLE_STRIDE;
+    e[HC_JENC_T_BLOCK] = b.blocks;
+    e[HC_JENC_T_GROUP] = b.groups;
+    e[HC_JENC_T_INTERVAL] = b.intervals;
+    e[HC_JENC_T_HIST] = b.hist_groups;
+    if (m == n) break;
+    const jpeg::EncodePlan& p = pieces[m].plan;
+    const std::uint32_t groups =
+        std::uint32_t((p.blocks() + HC_JENC_GROUP_BLOCKS - 1) / HC_JENC_GROUP_BLOCKS);
+    const std::uint32_t hist = optimize ? std::uint32_t(std::clamp<std::uint64_t>(
+                                              (p.blocks() + 255) / 256, 1, HC_JENC_HIST_GROUPS))
+                                        : 0;
+    b.blocks += std::uint32_t(p.blocks());
+    b.intervals += std::uint32_t(p.intervals());
+    b.groups += groups;
+    b.hist_groups += hist;
+    group_img.insert(group_img.end(), groups, m);
+    hist_img.insert(hist_img.end(), hist, m);
+  }
+  b.group_map = align(HC_JENC_TABLE_WORD + table.size());
+  b.plans = align(std::uint64_t(b.group_map) + b.groups + b.hist_groups);
+  b.pos_count = b.blocks + 1;
+  b.interval_count = b.intervals + 1;
+  std::uint32_t w = 0;
+  auto take = [&](std::uint64_t count) {
+    const std::uint32_t at = w;
+    w = align(std::uint64_t(w) + count);
+    return at;
+  };
+  b.w_pos = take(b.pos_count);
+  b.w_intervals = take(b.interval_count);
+  b.w_sums = take(HC_JENC_SCAN_GROUPS);
+  b.w_results = take(HC_JENC_RESULT_WORDS);  // (the image starts follow: one read for both)
+  b.w_starts = take(n + 1);
+  b.w_hist = take(optimize ? std::uint64_t(n) * HC_JENC_HIST_WORDS : 0);
+  std::vector<std::uint32_t> words(std::size_t(b.plans) + std::size_t(n) * HC_JENC_PLAN_TOTAL_WORDS,
+                                   0);
+  std::memcpy(words.data(), &b, sizeof(b));
+  std::copy(table.begin(), table.end(), words.begin() + HC_JENC_TABLE_WORD);
+  std::copy(group_img.begin(), group_img.end(), words.begin() + b.group_map);
+  std::copy(hist_img.begin(), hist_img.end(), words.begin() + b.group_map + b.groups);
+  for (std::uint32_t m = 0; m < n; ++m) {
+    std::uint32_t* ip = words.data() + b.plans + std::size_t(m) * HC_JENC_PLAN_TOTAL_WORDS;
+    image_plan(ip, pieces[m]);
+    image_codes(ip, pieces[m].tables);
   }
   return words;
 }
 
-// Words of the work buffer, and of the data buffer.
-std::size_t work_words(const std::vector<std::uint32_t>& plan) {
-  const auto* h = reinterpret_cast<const hc_jenc_plan*>(plan.data());
-  return std::size_t(h->w_hist) + HC_JENC_HIST_WORDS;
-}
-std::size_t data_words(const std::vector<std::uint32_t>& plan) {
-  const auto* h = reinterpret_cast<const hc_jenc_plan*>(plan.data());
-  return std::size_t(h->w_data) + h->data_words;
-}
-
 }  // namespace
 
-std::vector<std::uint8_t> JpegEncoder::Impl::encode(const DeviceBuffer& px, std::size_t offset,
-                                                    int width, int height, const Layout& layout,
-                                                    const Metadata* metadata) {
-  const jpeg::EncodePlan p = jpeg::plan_encode(width, height, 3, core_options(options, layout.gray));
-  if (p.blocks() >= (std::uint64_t(1) << 31) / 64)
-    throw Error(ErrorCode::LimitExceeded,
-                "jpeg encode: " + std::to_string(p.blocks()) + " blocks (2^25 at most)");
-  jpeg::EncodeTables tables = jpeg::standard_encode_tables();
-  const std::uint32_t n = std::uint32_t(p.blocks());
+void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& pieces) {
+  const std::size_t n = pieces.size();
+  for (Piece& piece : pieces) piece.tables = jpeg::standard_encode_tables();
   JpegEncodeKernels& k = device->jpeg_encode();
-  // A first layout without packed data: the stages up to the prefix sums need only its head.
-  std::vector<std::uint32_t> kp =
-      kernel_plan(p, tables, offset, layout.bytes, layout.off, layout.gray, 0, 0);
+  std::vector<std::uint32_t> kp = batch_plan(pieces, options.optimize);
+  const hc_jenc_batch head = batch_header(kp);  // (the fields up to the packed data's)
   ensure(plan, kp.size() * 4);
-  ensure(coefs, std::size_t(n) * 128);
-  ensure(work, work_words(kp) * 4);
+  ensure(coefs, std::size_t(head.blocks) * 128);
+  ensure(work, (std::size_t(head.w_hist) + std::size_t(n) * HC_JENC_HIST_WORDS) * 4);
+  std::uint32_t bytes = 0;  // packed, once known
   auto run = [&](int stage, std::uint32_t arg = 0) {
-    const auto* h = reinterpret_cast<const hc_jenc_plan*>(kp.data());
     // The data and output buffers are made once their sizes are known; the stages before that
     // get the work buffer in their place (and do not touch it through them).
-    k.stage(*queue, stage, arg, hc_jenc_items(h, stage, arg), px, *plan, *work,
+    k.stage(*queue, stage, arg, hc_jenc_items(&head, bytes, stage, arg), px, *plan, *work,
             data ? *data : *work, *coefs, out ? *out : *work);
   };
   auto scan = [&](std::uint32_t which) {
@@ -273,55 +337,60 @@ std::vector<std::uint8_t> JpegEncoder::Impl::encode(const DeviceBuffer& px, std:
     run(HC_JENC_SCAN_SUMS, which);
     run(HC_JENC_DOWNSWEEP, which);
   };
+  auto plan_of = [&](std::size_t m) {
+    return kp.data() + head.plans + m * HC_JENC_PLAN_TOTAL_WORDS;
+  };
   queue->write(*plan, 0, kp.data(), kp.size() * 4);
   run(HC_JENC_BLOCKS);
   lap(times.transform);
-  // The prefix of the work buffer keeps its layout in every plan of this image.
-  const std::size_t w_results = reinterpret_cast<const hc_jenc_plan*>(kp.data())->w_results;
-  const std::size_t w_hist = reinterpret_cast<const hc_jenc_plan*>(kp.data())->w_hist;
-  if (p.optimize) {
+  if (options.optimize) {
     run(HC_JENC_HIST);
-    std::vector<std::uint32_t> counts(HC_JENC_HIST_WORDS);
-    queue->read(counts.data(), *work, w_hist * 4, counts.size() * 4);
-    tables = jpeg::optimal_encode_tables(counts.data());
-    kp = kernel_plan(p, tables, offset, layout.bytes, layout.off, layout.gray, 0, 0);
+    std::vector<std::uint32_t> counts(n * HC_JENC_HIST_WORDS);
+    queue->read(counts.data(), *work, std::size_t(head.w_hist) * 4, counts.size() * 4);
+    for (std::size_t m = 0; m < n; ++m) {
+      pieces[m].tables = jpeg::optimal_encode_tables(counts.data() + m * HC_JENC_HIST_WORDS);
+      image_codes(plan_of(m), pieces[m].tables);
+    }
     queue->write(*plan, 0, kp.data(), kp.size() * 4);
     lap(times.entropy);  // (the symbol counts and the tables are the Huffman coding's)
   }
-  std::vector<std::uint8_t> file = jpeg::write_headers(p, tables, metadata);
-  const std::size_t head_bytes = file.size();
+  for (Piece& piece : pieces)
+    *piece.file = jpeg::write_headers(piece.plan, piece.tables, piece.metadata);
   lap(times.host);
   if (!entropy_on_device()) {
     // The blocks are coded where they land, in pinned memory (int16-aligned).
-    const std::size_t block_bytes = std::size_t(n) * 128;
+    const std::size_t block_bytes = std::size_t(head.blocks) * 128;
     ensure_pinned(block_bytes);
     queue->read(*staging, 0, *coefs, 0, block_bytes);
     queue->finish();
     lap(times.download);
-    const auto data = jpeg::encode_scan(
-        p, tables, reinterpret_cast<const std::int16_t*>(staging->data()), options.threads);
-    file.insert(file.end(), data.begin(), data.end());
-    file.insert(file.end(), {0xFF, 0xD9});
+    const auto* blocks = reinterpret_cast<const std::int16_t*>(staging->data());
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::size_t first = kp[HC_JENC_TABLE_WORD + m * HC_JENC_TABLE_STRIDE + HC_JENC_T_BLOCK];
+      const auto scan_data =
+          jpeg::encode_scan(pieces[m].plan, pieces[m].tables, blocks + first * 64, options.threads);
+      std::vector<std::uint8_t>& file = *pieces[m].file;
+      file.insert(file.end(), scan_data.begin(), scan_data.end());
+      file.insert(file.end(), {0xFF, 0xD9});
+    }
     lap(times.entropy);
-    return file;
+    return;
   }
   run(HC_JENC_BITS);
   scan(HC_JENC_SCAN_POS);
   run(HC_JENC_INTERVALS);
   scan(HC_JENC_SCAN_INTERVALS);
-  std::uint32_t totals[HC_JENC_RESULT_WORDS];
-  queue->read(totals, *work, w_results * 4, sizeof(totals));
+  std::vector<std::uint32_t> results(HC_JENC_RESULT_WORDS + n);
+  queue->read(results.data(), *work, std::size_t(head.w_results) * 4, HC_JENC_RESULT_WORDS * 4);
   // The packed bytes are known now: the data buffer gets room for them and their 0xFF counts.
-  const std::uint32_t bytes = totals[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-  if (bytes > 0x7FFFFFFFu - 64u || std::uint64_t(totals[0]) + 8 * p.intervals() >= (1ull << 32))
+  bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  if (bytes > 0x7FFFFFFFu - 64u ||
+      std::uint64_t(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_POS]) + 8ull * head.intervals >=
+          (1ull << 32))
     throw Error(ErrorCode::LimitExceeded,
                 "jpeg encode: more than 2^31 bytes of entropy-coded data");
-  const std::uint32_t packed_words = (bytes + 3) / 4 + 1;
-  const std::uint32_t chunks = bytes / HC_JENC_FF_CHUNK + 2;
-  kp = kernel_plan(p, tables, offset, layout.bytes, layout.off, layout.gray, packed_words, chunks);
-  queue->write(*plan, 0, kp.data(), kp.size() * 4);
-  ensure(data, data_words(kp) * 4);
-  const std::uint64_t out_max = 2ull * bytes + 2 * p.intervals() + 16;
+  ensure(data, (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4);
+  const std::uint64_t out_max = 2ull * bytes + 2ull * head.intervals + 16;
   ensure(out, out_max);
   run(HC_JENC_CLEAR);
   run(HC_JENC_PACK);
@@ -329,19 +398,58 @@ std::vector<std::uint8_t> JpegEncoder::Impl::encode(const DeviceBuffer& px, std:
   scan(HC_JENC_SCAN_FF);
   run(HC_JENC_SCATTER);
   run(HC_JENC_MARKERS);
-  queue->read(totals, *work, w_results * 4, sizeof(totals));
+  queue->read(results.data(), *work, std::size_t(head.w_results) * 4, results.size() * 4);
   lap(times.entropy);
-  const std::size_t data_bytes = std::size_t(bytes) + totals[HC_JENC_R_TOTAL + HC_JENC_SCAN_FF] +
-                                 2 * (std::size_t(p.intervals()) - 1);
+  const std::size_t data_bytes = std::size_t(bytes) + results[HC_JENC_R_TOTAL + HC_JENC_SCAN_FF] +
+                                 2 * (std::size_t(head.intervals) - n);
   ensure_pinned(data_bytes);
   queue->read(*staging, 0, *out, 0, data_bytes);
   queue->finish();
-  file.resize(head_bytes + data_bytes + 2);
-  std::memcpy(file.data() + head_bytes, staging->data(), data_bytes);
-  file[head_bytes + data_bytes] = 0xFF;
-  file[head_bytes + data_bytes + 1] = 0xD9;
+  for (std::size_t m = 0; m < n; ++m) {
+    const std::size_t from = results[HC_JENC_RESULT_WORDS + m];
+    const std::size_t to = m + 1 < n ? results[HC_JENC_RESULT_WORDS + m + 1] : data_bytes;
+    if (from > to || to > data_bytes)
+      throw Error(ErrorCode::DeviceError, "jpeg encode: image " + std::to_string(m) +
+                                           "'s data at bytes " + std::to_string(from) + ".." +
+                                           std::to_string(to) + " of " +
+                                           std::to_string(data_bytes));
+    std::vector<std::uint8_t>& file = *pieces[m].file;
+    const std::size_t head_bytes = file.size();
+    file.resize(head_bytes + (to - from) + 2);
+    std::memcpy(file.data() + head_bytes, staging->data() + from, to - from);
+    file[file.size() - 2] = 0xFF;
+    file[file.size() - 1] = 0xD9;
+  }
   lap(times.download);
-  return file;
+}
+
+void JpegEncoder::Impl::encode_apart(const DeviceBuffer& px, std::vector<Piece>& pieces,
+                                     const std::vector<std::size_t>& index,
+                                     BatchErrors& failed) {
+  auto fail = [&](std::size_t i, const Error& e) {
+    failed[index[i]] = e;
+    pieces[i].file->clear();
+  };
+  auto attempt = [&](std::vector<Piece>& ps, auto&& on_error) {
+    try {
+      encode(px, ps);
+      return true;
+    } catch (const Error& e) {
+      on_error(e);
+    } catch (const std::exception& e) {  // (std::bad_alloc and the like)
+      on_error(Error(ErrorCode::OutOfMemory, e.what()));
+    }
+    return false;
+  };
+  if (pieces.size() == 1) {
+    attempt(pieces, [&](const Error& e) { fail(0, e); });
+    return;
+  }
+  if (attempt(pieces, [](const Error&) {})) return;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    std::vector<Piece> one{pieces[i]};
+    attempt(one, [&](const Error& e) { fail(i, e); });
+  }
 }
 
 JpegEncoder::JpegEncoder(const std::string& spec, JpegEncodeOptions options)
@@ -366,6 +474,210 @@ void JpegEncoder::set_options(const JpegEncodeOptions& options) {
     impl_->options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+namespace {
+
+// An image of a batch, checked and planned.
+struct Item {
+  std::size_t index = 0;  // its place in the batch
+  Piece piece;
+  const std::uint8_t* host = nullptr;  // host samples (null: piece.offset in `buffer`)
+  std::size_t bytes = 0;
+  const DeviceBuffer* buffer = nullptr;
+};
+
+// An image of width x height pixels of layout l, planned (Error for one JPEG cannot hold).
+Item item_of(int width, int height, const Layout& l, const Metadata* metadata,
+             const JpegEncodeOptions& o) {
+  Item it;
+  it.piece.plan = plan_piece(width, height, l, o);
+  it.piece.width = width;
+  it.piece.height = height;
+  it.piece.layout = l;
+  it.piece.metadata = o.keep_metadata ? metadata : nullptr;
+  return it;
+}
+
+Item host_item(const Image& image, const JpegEncodeOptions& o) {
+  const Layout l = layout_of(pixels_of(image.format, image.bit_depth));
+  const std::size_t need =
+      std::size_t(std::max(image.width, 0)) * std::size_t(std::max(image.height, 0)) * l.bytes;
+  if (image.width < 1 || image.height < 1)
+    bad("an image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+        " pixels");
+  if (image.pixels.size() != need)
+    bad(std::to_string(image.pixels.size()) + " bytes of samples for " +
+        std::to_string(image.width) + "x" + std::to_string(image.height) + " pixels (" +
+        std::to_string(need) + " expected)");
+  Item it = item_of(image.width, image.height, l, &image.metadata, o);
+  it.host = image.pixels.data();
+  it.bytes = need;
+  return it;
+}
+
+Item device_item(const DeviceImage& image, const JpegEncodeOptions& o) {
+  if (!image.buffer) bad("a device image without a buffer");
+  const Layout l = layout_of(pixels_of(image.format, image.bit_depth));
+  if (image.width < 1 || image.height < 1)
+    bad("an image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+        " pixels");
+  if (image.offset > image.buffer->size() || image.buffer->size() - image.offset < image.bytes())
+    bad("a device image whose samples run past its buffer");
+  Item it = item_of(image.width, image.height, l, &image.metadata, o);
+  it.piece.offset = image.offset;
+  it.buffer = image.buffer.get();
+  return it;
+}
+
+// The images of one launch of the stages.
+struct Launch {
+  std::vector<std::size_t> index;
+  std::vector<Piece> pieces;
+  std::vector<detail::UploadSpan> spans;  // host samples, to the pixels buffer
+  const DeviceBuffer* samples = nullptr;  // or the device buffer that holds them
+};
+
+// A launch holds up to `per` images, `most_pixels` pixels and 2^20 blocks (but always one
+// image), all of them from the host or from the same device buffer.
+std::vector<Launch> launches_of(std::vector<Item>& items, std::size_t per,
+                                std::uint64_t most_pixels,
+                                std::vector<std::vector<std::uint8_t>>& files) {
+  const std::uint64_t kPixels = most_pixels, kBlocks = std::uint64_t(1) << 20;
+  std::vector<Launch> out;
+  std::uint64_t pixels = 0, blocks = 0;
+  std::size_t at = 0;
+  for (Item& it : items) {
+    const std::uint64_t px = std::uint64_t(it.piece.width) * std::uint64_t(it.piece.height);
+    const std::uint64_t bl = it.piece.plan.blocks();
+    if (out.empty() || out.back().pieces.size() >= per || pixels + px > kPixels ||
+        blocks + bl > kBlocks || out.back().samples != it.buffer) {
+      out.emplace_back();
+      out.back().samples = it.buffer;
+      pixels = blocks = 0;
+      at = 0;
+    }
+    Launch& l = out.back();
+    pixels += px;
+    blocks += bl;
+    it.piece.file = &files[it.index];
+    if (it.host) {
+      it.piece.offset = at;
+      l.spans.push_back({it.host, it.bytes, at});
+      at = (at + it.bytes + 255) / 256 * 256;
+    }
+    l.index.push_back(it.index);
+    l.pieces.push_back(it.piece);
+  }
+  return out;
+}
+
+}  // namespace
+
+void JpegEncoder::Impl::run(Launch& l, BatchErrors* failed) {
+  start();
+  const DeviceBuffer* px = l.samples;
+  if (!l.spans.empty()) {
+    if (failed) {
+      try {
+        upload(l.spans);
+      } catch (const Error& e) {
+        for (std::size_t i : l.index) (*failed)[i] = e;
+        return;
+      } catch (const std::exception& e) {
+        for (std::size_t i : l.index) (*failed)[i] = Error(ErrorCode::OutOfMemory, e.what());
+        return;
+      }
+    } else {
+      upload(l.spans);
+    }
+    lap(times.upload);
+    px = pixels.get();
+  }
+  if (failed)
+    encode_apart(*px, l.pieces, l.index, *failed);
+  else
+    encode(*px, l.pieces);
+  times.images += l.pieces.size();
+}
+
+std::vector<std::uint8_t> JpegEncoder::Impl::one(Item item) {
+  std::vector<std::vector<std::uint8_t>> files(1);
+  std::vector<Item> items{std::move(item)};
+  items[0].index = 0;
+  auto launches = launches_of(items, 1, 1, files);
+  run(launches[0], nullptr);
+  return std::move(files[0]);
+}
+
+std::vector<std::vector<std::uint8_t>> JpegEncoder::Impl::batch(std::vector<Item>& items,
+                                                                std::size_t count,
+                                                                BatchErrors& failed) {
+  std::vector<std::vector<std::uint8_t>> files(count);
+  // By default the images are shared evenly among the streams in launches of up to 4
+  // megapixels: enough work per stage to fill the device, and launches short enough that the
+  // streams' transfers and host steps overlap each other's kernels.
+  std::size_t per = std::size_t(options.batch_images);
+  std::uint64_t most_pixels = std::uint64_t(1) << 24;
+  if (per == 0) {
+    per = std::max<std::size_t>(1, (items.size() + std::size_t(options.batch_streams) - 1) /
+                                       std::size_t(options.batch_streams));
+    most_pixels = std::uint64_t(1) << 22;
+  }
+  std::vector<Launch> launches = launches_of(items, per, most_pixels, files);
+  const int n = int(std::min<std::size_t>(std::size_t(options.batch_streams), launches.size()));
+  while (int(streams.size()) < n - 1)
+    streams.push_back(std::make_unique<JpegEncoder>(device, options));
+  std::atomic<std::size_t> next{0};
+  batch_pool.run(n, [&](int t) {
+    Impl& e = t == 0 ? *this : *streams[std::size_t(t - 1)]->impl_;
+    if (t > 0) e.options = options;
+    for (std::size_t i; (i = next.fetch_add(1)) < launches.size();) e.run(launches[i], &failed);
+  });
+  for (const auto& st : streams) {  // the other streams' times, into this encoder's
+    StageTimes& t = st->impl_->times;
+    times.upload += t.upload;
+    times.transform += t.transform;
+    times.entropy += t.entropy;
+    times.download += t.download;
+    times.host += t.host;
+    times.images += t.images;
+    t = StageTimes{};
+  }
+  return files;
+}
+
+namespace {
+
+// The files of a batch, its errors thrown (naming the image) or given back.
+std::vector<std::vector<std::uint8_t>> finish_batch(std::vector<std::vector<std::uint8_t>> files,
+                                                    BatchErrors& failed, BatchErrors* errors) {
+  if (!errors) {
+    for (std::size_t i = 0; i < failed.size(); ++i)
+      if (failed[i])
+        throw Error(failed[i]->code(), "image " + std::to_string(i) + ": " + failed[i]->what());
+  } else {
+    *errors = std::move(failed);
+  }
+  return files;
+}
+
+template <typename Image, typename Prepare>
+std::vector<Item> items_of(const std::vector<Image>& images, BatchErrors& failed,
+                           Prepare&& prepare) {
+  std::vector<Item> items;
+  items.reserve(images.size());
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    try {
+      items.push_back(prepare(images[i]));
+      items.back().index = i;
+    } catch (const Error& e) {
+      failed[i] = e;
+    }
+  }
+  return items;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> JpegEncoder::encode(const std::uint8_t* pixels, std::size_t size,
                                               int width, int height, JpegPixels layout) {
   const Layout l = layout_of(layout);
@@ -376,96 +688,36 @@ std::vector<std::uint8_t> JpegEncoder::encode(const std::uint8_t* pixels, std::s
     bad(std::to_string(size) + " bytes of samples for " + std::to_string(width) + "x" +
         std::to_string(height) + " pixels of " + std::to_string(l.bytes) + " bytes (" +
         std::to_string(need) + " expected)");
-  jpeg::plan_encode(width, height, 3, core_options(impl_->options, l.gray));  // checks the size
-  Impl& im = *impl_;
-  im.start();
-  im.upload(pixels, need);
-  im.lap(im.times.upload);
-  auto file = im.encode(*im.pixels, 0, width, height, l, nullptr);
-  ++im.times.images;
-  return file;
+  Item it = item_of(width, height, l, nullptr, impl_->options);
+  it.host = pixels;
+  it.bytes = need;
+  return impl_->one(std::move(it));
 }
 
 std::vector<std::uint8_t> JpegEncoder::encode(const Image& image) {
-  const JpegPixels layout = pixels_of(image.format, image.bit_depth);
-  const Layout l = layout_of(layout);
-  const std::size_t need =
-      std::size_t(std::max(image.width, 0)) * std::size_t(std::max(image.height, 0)) * l.bytes;
-  if (image.width < 1 || image.height < 1)
-    bad("an image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-        " pixels");
-  if (image.pixels.size() != need)
-    bad(std::to_string(image.pixels.size()) + " bytes of samples for " +
-        std::to_string(image.width) + "x" + std::to_string(image.height) + " pixels (" +
-        std::to_string(need) + " expected)");
-  jpeg::plan_encode(image.width, image.height, 3, core_options(impl_->options, l.gray));
-  Impl& im = *impl_;
-  im.start();
-  im.upload(image.pixels.data(), need);
-  im.lap(im.times.upload);
-  auto file = im.encode(*im.pixels, 0, image.width, image.height, l,
-                        im.options.keep_metadata ? &image.metadata : nullptr);
-  ++im.times.images;
-  return file;
+  return impl_->one(host_item(image, impl_->options));
 }
 
 std::vector<std::uint8_t> JpegEncoder::encode(const DeviceImage& image) {
-  if (!image.buffer) bad("a device image without a buffer");
-  const JpegPixels layout = pixels_of(image.format, image.bit_depth);
-  const Layout l = layout_of(layout);
-  if (image.width < 1 || image.height < 1)
-    bad("an image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-        " pixels");
-  if (image.offset > image.buffer->size() || image.buffer->size() - image.offset < image.bytes())
-    bad("a device image whose samples run past its buffer");
-  Impl& im = *impl_;
-  im.start();
-  auto file = im.encode(*image.buffer, image.offset, image.width, image.height, l,
-                        im.options.keep_metadata ? &image.metadata : nullptr);
-  ++im.times.images;
-  return file;
+  return impl_->one(device_item(image, impl_->options));
 }
 
 std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(const std::vector<Image>& images,
                                                                  BatchErrors* errors) {
-  Impl& im = *impl_;
-  std::vector<std::vector<std::uint8_t>> files(images.size());
   BatchErrors failed(images.size());
-  const int n = int(std::min<std::size_t>(std::size_t(im.options.batch_streams), images.size()));
-  while (int(im.streams.size()) < n - 1)
-    im.streams.push_back(std::make_unique<JpegEncoder>(im.device, im.options));
-  std::atomic<std::size_t> next{0};
-  im.batch_pool.run(n, [&](int t) {
-    JpegEncoder& e = t == 0 ? *this : *im.streams[std::size_t(t - 1)];
-    if (t > 0) e.impl_->options = im.options;
-    for (std::size_t i; (i = next.fetch_add(1)) < images.size();) {
-      try {
-        files[i] = e.encode(images[i]);
-      } catch (const Error& x) {
-        failed[i] = x;
-      } catch (const std::exception& x) {  // (std::bad_alloc and the like)
-        failed[i] = Error(ErrorCode::OutOfMemory, x.what());
-      }
-    }
-  });
-  for (const auto& s : im.streams) {  // the other streams' times, into this encoder's
-    StageTimes& t = s->impl_->times;
-    im.times.upload += t.upload;
-    im.times.transform += t.transform;
-    im.times.entropy += t.entropy;
-    im.times.download += t.download;
-    im.times.host += t.host;
-    im.times.images += t.images;
-    t = StageTimes{};
-  }
-  if (!errors) {
-    for (std::size_t i = 0; i < images.size(); ++i)
-      if (failed[i])
-        throw Error(failed[i]->code(), "image " + std::to_string(i) + ": " + failed[i]->what());
-  } else {
-    *errors = std::move(failed);
-  }
-  return files;
+  std::vector<Item> items = items_of(
+      images, failed, [&](const Image& image) { return host_item(image, impl_->options); });
+  auto files = impl_->batch(items, images.size(), failed);
+  return finish_batch(std::move(files), failed, errors);
+}
+
+std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(
+    const std::vector<DeviceImage>& images, BatchErrors* errors) {
+  BatchErrors failed(images.size());
+  std::vector<Item> items = items_of(
+      images, failed, [&](const DeviceImage& image) { return device_item(image, impl_->options); });
+  auto files = impl_->batch(items, images.size(), failed);
+  return finish_batch(std::move(files), failed, errors);
 }
 
 const JpegEncoder::StageTimes& JpegEncoder::stage_times() const { return impl_->times; }

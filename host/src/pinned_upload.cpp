@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -13,24 +14,46 @@ namespace hetcodec::detail {
 void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst, const std::uint8_t* samples,
                    std::size_t bytes, std::unique_ptr<PinnedBuffer>& staging, WorkerPool& pool,
                    int copy_threads) {
-  if (bytes < (std::size_t(1) << 20)) {
-    queue.write(dst, 0, samples, bytes);
+  upload_pinned(device, queue, dst, {UploadSpan{samples, bytes, 0}}, staging, pool, copy_threads);
+}
+
+void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
+                   const std::vector<UploadSpan>& spans, std::unique_ptr<PinnedBuffer>& staging,
+                   WorkerPool& pool, int copy_threads) {
+  if (spans.empty()) return;
+  const std::size_t bytes = spans.back().at + spans.back().bytes;
+  if (spans.size() == 1 && bytes < (std::size_t(1) << 20)) {
+    queue.write(dst, 0, spans[0].src, bytes);
     return;
   }
   if (!staging || staging->size() < bytes) {
     staging.reset();
-    staging = device.alloc_pinned(bytes + bytes / 8);
+    staging = device.alloc_pinned(std::max<std::size_t>(bytes + bytes / 8, 4096));
+  }
+  if (bytes < (std::size_t(1) << 20)) {  // small images: gathered, then one transfer
+    for (const UploadSpan& s : spans) std::memcpy(staging->data() + s.at, s.src, s.bytes);
+    queue.write(dst, 0, *staging, 0, bytes);
+    return;
   }
   constexpr std::size_t kPiece = std::size_t(1) << 18, kParts = 4;
   const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
   const std::size_t per_part = (pieces + kParts - 1) / kParts;
   std::uint8_t* to = staging->data();
+  // The staging bytes [a, b) from the spans that overlap them.
+  auto copy = [&](std::size_t a, std::size_t b) {
+    auto s = std::upper_bound(spans.begin(), spans.end(), a,
+                              [](std::size_t v, const UploadSpan& x) { return v < x.at + x.bytes; });
+    for (; s != spans.end() && s->at < b; ++s) {
+      const std::size_t from = std::max(a, s->at), end = std::min(b, s->at + s->bytes);
+      copy_to_pinned(to + from, s->src + (from - s->at), end - from);
+    }
+  };
   std::atomic<std::size_t> next{0}, copied[kParts];
   for (auto& c : copied) c = 0;
   auto work = [&] {
     for (std::size_t k; (k = next.fetch_add(1)) < pieces;) {
       const std::size_t at = k * kPiece;
-      copy_to_pinned(to + at, samples + at, std::min(kPiece, bytes - at));
+      copy(at, std::min(bytes, at + kPiece));
       copied[k / per_part].fetch_add(1, std::memory_order_release);
     }
   };

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backends/backend.h"
 #include "host/src/parallel.h"
@@ -21,6 +22,19 @@ namespace hetcodec::detail {
 void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst, const std::uint8_t* samples,
                    std::size_t bytes, std::unique_ptr<PinnedBuffer>& staging, WorkerPool& pool,
                    int copy_threads);
+
+// `bytes` from `src` to byte `at` of the destination.
+struct UploadSpan {
+  const std::uint8_t* src = nullptr;
+  std::size_t bytes = 0;
+  std::size_t at = 0;
+};
+
+// The same for several sources (a batch's images), `spans` in increasing `at` and apart: the
+// bytes between them are left as they were.
+void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
+                   const std::vector<UploadSpan>& spans, std::unique_ptr<PinnedBuffer>& staging,
+                   WorkerPool& pool, int copy_threads);
 
 }  // namespace hetcodec::detail
 

@@ -47,9 +47,13 @@ struct JpegEncodeOptions {
   bool keep_metadata = true;
   JpegEntropy entropy = JpegEntropy::Auto;
   int threads = 0;  // host threads (host entropy coding, uploads); 0: one per hardware thread
-  // encode_batch: images encoded at once, each on its own host thread and device queue (the
-  // host stages and transfers of one overlap the kernels of another). 1..16.
+  // encode_batch: launches of images coded at once, each on its own host thread and device
+  // queue (the host stages and transfers of one overlap the kernels of another). 1..16.
   int batch_streams = 4;
+  // encode_batch: images per launch, each stage one launch for all of them, 0..4096 (0: the
+  // batch shared evenly among the streams, up to 4 megapixels a launch). A launch also stops at
+  // 16 megapixels, and holds images of one device buffer only.
+  int batch_images = 0;
   // Time each step (waiting for the device after each, which costs a little): stage_times().
   bool profile = false;
 };
@@ -87,10 +91,15 @@ class JpegEncoder {
   // An image already in this encoder's device memory (from a decoder's decode_to_device): it is
   // encoded where it is (transcoding never brings the pixels back to the host).
   std::vector<std::uint8_t> encode(const DeviceImage& image);
-  // Many images, options.batch_streams at once, each on its own host thread and device queue.
+  // Many images, in launches of options.batch_images that code all of theirs in each stage,
+  // options.batch_streams launches at once, each on its own host thread and device queue.
   // With `errors` null the first failure throws Error naming the image's index; otherwise a
   // failed image gives an empty file and errors[i] holds its Error.
   std::vector<std::vector<std::uint8_t>> encode_batch(const std::vector<Image>& images,
+                                                      BatchErrors* errors = nullptr);
+  // The same for images in this encoder's device memory (decode_batch_to_device's): images
+  // of the same buffer share launches.
+  std::vector<std::vector<std::uint8_t>> encode_batch(const std::vector<DeviceImage>& images,
                                                       BatchErrors* errors = nullptr);
 
   const StageTimes& stage_times() const;
