@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "core/hash.h"
 #include "core/portable/jpeg_color.h"
+#include "core/portable/jpeg_encode.h"
 #include "hetcodec/hetcodec.h"
 #include "host/src/parallel.h"
 #include "host/src/pinned_copy.h"
@@ -54,6 +55,20 @@ TEST_CASE("portable YCbCr->RGB: hand-computed golden pixels") {
     CHECK(hc_ycc_green(p.y, p.cb, p.cr) == p.g);
     CHECK(hc_ycc_blue(p.y, p.cb) == p.b);
   }
+}
+
+TEST_CASE("portable JPEG quantisation by reciprocal equals libjpeg's division") {
+  // hc_jenc_quantize (the encoder's) against hc_quantize (jcdctmgr.c's rounding, by division)
+  // for every table entry and every coefficient the FDCT can give (|x| < 2^17), and beyond.
+  std::uint64_t mismatches = 0;
+  for (hc_u32 q = 1; q <= 255; ++q) {
+    const hc_u32 r = hc_u32((std::uint64_t(1) << 32) / (8 * q) + 1);
+    for (hc_i32 x = -(1 << 18); x <= (1 << 18); ++x)
+      mismatches += hc_jenc_quantize(x, q, r) != hc_quantize(x, hc_i32(q));
+  }
+  CHECK(mismatches == 0);
+  CHECK(hc_jenc_quantize(-12, 3, hc_u32((std::uint64_t(1) << 32) / 24 + 1)) == -1);
+  CHECK(hc_jenc_quantize(11, 3, hc_u32((std::uint64_t(1) << 32) / 24 + 1)) == 0);
 }
 
 TEST_CASE("registry: the CPU reference is always there and first") {

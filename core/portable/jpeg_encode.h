@@ -118,6 +118,7 @@ HC_FN hc_u32 hc_jenc_loop_items(hc_u32 bytes) {
 }
 /* Work-groups of a scan of `entries` (1..HC_JENC_SCAN_GROUPS, each taking at least 1024): few
  * for small arrays, whose work-groups would have nothing to do. */
+HC_FN hc_u32 hc_jenc_max(hc_u32 a, hc_u32 b) { return a > b ? a : b; }
 HC_FN hc_u32 hc_jenc_groups_of(hc_u32 entries) {
   const hc_u32 g = (entries + 1023u) / 1024u;
   return g == 0u ? 1u : hc_min_u32(g, HC_JENC_SCAN_GROUPS);
@@ -140,14 +141,17 @@ typedef struct hc_jenc_plan {
   hc_u32 intervals;           /* R */
   hc_u32 blocks;              /* N: coded blocks, dummy blocks included */
   hc_u32 hist_groups;         /* work-groups of HC_JENC_HIST (1..HC_JENC_HIST_GROUPS) */
-  hc_u32 reserved[18];
+  hc_u32 hx[3], vx[3];        /* full-size pixels per sample of the component, across, down */
+  hc_u32 last[3];             /* the component plane's last row that holds samples */
+  hc_u32 reserved[9];
 } hc_jenc_plan;
 
 #define HC_JENC_PLAN_WORDS 64
 #define HC_JENC_QUANT_WORD HC_JENC_PLAN_WORDS
 #define HC_JENC_CODES_WORD (HC_JENC_QUANT_WORD + 128)
 #define HC_JENC_ZIGZAG_WORD (HC_JENC_CODES_WORD + 4 * 256) /* natural index of zigzag k */
-#define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_ZIGZAG_WORD + 64)
+#define HC_JENC_RECIP_WORD (HC_JENC_ZIGZAG_WORD + 64) /* 2 x 64: floor(2^32 / (8 q)) + 1 */
+#define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_RECIP_WORD + 128)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
 /* A GROUP stage's local memory. */
@@ -246,16 +250,15 @@ HC_FN hc_i32 hc_jenc_convert(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc
  * once: the source rows, the factors, the weights. */
 HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
                        hc_u32 y, hc_u32 x0, hc_i32* d) {
-  const hc_u32 hx = p->hmax / p->h[c], vx = p->vmax / p->v[c];
-  const hc_u32 last = (p->height + p->vmax - 1u) / p->vmax * p->v[c] - 1u;
+  const hc_u32 hx = p->hx[c], vx = p->vx[c], v = p->v[c];
   const hc_u32 row_bytes = p->width * p->pixel_bytes;
   const hc_u32 n = hx * vx;
   hc_u32 g, y0, dy, dx, j;
   hc_i32 w[4];
   HC_GLOBAL const hc_u8* rows[2];
   hc_jenc_weights(c, w);
-  if (y > last) y = last;
-  g = y / p->v[c];
+  if (y > p->last[c]) y = p->last[c];
+  g = v == 1u ? y : (v == 2u ? y >> 1 : y / v); /* (no division for the usual factors) */
   y0 = g * p->vmax + (y - g * p->v[c]) * vx;
   for (dy = 0; dy < 2u; ++dy)
     rows[dy] = px + (hc_u64)hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u) * row_bytes;
@@ -273,6 +276,8 @@ HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* p
       d[j] = HC_RIGHT_SHIFT(sum + (hc_i32)(x & 1u), 1) - 128;
     else if (n == 4u)
       d[j] = HC_RIGHT_SHIFT(sum + 1 + (hc_i32)(x & 1u), 2) - 128;
+    else if (n == 2u)
+      d[j] = ((sum + 1) >> 1) - 128;
     else
       d[j] = (sum + (hc_i32)(n / 2u)) / (hc_i32)n - 128;
   }
@@ -294,13 +299,38 @@ HC_FN hc_u32 hc_jenc_source(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n, hc_u32* b
   return c;
 }
 
+/* The code table slot (0..3) of component c's DC (ac 0) or AC (ac 1) table. */
+HC_FN hc_u32 hc_jenc_slot(hc_u32 c, hc_u32 ac) { return (c == 0u ? 0u : 2u) + ac; }
+
+/* Coefficient x quantised as hc_quantize(x, q) does (x / 8q rounded half away from zero), by
+ * the reciprocal r = floor(2^32 / 8q) + 1 rather than a division. With a = |x| + 4q, a r / 2^32
+ * exceeds a / 8q by less than a / 2^32, which leaves the floor alone while a < 2^32 / 8q (at
+ * least 2^21); the FDCT's outputs stay below 2^17. |x| is taken as ~x + 1 for a negative x,
+ * never as an absolute value: LLVM would make that the llvm.abs intrinsic, which Oclgrind
+ * cannot run. */
+HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
+  const hc_u32 neg = x < 0 ? 1u : 0u;
+  const hc_u32 a = (hc_u32)(x < 0 ? ~x : x) + neg + 4u * q;
+  const hc_u32 v = (hc_u32)(((hc_u64)a * r) >> 32);
+  return neg ? -(hc_i32)v : (hc_i32)v;
+}
+
+/* Words of a HC_JENC_BLOCKS work-group's `info` (local memory): each block's component and
+ * dummy flag, source column and row (HC_JENC_GROUP_BLOCKS each), then per lane of the AC bits
+ * (8 a block) its last non-zero coefficient and its bits. */
+#define HC_JENC_AC_LAST (3u * HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_AC_BITS (HC_JENC_AC_LAST + 8u * HC_JENC_GROUP_BLOCKS)
+
 /* HC_JENC_BLOCKS: work-group g makes coded blocks g * HC_JENC_GROUP_BLOCKS ... (each 64
- * quantised coefficients in zigzag order) in three phases over local memory `t` (64 words a
- * block): each row's samples and its row pass of the FDCT (8 lanes a block), each column's pass
- * and quantisation, then the coefficients stored in zigzag order, consecutive lanes writing
- * consecutive coefficients. A dummy block is its source block with its AC left out. */
+ * quantised coefficients in zigzag order) in phases over local memory: where each block takes
+ * its samples from (a lane a block, into `info`), each row's samples and its row pass of the
+ * FDCT (8 lanes a block, into `t`, 64 words a block), each column's pass and quantisation, the
+ * coefficients stored in zigzag order (consecutive lanes writing consecutive coefficients),
+ * and with `acbits` each block's AC bits with the plan's code tables. A dummy block is its
+ * source block with its AC left out. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
-                          HC_GLOBAL hc_i16* coefs, hc_u32 g, HC_LOCAL hc_i32* t, hc_u32 lane,
+                          HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u32* acbits, hc_u32 g,
+                          HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, hc_u32 lane,
                           hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
@@ -310,10 +340,17 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   hc_u32 i, j, bx, by;
   int dummy;
   hc_i32 d[8];
+  for (i = lane; i < count; i += lanes) { /* each block's component, source and dummy flag */
+    const hc_u32 c = hc_jenc_source(p, first + i, &bx, &by, &dummy);
+    info[i] = c | (dummy ? 4u : 0u);
+    info[HC_JENC_GROUP_BLOCKS + i] = bx;
+    info[2u * HC_JENC_GROUP_BLOCKS + i] = by;
+  }
+  HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* rows */
     const hc_u32 b = i >> 3, r = i & 7u;
-    const hc_u32 c = hc_jenc_source(p, first + b, &bx, &by, &dummy);
-    hc_jenc_row(p, px, c, by * 8u + r, bx * 8u, d);
+    hc_jenc_row(p, px, info[b] & 3u, info[2u * HC_JENC_GROUP_BLOCKS + b] * 8u + r,
+                info[HC_JENC_GROUP_BLOCKS + b] * 8u, d);
     hc_fdct_1d(d, 1, 0);
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j) t[b * 64u + r * 8u + j] = d[j];
@@ -321,24 +358,57 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* columns */
     const hc_u32 b = i >> 3, col = i & 7u;
-    const hc_u32 c = hc_jenc_locate(p, first + b, &bx, &by);
-    HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD + (c == 0u ? 0u : 64u);
+    const hc_u32 table = (info[b] & 3u) == 0u ? 0u : 64u;
+    HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD + table;
+    HC_GLOBAL const hc_u32* recip = plan + HC_JENC_RECIP_WORD + table;
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j) d[j] = t[b * 64u + j * 8u + col];
     hc_fdct_1d(d, 1, 1);
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j)
-      t[b * 64u + j * 8u + col] = hc_quantize(d[j], (hc_i32)quant[j * 8u + col]);
+      t[b * 64u + j * 8u + col] =
+          hc_jenc_quantize(d[j], quant[j * 8u + col], recip[j * 8u + col]);
   }
   HC_BARRIER();
   for (i = lane; i < 64u * count; i += lanes) { /* zigzag order, out */
     const hc_u32 b = i >> 6, k = i & 63u;
-    hc_i32 v = t[b * 64u + zigzag[k]];
-    if (k != 0u) {
-      hc_jenc_source(p, first + b, &bx, &by, &dummy);
-      if (dummy) v = 0;
+    const hc_i32 v = t[b * 64u + zigzag[k]];
+    coefs[(hc_u64)first * 64u + i] = (hc_i16)(k != 0u && (info[b] & 4u) ? 0 : v);
+  }
+  if (!acbits) return;
+  /* Each block's AC bits, 8 lanes a block, a lane 8 coefficients of zigzag order: each lane's
+   * last non-zero coefficient (0: none), then each lane's codes with the run from the last
+   * non-zero coefficient before its share, summed by the block's first lane. */
+  for (i = lane; i < 8u * count; i += lanes) {
+    const hc_u32 b = i >> 3, k0 = (i & 7u) * 8u;
+    hc_u32 k, last = 0;
+    for (k = k0 == 0u ? 1u : k0; k < k0 + 8u; ++k)
+      if (!(info[b] & 4u) && t[b * 64u + zigzag[k]] != 0) last = k;
+    info[HC_JENC_AC_LAST + i] = last;
+  }
+  HC_BARRIER();
+  for (i = lane; i < 8u * count; i += lanes) {
+    const hc_u32 b = i >> 3, part = i & 7u, k0 = part * 8u;
+    HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(info[b] & 3u, 1u);
+    hc_u32 k, prev = 0, bits = 0;
+    for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, info[HC_JENC_AC_LAST + b * 8u + k]);
+    for (k = k0 == 0u ? 1u : k0; k < k0 + 8u; ++k) {
+      const hc_i32 v = (info[b] & 4u) ? 0 : t[b * 64u + zigzag[k]];
+      hc_u32 run, sz;
+      if (v == 0) continue;
+      run = k - prev - 1u;
+      sz = hc_jenc_nbits(v);
+      bits += (run >> 4) * (ac[0xF0] >> 16) + (ac[(run & 15u) << 4 | sz] >> 16) + sz;
+      prev = k;
     }
-    coefs[(hc_u64)first * 64u + i] = (hc_i16)v;
+    if (part == 7u && prev < 63u) bits += ac[0] >> 16; /* EOB */
+    info[HC_JENC_AC_BITS + i] = bits;
+  }
+  HC_BARRIER();
+  for (i = lane; i < count; i += lanes) {
+    hc_u32 k, bits = 0;
+    for (k = 0; k < 8u; ++k) bits += info[HC_JENC_AC_BITS + i * 8u + k];
+    acbits[first + i] = bits;
   }
 }
 
@@ -352,8 +422,6 @@ HC_FN hc_i32 hc_jenc_pred(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_i1
   return coefs[(hc_u64)(n - p->bpm + p->h[c] * p->v[c] - 1u) * 64u];
 }
 
-/* The code table slot (0..3) of component c's DC (ac 0) or AC (ac 1) table. */
-HC_FN hc_u32 hc_jenc_slot(hc_u32 c, hc_u32 ac) { return (c == 0u ? 0u : 2u) + ac; }
 
 /* Block n's symbols: with `hist` non-null each is counted there (local memory, atomically);
  * returns the block's bits with the plan's code tables. */
@@ -467,20 +535,25 @@ HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
   }
 }
 
-/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively; the total into the
- * results. */
+/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively (brought into local memory
+ * `s` by all lanes, scanned by lane 0); the total into the results. */
 HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
-                             hc_u32 lane) {
+                             HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 i, groups, total = 0;
-  if (lane != 0u) return;
-  groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
-  for (i = 0; i < groups; ++i) {
-    const hc_u32 v = work[b->w_sums + i];
-    work[b->w_sums + i] = total;
-    total += v;
+  const hc_u32 groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
+  hc_u32 i, total = 0;
+  for (i = lane; i < groups; i += lanes) s[i] = work[b->w_sums + i];
+  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 sets them) */
+  if (lane == 0u) {
+    for (i = 0; i < groups; ++i) {
+      const hc_u32 v = s[i];
+      s[i] = total;
+      total += v;
+    }
+    work[b->w_results + HC_JENC_R_TOTAL + which] = total;
   }
-  work[b->w_results + HC_JENC_R_TOTAL + which] = total;
+  HC_BARRIER();
+  for (i = lane; i < groups; i += lanes) work[b->w_sums + i] = s[i];
 }
 
 /* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them. */
@@ -762,21 +835,33 @@ HC_FN hc_u32 hc_jenc_lanes(int stage) {
   return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
 }
 
-/* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry). */
-HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs, hc_u32 n) {
+/* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry): with optimised
+ * tables all of them; otherwise its DC's added to the AC bits HC_JENC_BLOCKS left there. */
+HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                          HC_GLOBAL const hc_u32* work, hc_u32 n) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 m, base;
+  HC_GLOBAL const hc_u32* mp;
+  HC_GLOBAL const hc_jenc_plan* p;
+  hc_u32 m, base, bx, by, c, s;
   if (n >= b->blocks) return 0u;
   m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
-  return hc_jenc_symbols(hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u, n - base, 0);
+  mp = hc_jenc_image_plan(plan, m);
+  if (b->optimize) return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, n - base, 0);
+  p = hc_jenc_header(mp);
+  c = hc_jenc_locate(p, n - base, &bx, &by);
+  s = hc_jenc_nbits(coefs[(hc_u64)n * 64u] -
+                    hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
+  return work[b->w_pos + n] + (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
 }
 
-/* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks; the image's first work-group
- * also zeroes its histogram, for HC_JENC_HIST. */
+/* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks, and without optimised tables
+ * their AC bits (at w_pos, where HC_JENC_BITS adds the DC's); the image's first work-group also
+ * zeroes its histogram, for HC_JENC_HIST. */
 HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                              HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
-                             HC_LOCAL hc_i32* t, hc_u32 lane, hc_u32 lanes) {
+                             HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, hc_u32 lane,
+                             hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   const hc_u32 m = plan[b->group_map + g];
   const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_GROUP);
@@ -784,8 +869,9 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
   if (b->optimize && lg == 0u)
     for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
       work[b->w_hist + m * HC_JENC_HIST_WORDS + i] = 0;
-  hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m),
-                 coefs + (hc_u64)hc_jenc_first(plan, m, HC_JENC_T_BLOCK) * 64u, lg, t, lane,
+  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+  hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
+                 b->optimize ? (HC_GLOBAL hc_u32*)0 : work + b->w_pos + base, lg, t, info, lane,
                  lanes);
 }
 
@@ -803,7 +889,7 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
   if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
-      hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, lane, lanes);
+      hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, z->w, lane, lanes);
       break;
     case HC_JENC_HIST:
       hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);
@@ -812,13 +898,13 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
       /* (item 0 also zeroes the results: the scans read their counts from among them) */
       if (i == 0u)
         for (arg = 0; arg < HC_JENC_RESULT_WORDS; ++arg) work[b->w_results + arg] = 0;
-      work[b->w_pos + i] = hc_jenc_bits(plan, coefs, i);
+      work[b->w_pos + i] = hc_jenc_bits(plan, coefs, work, i);
       break;
     case HC_JENC_REDUCE:
       hc_jenc_reduce(plan, work, data, arg, i, z->w, lane, lanes);
       break;
     case HC_JENC_SCAN_SUMS:
-      hc_jenc_scan_sums(plan, work, arg, lane);
+      hc_jenc_scan_sums(plan, work, arg, z->w, lane, lanes);
       break;
     case HC_JENC_DOWNSWEEP:
       hc_jenc_downsweep(plan, work, data, arg, i, z->w, lane, lanes);

@@ -218,6 +218,10 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
     const bool has = c < p.comps;
     h.h[c] = std::uint32_t(has ? p.mcu_h(c) : 1);
     h.v[c] = std::uint32_t(has ? p.mcu_v(c) : 1);
+    h.hx[c] = h.hmax / h.h[c];
+    h.vx[c] = h.vmax / h.v[c];
+    // (jcprepct.c pads each plane to whole row groups of vmax pixel rows)
+    h.last[c] = (h.height + h.vmax - 1) / h.vmax * h.v[c] - 1;
     h.bw[c] = std::uint32_t(has ? p.bw[c] : 1);
     h.bh[c] = std::uint32_t(has ? p.bh[c] : 1);
     h.first[c] = has ? first : 0xFFFFFFFFu;
@@ -234,8 +238,12 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
   std::fill(words, words + HC_JENC_PLAN_TOTAL_WORDS, 0u);
   std::memcpy(words, &h, sizeof(h));
   for (int q = 0; q < 2; ++q)
-    for (int i = 0; i < 64; ++i)
+    for (int i = 0; i < 64; ++i) {
+      const std::uint32_t d = 8 * std::uint32_t(p.quant[q][i]);
       words[std::size_t(HC_JENC_QUANT_WORD + 64 * q + i)] = std::uint32_t(p.quant[q][i]);
+      words[std::size_t(HC_JENC_RECIP_WORD + 64 * q + i)] =
+          std::uint32_t((std::uint64_t(1) << 32) / d + 1);
+    }
   static const int kNatural[64] = HC_JPEG_NATURAL_ORDER;
   std::copy(kNatural, kNatural + 64, words + HC_JENC_ZIGZAG_WORD);
 }
