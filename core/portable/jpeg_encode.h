@@ -143,7 +143,8 @@ typedef struct hc_jenc_plan {
   hc_u32 hist_groups;         /* work-groups of HC_JENC_HIST (1..HC_JENC_HIST_GROUPS) */
   hc_u32 hx[3], vx[3];        /* full-size pixels per sample of the component, across, down */
   hc_u32 last[3];             /* the component plane's last row that holds samples */
-  hc_u32 reserved[9];
+  hc_u32 mcu_sx, mcu_sy;      /* log2 of an MCU's pixels across, down (3 or 4: factors 1, 2) */
+  hc_u32 reserved[7];
 } hc_jenc_plan;
 
 #define HC_JENC_PLAN_WORDS 64
@@ -155,9 +156,14 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
 /* A GROUP stage's local memory. */
+/* Pixels a HC_JENC_BLOCKS work-group holds: those of the MCUs its blocks belong to (at most 32
+ * MCUs of 8 x 8 pixels, or 7 of 16 x 16, ...). */
+#define HC_JENC_GROUP_PIXELS 2048u
+
 typedef struct hc_jenc_local {
   hc_u32 w[HC_JENC_HIST_WORDS];
   hc_i32 t[64 * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' coefficients */
+  hc_u32 px[HC_JENC_GROUP_PIXELS];     /* ... and its pixels, R | G << 8 | B << 16 */
 } hc_jenc_local;
 
 HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
@@ -234,42 +240,47 @@ HC_FN void hc_jenc_weights(hc_u32 c, hc_i32* w) {
   w[3] = c == 0u ? luma_offset : chroma_offset;
 }
 
-/* The full-size sample of the pixel at byte `at` of the input, converted with weights w (or the
- * gray sample itself). */
-HC_FN hc_i32 hc_jenc_convert(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* at,
-                             const hc_i32* w) {
-  if (p->gray_in) return at[p->off[0]];
-  return HC_RIGHT_SHIFT(w[0] * at[p->off[0]] + w[1] * at[p->off[1]] + w[2] * at[p->off[2]] + w[3],
+/* The full-size sample of pixel v (R | G << 8 | B << 16, or the gray sample), converted with
+ * weights w (or the gray sample itself). */
+HC_FN hc_i32 hc_jenc_convert(HC_GLOBAL const hc_jenc_plan* p, hc_u32 v, const hc_i32* w) {
+  if (p->gray_in) return (hc_i32)(v & 0xFFu);
+  return HC_RIGHT_SHIFT(w[0] * (hc_i32)(v & 0xFFu) + w[1] * (hc_i32)((v >> 8) & 0xFFu) +
+                            w[2] * (hc_i32)(v >> 16) + w[3],
                         16);
 }
 
 /* Eight downsampled samples of component c, row y of its plane, columns x0 .. x0 + 7, level
  * shifted, into d (jcsample.c: h2v1 and h2v2 with the alternating bias, int_downsample
  * otherwise; pixels past the image repeat its last column and row, and plane rows below the
- * last row group repeat its last row, as jcprepct.c pads). What the row shares is worked out
- * once: the source rows, the factors, the weights. */
-HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_u8* px, hc_u32 c,
-                       hc_u32 y, hc_u32 x0, hc_i32* d) {
+ * last row group repeat its last row, as jcprepct.c pads), from the pixels `lp` of the MCUs
+ * from m0 on (HC_JENC_BLOCKS holds them in local memory, MCU after MCU, each row by row).
+ * What the row shares is worked out once: the source rows, the factors, the weights. */
+HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_LOCAL const hc_u32* lp, hc_u32 m0,
+                       hc_u32 c, hc_u32 y, hc_u32 x0, hc_i32* d) {
   const hc_u32 hx = p->hx[c], vx = p->vx[c], v = p->v[c];
-  const hc_u32 row_bytes = p->width * p->pixel_bytes;
+  const hc_u32 sx = p->mcu_sx, sy = p->mcu_sy, sm = sx + sy;
   const hc_u32 n = hx * vx;
   hc_u32 g, y0, dy, dx, j;
   hc_i32 w[4];
-  HC_GLOBAL const hc_u8* rows[2];
+  hc_u32 rows[2]; /* where each source row starts, less its MCU column's part */
   hc_jenc_weights(c, w);
   if (y > p->last[c]) y = p->last[c];
   g = v == 1u ? y : (v == 2u ? y >> 1 : y / v); /* (no division for the usual factors) */
   y0 = g * p->vmax + (y - g * p->v[c]) * vx;
-  for (dy = 0; dy < 2u; ++dy)
-    rows[dy] = px + (hc_u64)hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u) * row_bytes;
+  for (dy = 0; dy < 2u; ++dy) {
+    const hc_u32 py = hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u);
+    rows[dy] = (((py >> sy) * p->mcus_x - m0) << sm) + ((py & ((1u << sy) - 1u)) << sx);
+  }
   HC_UNROLL(8)
   for (j = 0; j < 8u; ++j) {
     const hc_u32 x = x0 + j;
     hc_i32 sum = 0;
     for (dy = 0; dy < vx; ++dy)
-      for (dx = 0; dx < hx; ++dx)
+      for (dx = 0; dx < hx; ++dx) {
+        const hc_u32 px = hc_min_u32(x * hx + dx, p->width - 1u);
         sum += hc_jenc_convert(
-            p, rows[dy] + hc_min_u32(x * hx + dx, p->width - 1u) * p->pixel_bytes, w);
+            p, lp[rows[dy] + ((px >> sx) << sm) + (px & ((1u << sx) - 1u))], w);
+      }
     if (n == 1u)
       d[j] = sum - 128;
     else if (n == 2u && hx == 2u)
@@ -320,6 +331,8 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
  * (8 a block) its last non-zero coefficient and its bits. */
 #define HC_JENC_AC_LAST (3u * HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_AC_BITS (HC_JENC_AC_LAST + 8u * HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_MCU_X (HC_JENC_AC_BITS + 8u * HC_JENC_GROUP_BLOCKS) /* each MCU's first column */
+#define HC_JENC_MCU_Y (HC_JENC_MCU_X + HC_JENC_GROUP_BLOCKS + 1u)   /* ... and row */
 
 /* HC_JENC_BLOCKS: work-group g makes coded blocks g * HC_JENC_GROUP_BLOCKS ... (each 64
  * quantised coefficients in zigzag order) in phases over local memory: where each block takes
@@ -330,8 +343,8 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
  * source block with its AC left out. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                           HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u32* acbits, hc_u32 g,
-                          HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, hc_u32 lane,
-                          hc_u32 lanes) {
+                          HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
+                          hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
   HC_GLOBAL const hc_u32* zigzag = plan + HC_JENC_ZIGZAG_WORD;
@@ -340,16 +353,33 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   hc_u32 i, j, bx, by;
   int dummy;
   hc_i32 d[8];
+  const hc_u32 m0 = first / p->bpm, mcus = (first + count - 1u) / p->bpm - m0 + 1u;
+  const hc_u32 sx = p->mcu_sx, sm = p->mcu_sx + p->mcu_sy;
   for (i = lane; i < count; i += lanes) { /* each block's component, source and dummy flag */
     const hc_u32 c = hc_jenc_source(p, first + i, &bx, &by, &dummy);
     info[i] = c | (dummy ? 4u : 0u);
     info[HC_JENC_GROUP_BLOCKS + i] = bx;
     info[2u * HC_JENC_GROUP_BLOCKS + i] = by;
   }
+  for (i = lane; i < mcus; i += lanes) { /* each MCU's first pixel column and row */
+    const hc_u32 my = (m0 + i) / p->mcus_x;
+    info[HC_JENC_MCU_X + i] = (m0 + i - my * p->mcus_x) << sx;
+    info[HC_JENC_MCU_Y + i] = my << p->mcu_sy;
+  }
+  HC_BARRIER();
+  for (i = lane; i < (mcus << sm); i += lanes) { /* the MCUs' pixels, the image's edges repeated */
+    const hc_u32 k = i >> sm, e = i & ((1u << sm) - 1u);
+    const hc_u32 x = hc_min_u32(info[HC_JENC_MCU_X + k] + (e & ((1u << sx) - 1u)), p->width - 1u);
+    const hc_u32 y = hc_min_u32(info[HC_JENC_MCU_Y + k] + (e >> sx), p->height - 1u);
+    HC_GLOBAL const hc_u8* at = px + ((hc_u64)y * p->width + x) * p->pixel_bytes;
+    lp[i] = p->gray_in ? at[p->off[0]]
+                       : (hc_u32)at[p->off[0]] | (hc_u32)at[p->off[1]] << 8 |
+                             (hc_u32)at[p->off[2]] << 16;
+  }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* rows */
     const hc_u32 b = i >> 3, r = i & 7u;
-    hc_jenc_row(p, px, info[b] & 3u, info[2u * HC_JENC_GROUP_BLOCKS + b] * 8u + r,
+    hc_jenc_row(p, lp, m0, info[b] & 3u, info[2u * HC_JENC_GROUP_BLOCKS + b] * 8u + r,
                 info[HC_JENC_GROUP_BLOCKS + b] * 8u, d);
     hc_fdct_1d(d, 1, 0);
     HC_UNROLL(8)
@@ -860,8 +890,8 @@ HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* 
  * zeroes its histogram, for HC_JENC_HIST. */
 HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                              HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
-                             HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, hc_u32 lane,
-                             hc_u32 lanes) {
+                             HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
+                             hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   const hc_u32 m = plan[b->group_map + g];
   const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_GROUP);
@@ -871,8 +901,8 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
       work[b->w_hist + m * HC_JENC_HIST_WORDS + i] = 0;
   const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
   hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
-                 b->optimize ? (HC_GLOBAL hc_u32*)0 : work + b->w_pos + base, lg, t, info, lane,
-                 lanes);
+                 b->optimize ? (HC_GLOBAL hc_u32*)0 : work + b->w_pos + base, lg, t, info, lp,
+                 lane, lanes);
 }
 
 /* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages. */
@@ -889,7 +919,7 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
   if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
-      hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, z->w, lane, lanes);
+      hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, z->w, z->px, lane, lanes);
       break;
     case HC_JENC_HIST:
       hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);

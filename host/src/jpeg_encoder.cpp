@@ -227,6 +227,11 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
     h.first[c] = has ? first : 0xFFFFFFFFu;
     if (has) first += h.h[c] * h.v[c];
   }
+  // (an MCU is 8 or 16 pixels either way: the sampling factors are 1 or 2)
+  if (h.hmax > 2 || h.vmax > 2)
+    throw Error(ErrorCode::Unsupported, "jpeg encode: sampling factors above 2");
+  h.mcu_sx = h.hmax == 2 ? 4 : 3;
+  h.mcu_sy = h.vmax == 2 ? 4 : 3;
   h.mcus_x = std::uint32_t(p.mcus_x);
   h.mcus_y = std::uint32_t(p.mcus_y);
   h.bpm = std::uint32_t(p.blocks_per_mcu);
