@@ -80,6 +80,17 @@ CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t siz
 }
 
 void CoefficientDecoder::run(std::vector<std::string>& warnings) {
+  // Progressive Huffman scans run without following libjpeg-turbo's reader first; where one
+  // leaves data unread (whose warning depends on how far libjpeg-turbo had read), the image is
+  // decoded again with it followed, the first pass's warnings dropped.
+  const std::size_t first_warning = warnings.size();
+  if (!pass(false, warnings)) {
+    warnings.resize(first_warning);
+    pass(true, warnings);
+  }
+}
+
+bool CoefficientDecoder::pass(bool exact, std::vector<std::string>& warnings) {
   const std::size_t nc = header_.components.size();
   coef_.assign(std::size_t(layout_.groups) * 64 * 64, 0);
   if (!arithmetic_) nonzero_.assign(std::size_t(layout_.groups) * 64, 0);
@@ -141,12 +152,14 @@ void CoefficientDecoder::run(std::vector<std::string>& warnings) {
                          std::to_string(scan.data_offset) + ")");
     }
     ScanOutcome outcome;
+    outcome.exact = exact;
     if (arithmetic_) {
       decode_arithmetic_scan(data_, size_, header_, scan, geometry_[si], progressive_, coef_.data(),
                              outcome, warnings);
     } else {
       decode_progressive_scan(data_, size_, header_, scan, geometry_[si], coef_.data(),
                               nonzero_.data(), outcome, warnings);
+      if (outcome.needs_exact) return false;
     }
     last_good_imcu_row_ = outcome.last_good_imcu_row;
   }
@@ -155,6 +168,7 @@ void CoefficientDecoder::run(std::vector<std::string>& warnings) {
     smooth();
     smoothed_ = true;
   }
+  return true;
 }
 
 void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& parallel,

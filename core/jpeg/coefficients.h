@@ -65,6 +65,11 @@ using CoefBits = std::vector<std::array<int, 64>>;
 // data left (libjpeg's master->last_good_iMCU_row after the scan).
 struct ScanOutcome {
   int last_good_imcu_row = 0;
+  // Progressive Huffman scans: `exact` follows libjpeg-turbo's bit reader byte by byte, for
+  // its warnings of extraneous data; without it the scan runs faster and sets needs_exact
+  // where such a warning could arise (data left unread in an interval), for a second pass.
+  bool exact = false;
+  bool needs_exact = false;
 };
 
 // One arithmetic-coded scan (T.81 Annex D and F.2.4 for sequential, G.2 for progressive;
@@ -115,6 +120,9 @@ class CoefficientDecoder {
   const std::vector<std::array<std::int32_t, 64>>& quant() const { return quant_; }
 
  private:
+  // One decoding of every scan (and the smoothing); false where a progressive Huffman scan
+  // run without `exact` needs it (ScanOutcome::needs_exact), before the rest is decoded.
+  bool pass(bool exact, std::vector<std::string>& warnings);
   // jdcoefct.c smoothing_ok() and decompress_smooth_data(), in smoothing.cpp.
   bool smoothing_ok() const;
   void smooth();

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/jpeg/coefficients.h"
 #include "core/jpeg/entropy_parts.h"
@@ -73,6 +74,31 @@ struct LibjpegReader {
   }
 };
 
+// The fast pass's stand-in for LibjpegReader: it follows nothing. Where the data an interval
+// leaves unread could make libjpeg-turbo warn, the scan asks for the exact pass instead
+// (ScanOutcome::needs_exact).
+struct NoReader {
+  int bits = 0;
+  void start(const std::uint8_t*, const std::uint8_t*) {}
+  void need(int) {}
+  void use(int) {}
+  std::size_t unread() const { return 0; }
+};
+
+// Whether the reader has left fewer than 8 bits of the interval's data unread: all of it but
+// the padding of its last byte. libjpeg-turbo, having read at least as far, has then loaded
+// every byte up to the marker and holds fewer than 8 bits: no extraneous bytes to warn of.
+bool read_to_the_end(const BitReader& br) {
+  if (br.nbits - br.pad >= 8) return false;
+  for (const std::uint8_t* q = br.p; q < br.end;) {
+    if (*q != 0xFF) return false;
+    while (q < br.end && *q == 0xFF) ++q;
+    if (q < br.end && *q == 0) return false;  // a stuffed 0xFF: data
+    break;                                    // fill bytes, then the marker
+  }
+  return true;
+}
+
 struct PlainTable {
   static constexpr int kBits = 9;
   std::uint16_t entry[1 << kBits];  // length << 8 | symbol; 0: a longer code
@@ -111,8 +137,8 @@ struct PlainTable {
 
   // The next symbol; a code longer than 16 bits is libjpeg-turbo's JWRN_HUFF_BAD_CODE: 17 bits
   // are consumed and symbol 0 returned.
-  __attribute__((always_inline)) int decode(BitReader& br, LibjpegReader& lj,
-                                            bool& bad_code) const {
+  template <typename Reader>
+  __attribute__((always_inline)) int decode(BitReader& br, Reader& lj, bool& bad_code) const {
     if (br.nbits < 17) br.fill();
     lj.need(8);
     const std::uint16_t e = entry[br.peek(kBits)];
@@ -150,11 +176,13 @@ const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
   return tables[std::size_t(n)];
 }
 
-}  // namespace
-
-void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header&, const Scan& scan,
-                             const ScanGeometry& g, std::int16_t* coef, std::uint64_t* nonzero,
-                             ScanOutcome& outcome, std::vector<std::string>& warnings) {
+// decode_progressive_scan with libjpeg-turbo's reader followed (Reader = LibjpegReader) or
+// not (NoReader).
+template <typename Reader>
+void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry& g,
+                 std::int16_t* coef, std::uint64_t* nonzero, ScanOutcome& outcome,
+                 std::vector<std::string>& warnings) {
+  constexpr bool kExact = std::is_same<Reader, LibjpegReader>::value;
   const bool dc_band = scan.ss == 0;
   const int al = scan.al, ss = scan.ss, se = scan.se;
   const std::size_t ncomp = scan.components.size();
@@ -182,7 +210,7 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
   bool insufficient = false, bad_code = false, bad_refine = false;
   int last_good = 0;  // the last MCU that started with data left
   BitReader br;
-  LibjpegReader lj;
+  Reader lj;
   bool ends_at_restart = false;
   auto bits = [&](int n) __attribute__((always_inline)) {
     if (br.nbits < n) br.fill();
@@ -226,6 +254,7 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
     lj.start(data + begin, data + end);
   };
   auto finish_interval = [&](std::uint32_t k) {
+    if (!kExact && !insufficient && !read_to_the_end(br)) outcome.needs_exact = true;
     if (insufficient) {
       warnings.push_back("corrupt JPEG data: premature end of data segment (scan at byte " +
                          std::to_string(scan.data_offset) + ", restart interval " +
@@ -368,6 +397,7 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
     }
   }
   finish_interval(interval);
+  if (!kExact && outcome.needs_exact) return;  // (the exact pass gives the warnings)
   outcome.last_good_imcu_row = g.imcu_row(last_good);
   if (bad_code)
     warnings.push_back("corrupt JPEG data: bad Huffman code (scan at byte " +
@@ -377,6 +407,17 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header
         "corrupt JPEG data: refinement coefficient of more than one bit (scan at "
         "byte " +
         std::to_string(scan.data_offset) + ")");
+}
+
+}  // namespace
+
+void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header&, const Scan& scan,
+                             const ScanGeometry& g, std::int16_t* coef, std::uint64_t* nonzero,
+                             ScanOutcome& outcome, std::vector<std::string>& warnings) {
+  if (outcome.exact)
+    decode_scan<LibjpegReader>(data, scan, g, coef, nonzero, outcome, warnings);
+  else
+    decode_scan<NoReader>(data, scan, g, coef, nonzero, outcome, warnings);
 }
 
 }  // namespace hetcodec::jpeg
