@@ -314,6 +314,31 @@ TEST_CASE("cli jpeg: bad options and inputs fail with status 1, naming the optio
   r = cli(s.dir, "-d cpu transcode cmyk.jpg c.jpg");
   CHECK(r.status == 1);
   CHECK(r.says("cmyk.jpg: a CMYK image"));
+  // Many files to a directory (encoded a chunk at a time by encode_batch): the bad ones fail,
+  // each named with its place in the list, the others are written.
+  std::vector<Raster> rasters;
+  std::string files;
+  for (int i = 0; i < 5; ++i) {
+    rasters.push_back(hetcodec::test::synthetic_rgb(9 + 11 * i, 30 - 5 * i, unsigned(i)));
+    put(s.dir / ("m" + std::to_string(i) + ".ppm"), netpbm(rasters.back()));
+    files += " m" + std::to_string(i) + ".ppm";
+    if (i == 1) files += " deep.png";
+    if (i == 3) files += " short.txt";
+  }
+  r = cli(s.dir, "-d cpu encode --format jpeg -o many" + files + " --quality 85");
+  INFO(r.log);
+  CHECK(r.status == 1);
+  CHECK(r.says("[2/7] m1.ppm -> many/m1.jpg (20x25, YCbCr, "));
+  CHECK(r.says("[3/7] unsupported: deep.png: 16-bit"));
+  CHECK(r.says("[6/7] invalid data: short.txt"));
+  CHECK(r.says("5 encoded, 2 failed"));
+  Settings q85;
+  q85.quality = 85;
+  for (int i = 0; i < 5; ++i)
+    CHECK(bytes_of(s.dir / "many" / ("m" + std::to_string(i) + ".jpg")) ==
+          libjpeg_compress(rasters[std::size_t(i)], q85));
+  CHECK(!fs::exists(s.dir / "many" / "deep.jpg"));
+  CHECK(!fs::exists(s.dir / "many" / "short.jpg"));
   // --help explains every option.
   for (const char* cmd : {"encode", "transcode"}) {
     r = cli(s.dir, std::string(cmd) + " --help");

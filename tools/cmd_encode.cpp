@@ -285,20 +285,67 @@ int run_encode_jpeg(const GlobalOptions& g, const EncodeOptions& o) {
     std::cerr << "encoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << device->info().spec << " (" << device->info().name << ") as JPEG, "
               << describe(opts) << "\n";
-  return run_jobs(g, jobs, [&](const FileJob& job, const std::string& progress) {
-    std::vector<std::string> notes;
-    Image im = read_for_jpeg(job.input, device, notes);
-    const bool warned = report_warnings(g, job.input, im.warnings);
-    const auto file = encoder.encode(im);
-    write_bytes(job.output, "", file);
-    if (g.quiet) return warned;
-    for (const auto& n : notes) std::cerr << progress << job.input << ": " << n << "\n";
-    const bool gray = opts.sampling == JpegSampling::Gray || im.channels() < 3;
-    std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
-              << im.height << ", " << (gray ? "gray" : "YCbCr") << ", " << file.size()
-              << " bytes)\n";
-    return warned;
-  });
+  // Files are read a chunk at a time (up to 64 files or 256 MiB of samples) and each chunk
+  // encoded by encode_batch, whose launches code many images at once; the files are then
+  // written and reported in order.
+  constexpr std::size_t kChunkFiles = 64, kChunkBytes = std::size_t(256) << 20;
+  int failed = 0, warned = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&](std::size_t i) {
+    return jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
+                           : std::string();
+  };
+  auto fail = [&](std::size_t i, const Error& e) {
+    std::cerr << progress(i) << to_string(e.code()) << ": " << e.what() << "\n";
+    ++failed;
+  };
+  for (std::size_t first = 0; first < jobs.size();) {
+    std::vector<Image> images;
+    std::vector<std::vector<std::string>> notes;
+    std::vector<std::optional<Error>> unread;  // each job's: the error that kept it from reading
+    std::size_t bytes = 0, next = first;
+    for (; next < jobs.size() && images.size() < kChunkFiles && bytes < kChunkBytes; ++next) {
+      std::vector<std::string> n;
+      unread.emplace_back();
+      try {
+        Image im = read_for_jpeg(jobs[next].input, device, n);
+        if (report_warnings(g, jobs[next].input, im.warnings)) ++warned;
+        bytes += im.pixels.size();
+        images.push_back(std::move(im));
+        notes.push_back(std::move(n));
+      } catch (const Error& e) {
+        unread.back() = e;
+      }
+    }
+    BatchErrors errors;
+    const auto files = encoder.encode_batch(images, &errors);
+    for (std::size_t i = first, k = 0; i < next; ++i) {  // written and reported in order
+      if (unread[i - first]) {
+        fail(i, *unread[i - first]);
+        continue;
+      }
+      const Image& im = images[k];
+      const std::vector<std::uint8_t>& file = files[k];
+      const std::optional<Error>& error = errors[k];
+      const std::vector<std::string>& note = notes[k++];
+      try {
+        if (error) throw *error;
+        write_bytes(jobs[i].output, "", file);
+      } catch (const Error& e) {
+        fail(i, e);
+        continue;
+      }
+      if (g.quiet) continue;
+      for (const auto& n : note) std::cerr << progress(i) << jobs[i].input << ": " << n << "\n";
+      const bool gray = opts.sampling == JpegSampling::Gray || im.channels() < 3;
+      std::cerr << progress(i) << jobs[i].input << " -> " << jobs[i].output << " (" << im.width
+                << "x" << im.height << ", " << (gray ? "gray" : "YCbCr") << ", " << file.size()
+                << " bytes)\n";
+    }
+    first = next;
+  }
+  if (!g.quiet) report_batch("encoded", jobs.size(), failed, t0);
+  return exit_status(failed, warned);
 }
 
 // The output format: --format, else JPEG for an output named .jpg (.jpeg, .jpe, .jfif), else
