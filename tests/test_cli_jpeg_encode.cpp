@@ -383,15 +383,32 @@ TEST_CASE("cli jpeg: transcode gives libjpeg-turbo's decode then encode, on ever
     CHECK(hetcodec::test::libpng_decode_expanded(bytes_of(s.dir / "out.png")).samples ==
           decoded.samples);
   }
-  // A batch: the file that fails is named, the others written; status 1.
+  // A batch (JPEG files decoded together, all encoded together): the files that fail are
+  // named with their places, the others written; status 1.
   put(s.dir / "bad.jpg", {0xFF, 0xD8, 0xFF, 0xD9});
   put(s.dir / "rgb.ppm", netpbm(rgb));
-  const Run r = cli(s.dir, "-d cpu transcode -o out in.jpg bad.jpg rgb.ppm");
+  std::vector<Raster> more;
+  for (int i = 0; i < 3; ++i) {
+    const Raster r = hetcodec::test::synthetic_rgb(13 + 17 * i, 40 - 9 * i, unsigned(20 + i));
+    const auto j = hetcodec::test::libjpeg_encode_ex(r, p);
+    put(s.dir / ("more" + std::to_string(i) + ".jpg"), j);
+    more.push_back(hetcodec::test::libjpeg_decode_default(j));
+  }
+  const Run r =
+      cli(s.dir, "-d cpu transcode -o out in.jpg bad.jpg more0.jpg rgb.ppm in.png more1.jpg "
+                 "more2.jpg");
   INFO(r.log);
   CHECK(r.status == 1);
-  CHECK(r.says("bad.jpg: jpeg:"));
-  CHECK(r.says("rgb.ppm: not a JPEG or PNG file"));
-  CHECK(bytes_of(s.dir / "out" / "in.jpg") == libjpeg_compress(decoded, Settings{}));
+  CHECK(r.says("[2/7] invalid data: bad.jpg: jpeg:"));
+  CHECK(r.says("[4/7] invalid data: rgb.ppm: not a JPEG or PNG file"));
+  CHECK(r.says("[5/7] in.png -> out/in.png.jpg"));  // (in.jpg and in.png share a name)
+  CHECK(r.says("5 transcoded, 2 failed"));
+  CHECK(bytes_of(s.dir / "out" / "in.jpg.jpg") == libjpeg_compress(decoded, Settings{}));
+  CHECK(bytes_of(s.dir / "out" / "in.png.jpg") == libjpeg_compress(rgb, Settings{}));
+  for (int i = 0; i < 3; ++i)
+    CHECK(bytes_of(s.dir / "out" / ("more" + std::to_string(i) + ".jpg")) ==
+          libjpeg_compress(more[std::size_t(i)], Settings{}));
+  CHECK(!fs::exists(s.dir / "out" / "bad.jpg"));
 }
 
 TEST_CASE("cli jpeg: ICC profile and EXIF carried into the JPEG, --strip leaves them out") {

@@ -1,7 +1,8 @@
-// `hetcodec transcode`: a JPEG or PNG decoded into device memory (JpegDecoder or PngDecoder
-// decode_to_device) and encoded from there (JpegEncoder or PngEncoder encode(DeviceImage)) on
+// `hetcodec transcode`: JPEG or PNG files decoded into device memory (JpegDecoder's
+// decode_batch_to_device for the JPEG files of a chunk, PngDecoder decode_to_device) and encoded
+// from there (JpegEncoder encode_batch of DeviceImages, or PngEncoder encode(DeviceImage)) on
 // the same device, opened once and shared by the four pipelines, so the pixels never come back
-// to the host: only the file's bytes go up and the new file's bytes come down.
+// to the host: only the files' bytes go up and the new files' bytes come down.
 #include <cctype>
 #include <chrono>
 #include <iostream>
@@ -33,6 +34,13 @@ std::string output_format(const TranscodeOptions& o) {
   return "jpeg";
 }
 
+// The library's message, with the file's name before it (once).
+Error named(const std::string& path, const Error& e) {
+  const std::string what = e.what();
+  if (what.compare(0, path.size(), path) == 0) return e;
+  return Error(e.code(), path + ": " + what);
+}
+
 // The pipelines of one run, all on one device, each made when first needed.
 struct Pipelines {
   std::shared_ptr<Device> device;
@@ -42,6 +50,7 @@ struct Pipelines {
   std::unique_ptr<JpegEncoder> jpeg_encoder;
   std::unique_ptr<PngEncoder> png_encoder;
 
+  // One file to device memory (Error naming the file for one neither JPEG nor PNG).
   DeviceImage decode(const std::string& path, const std::vector<std::uint8_t>& b) {
     switch (sniff(b)) {
       case FileKind::Jpeg:
@@ -57,7 +66,8 @@ struct Pipelines {
                         "reads PNM and PAM)");
     }
   }
-  std::vector<std::uint8_t> encode_jpeg(const std::string& path, const DeviceImage& im) {
+  // Refuses (naming the file) an image JPEG output cannot hold.
+  static void check_for_jpeg(const std::string& path, const DeviceImage& im) {
     if (im.format == PixelFormat::CMYK)
       throw Error(ErrorCode::Unsupported,
                   path + ": a CMYK image; JPEG output is gray or YCbCr (`hetcodec decode " + path +
@@ -66,8 +76,10 @@ struct Pipelines {
       throw Error(ErrorCode::Unsupported,
                   path + ": " + std::to_string(im.bit_depth) +
                       "-bit samples; baseline JPEG holds 8 bits (transcode to .png instead)");
+  }
+  JpegEncoder& jpeg() {
     if (!jpeg_encoder) jpeg_encoder = std::make_unique<JpegEncoder>(device, jpeg_options);
-    return jpeg_encoder->encode(im);
+    return *jpeg_encoder;
   }
   std::vector<std::uint8_t> encode_png(const DeviceImage& im) {
     if (!png_encoder) png_encoder = std::make_unique<PngEncoder>(device);
@@ -92,39 +104,121 @@ int run_transcode(const GlobalOptions& g, const TranscodeOptions& o) {
               << "\n";
   int failed = 0, warned = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const FileJob& job = jobs[i];
-    const std::string progress =
-        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                        : "";
-    try {
-      const std::vector<std::uint8_t> in = read_all(job.input);
-      DeviceImage im;
+  auto progress = [&](std::size_t i) {
+    return jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
+                           : std::string();
+  };
+  // Files go a chunk at a time (up to 64 files or 256 MiB of them): read, the JPEG files
+  // decoded together by decode_batch_to_device (PNG files one by one), then encoded together
+  // by JPEG's encode_batch or one by one as PNG, and written and reported in order. A file
+  // that fails at any step fails alone, named with its place in the list.
+  constexpr std::size_t kChunkFiles = 64, kChunkBytes = std::size_t(256) << 20;
+  for (std::size_t first = 0; first < jobs.size();) {
+    std::size_t next = first, bytes = 0;
+    std::vector<std::vector<std::uint8_t>> in;
+    std::vector<std::optional<Error>> failure;
+    for (; next < jobs.size() && next - first < kChunkFiles && bytes < kChunkBytes; ++next) {
+      in.emplace_back();
+      failure.emplace_back();
       try {
-        im = p.decode(job.input, in);
-      } catch (const Error& e) {  // the library's message, with the file's name before it
-        const std::string what = e.what();
-        if (what.compare(0, job.input.size(), job.input) == 0) throw;
-        throw Error(e.code(), job.input + ": " + what);
+        in.back() = read_all(jobs[next].input);
+        bytes += in.back().size();
+      } catch (const Error& e) {
+        failure.back() = e;
       }
-      for (const auto& w : im.warnings) std::cerr << job.input << ": warning: " << w << "\n";
-      if (!im.warnings.empty() && g.strict)
-        throw Error(ErrorCode::InvalidData, job.input + ": warnings are errors (--strict)");
-      if (o.strip) im.metadata = {};
-      const auto out = format == "png" ? p.encode_png(im) : p.encode_jpeg(job.input, im);
-      write_bytes(job.output, "", out);
+    }
+    const std::size_t n = next - first;
+    std::vector<DeviceImage> images(n);
+    // Decoding: the JPEG files of the chunk in one batch, the others one at a time.
+    std::vector<Input> inputs;
+    std::vector<std::size_t> jpeg_at;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (failure[k]) continue;
+      if (sniff(in[k]) == FileKind::Jpeg) {
+        inputs.push_back({in[k].data(), in[k].size(), {}});
+        jpeg_at.push_back(k);
+        continue;
+      }
+      try {
+        images[k] = p.decode(jobs[first + k].input, in[k]);
+      } catch (const Error& e) {
+        failure[k] = named(jobs[first + k].input, e);
+      }
+    }
+    if (!inputs.empty()) {
+      if (!p.jpeg_decoder) p.jpeg_decoder = std::make_unique<JpegDecoder>(p.device);
+      BatchErrors errors;
+      auto decoded = p.jpeg_decoder->decode_batch_to_device(inputs, &errors);
+      for (std::size_t j = 0; j < jpeg_at.size(); ++j) {
+        const std::size_t k = jpeg_at[j];
+        if (errors[j])
+          failure[k] = named(jobs[first + k].input, *errors[j]);
+        else
+          images[k] = std::move(decoded[j]);
+      }
+    }
+    // Warnings, --strict, --strip, and what JPEG output refuses, file by file.
+    std::vector<std::size_t> to_encode;
+    std::vector<DeviceImage> batch;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (failure[k]) continue;
+      const std::string& input = jobs[first + k].input;
+      DeviceImage& im = images[k];
+      for (const auto& w : im.warnings) std::cerr << input << ": warning: " << w << "\n";
+      try {
+        if (!im.warnings.empty() && g.strict)
+          throw Error(ErrorCode::InvalidData, input + ": warnings are errors (--strict)");
+        if (o.strip) im.metadata = {};
+        if (format == "jpeg") Pipelines::check_for_jpeg(input, im);
+      } catch (const Error& e) {
+        failure[k] = e;
+        continue;
+      }
+      to_encode.push_back(k);
+      batch.push_back(im);
+    }
+    std::vector<std::vector<std::uint8_t>> out(n);
+    if (format == "jpeg") {
+      BatchErrors errors;
+      auto files = p.jpeg().encode_batch(batch, &errors);
+      for (std::size_t j = 0; j < to_encode.size(); ++j) {
+        if (errors[j])
+          failure[to_encode[j]] = named(jobs[first + to_encode[j]].input, *errors[j]);
+        else
+          out[to_encode[j]] = std::move(files[j]);
+      }
+    } else {
+      for (std::size_t k : to_encode) {
+        try {
+          out[k] = p.encode_png(images[k]);
+        } catch (const Error& e) {
+          failure[k] = named(jobs[first + k].input, e);
+        }
+      }
+    }
+    batch.clear();
+    for (std::size_t k = 0; k < n; ++k) {  // written and reported in order
+      const std::size_t i = first + k;
+      const FileJob& job = jobs[i];
+      try {
+        if (failure[k]) throw *failure[k];
+        write_bytes(job.output, "", out[k]);
+      } catch (const Error& e) {
+        std::cerr << progress(i) << to_string(e.code()) << ": " << e.what() << "\n";
+        ++failed;
+        continue;
+      }
+      const DeviceImage& im = images[k];
       if (!im.warnings.empty()) ++warned;
       if (g.quiet) continue;
       if (format == "jpeg" &&
           (im.format == PixelFormat::RGBA || im.format == PixelFormat::GrayAlpha))
-        std::cerr << progress << job.input << ": alpha channel left out (JPEG has none)\n";
-      std::cerr << progress << job.input << " -> " << job.output << " (" << im.width << "x"
-                << im.height << ", " << to_string(im.format) << ", " << in.size() << " -> "
-                << out.size() << " bytes)\n";
-    } catch (const Error& e) {
-      std::cerr << progress << to_string(e.code()) << ": " << e.what() << "\n";
-      ++failed;
+        std::cerr << progress(i) << job.input << ": alpha channel left out (JPEG has none)\n";
+      std::cerr << progress(i) << job.input << " -> " << job.output << " (" << im.width << "x"
+                << im.height << ", " << to_string(im.format) << ", " << in[k].size() << " -> "
+                << out[k].size() << " bytes)\n";
     }
+    first = next;
   }
   if (!g.quiet) report_batch("transcoded", jobs.size(), failed, t0);
   return exit_status(failed, warned);
