@@ -413,3 +413,75 @@ TEST_CASE("damaged progressive files: refused scan scripts, and bit flips as lib
     CHECK(compared > 20);
   }
 }
+
+namespace {
+
+// A gray progressive file of one DC first scan with a restart interval of n MCUs: the DC table
+// codes difference size 1 in 1 bit and size 0 in 16 bits; the first interval's last block uses
+// the 16-bit code, so that it ends on a code longer than libjpeg-turbo's lookahead, and the
+// second interval (one MCU) is followed by `junk` bytes before EOI.
+std::vector<std::uint8_t> long_code_file(int n, const std::vector<std::uint8_t>& junk) {
+  std::vector<std::uint8_t> f = {0xFF, 0xD8};
+  auto segment = [&](std::uint8_t marker, const std::vector<std::uint8_t>& body) {
+    const std::size_t len = body.size() + 2;
+    f.insert(f.end(), {0xFF, marker, std::uint8_t(len >> 8), std::uint8_t(len)});
+    f.insert(f.end(), body.begin(), body.end());
+  };
+  std::vector<std::uint8_t> dqt(65, 1);
+  dqt[0] = 0;
+  segment(0xDB, dqt);
+  const int w = 8 * (n + 1);
+  segment(0xC2, {8, 0, 8, std::uint8_t(w >> 8), std::uint8_t(w), 1, 1, 0x11, 0});
+  std::vector<std::uint8_t> dht(1 + 16 + 2, 0);
+  dht[1] = 1;   // one code of 1 bit: symbol 1
+  dht[16] = 1;  // one code of 16 bits: symbol 0
+  dht[17] = 1;
+  dht[18] = 0;
+  segment(0xC4, dht);
+  segment(0xDD, {std::uint8_t(n >> 8), std::uint8_t(n)});
+  segment(0xDA, {1, 1, 0x00, 0, 0, 0});
+  std::string bits;
+  for (int i = 0; i + 1 < n; ++i) bits += i % 2 == 0 ? "01" : "00";  // +1, -1, ...
+  bits += "1" + std::string(15, '0');                                 // size 0: 16 bits
+  auto put_bits = [&](std::string b) {
+    while (b.size() % 8) b += '1';
+    for (std::size_t i = 0; i < b.size(); i += 8) {
+      const auto v = std::uint8_t(std::stoi(b.substr(i, 8), nullptr, 2));
+      f.push_back(v);
+      if (v == 0xFF) f.push_back(0);
+    }
+  };
+  put_bits(bits);
+  f.insert(f.end(), {0xFF, 0xD0});
+  put_bits("01");
+  f.insert(f.end(), junk.begin(), junk.end());
+  f.insert(f.end(), {0xFF, 0xD9});
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("progressive scans warn of extraneous data exactly where libjpeg-turbo does") {
+  // The decoder follows libjpeg-turbo's reader only when an interval leaves data unread; the
+  // warnings then depend on how far that reader had read at each interval's end, long codes
+  // (read one bit at a time past the first 9) included: junk in the second interval must not
+  // make the first, which ends on a 16-bit code, warn.
+  std::shared_ptr<Device> cpu = open_device("cpu");
+  JpegDecoder decoder(cpu);
+  for (int n : {3, 26, 27, 40})
+    for (const std::vector<std::uint8_t>& junk :
+         {std::vector<std::uint8_t>{}, std::vector<std::uint8_t>{0x12, 0x34},
+          std::vector<std::uint8_t>(12, 0x5A)}) {
+      INFO("interval of " << n << " MCUs, " << junk.size() << " junk bytes");
+      const auto file = long_code_file(n, junk);
+      int w = 0;
+      bool failed = false;
+      const Raster ref = hetcodec::test::libjpeg_c_path(file, w, failed);
+      REQUIRE(!failed);
+      const Image img = decoder.decode(file);
+      check_equal(img, ref, "long codes");
+      CHECK((w > 0) == !img.warnings.empty());
+      for (const auto& m : img.warnings)  // (intervals are counted from 0)
+        CHECK(m.find("restart interval 0)") == std::string::npos);
+    }
+}

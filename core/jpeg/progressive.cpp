@@ -55,6 +55,18 @@ struct LibjpegReader {
     }
   }
   void use(int n) { bits -= n; }
+  // A code of l > 9 bits, after need(9): jdhuff.c jpeg_huff_decode takes 9 bits at once and
+  // the rest one at a time, loading once the buffer is empty.
+  void use_long(int l) {
+    if (bits >= l) {
+      bits -= l;
+      return;
+    }
+    const int held = bits > 0 ? bits : 0;
+    use(held);
+    need(l - held);
+    use(l - held);
+  }
   // Bytes libjpeg-turbo's next_marker() skips from here to the marker, stuffed pairs counted
   // as two, fill bytes not at all.
   std::size_t unread() const {
@@ -82,6 +94,7 @@ struct NoReader {
   void start(const std::uint8_t*, const std::uint8_t*) {}
   void need(int) {}
   void use(int) {}
+  void use_long(int) {}
   std::size_t unread() const { return 0; }
 };
 
@@ -154,12 +167,12 @@ struct PlainTable {
       const std::int32_t code = std::int32_t(br.peek(l));
       if (code <= maxcode[l]) {
         br.consume(l);
-        lj.use(l);
+        lj.use_long(l);
         return symbols[(code + valoffset[l]) & 0xFF];
       }
     }
     br.consume(17);
-    lj.use(17);
+    lj.use_long(17);
     bad_code = true;
     return 0;
   }
