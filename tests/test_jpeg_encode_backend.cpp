@@ -54,6 +54,7 @@ std::vector<std::uint8_t> oracle(const test::Raster& r, const JpegEncodeOptions&
   p.restart_blocks = o.restart_interval;
   p.restart_rows = o.restart_rows;
   p.optimize = o.optimize;
+  p.grayscale = r.components == 3 && o.sampling == JpegSampling::Gray;
   return test::libjpeg_encode_ex(r, p);
 }
 
@@ -141,8 +142,10 @@ TEST_CASE("jpeg encode: files equal libjpeg-turbo's on every device") {
           encoder.set_options(o);
           CAPTURE(rows);
           CHECK(encoder.encode(image_of(gray)) == oracle(gray, o, 1, 1));
+          o.sampling = JpegSampling::Gray;  // the luma alone, as cjpeg -grayscale
+          encoder.set_options(o);
           const auto ours = encoder.encode(image_of(rgb));
-          CHECK(ours == oracle(rgb, o, 2, 2));
+          CHECK(ours == oracle(rgb, o, 1, 1));
           o.restart_rows = 0;
           checked += 2;
         }
@@ -274,13 +277,14 @@ TEST_CASE("jpeg encode: a batch on several streams gives each image's file and i
       want.push_back(oracle(rgb, o, 2, 2));
     }
     images[4].pixels.pop_back();  // a wrong size: that image alone fails
+    images[7].metadata.exif.assign(70000, 1);  // EXIF no APP1 holds: that one too
     BatchErrors errors;
     const auto files = encoder.encode_batch(images, &errors);
     REQUIRE(files.size() == images.size());
     REQUIRE(errors.size() == images.size());
     for (std::size_t i = 0; i < images.size(); ++i) {
       CAPTURE(i);
-      if (i == 4) {
+      if (i == 4 || i == 7) {
         REQUIRE(errors[i].has_value());
         CHECK(errors[i]->code() == ErrorCode::InvalidArgument);
         CHECK(files[i].empty());
@@ -351,6 +355,7 @@ TEST_CASE("jpeg encode: batches share launches, each image's file libjpeg-turbo'
         {JpegSampling::S444, 1, 1, 0, 1, true, JpegEntropy::Device, 9, 1},
         {JpegSampling::S440, 1, 2, 1, 0, false, JpegEntropy::Device, 5, 3},
         {JpegSampling::S420, 2, 2, 2, 0, true, JpegEntropy::Host, 4, 2},
+        {JpegSampling::Gray, 1, 1, 0, 2, false, JpegEntropy::Device, 3, 2},
     };
     for (const Setting& st : settings) {
       JpegEncodeOptions o;
@@ -373,12 +378,13 @@ TEST_CASE("jpeg encode: batches share launches, each image's file libjpeg-turbo'
       for (std::size_t i = 0; i < rasters.size(); ++i) {
         CAPTURE(i);
         const bool gray = rasters[i].components == 1;
-        const auto want = oracle(rasters[i], o, gray ? 1 : st.h, gray ? 1 : st.v);
+        const auto want = oracle(rasters[i], o, gray ? 1 : st.h, gray ? 1 : st.v);  // (Gray: 1, 1)
         CHECK(from_host[i] == want);
         CHECK(from_device[i] == want);
       }
     }
-    // A device image past its buffer fails alone; its neighbours in the launch are coded.
+    // A device image past its buffer fails its checks alone, before any launch; the images
+    // around it are coded.
     JpegEncodeOptions o;
     o.batch_images = 4;
     JpegEncoder encoder(shared, o);

@@ -123,27 +123,34 @@ std::array<std::uint32_t, 256> derive_codes(const HuffmanTable& t) {
   return codes;
 }
 
+// jcicc.c: 65519 bytes of profile per APP2 after "ICC_PROFILE\0", the sequence number and the
+// count; at most 255 markers.
+constexpr std::size_t kIccPerMarker = 65533 - 14;
+
+void check_metadata(const Metadata* metadata) {
+  if (!metadata) return;
+  if (metadata->exif.size() + 6 > 65533)
+    bad("EXIF of " + std::to_string(metadata->exif.size()) + " bytes does not fit an APP1");
+  if ((metadata->icc.size() + kIccPerMarker - 1) / kIccPerMarker > 255)
+    bad("ICC profile of " + std::to_string(metadata->icc.size()) + " bytes is too large");
+}
+
 std::vector<std::uint8_t> write_headers(const EncodePlan& p, const EncodeTables& tables,
                                         const Metadata* metadata) {
+  check_metadata(metadata);
   std::vector<std::uint8_t> f = {0xFF, 0xD8};
   // JFIF APP0: version 1.01, no density units, 1:1, no thumbnail (jpeg_set_defaults).
   marker(f, 0xE0, 14);
   f.insert(f.end(), {'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0});
   if (metadata && !metadata->exif.empty()) {
     static const char kExif[6] = {'E', 'x', 'i', 'f', 0, 0};
-    if (metadata->exif.size() + 6 > 65533)
-      bad("EXIF of " + std::to_string(metadata->exif.size()) + " bytes does not fit an APP1");
     marker(f, 0xE1, metadata->exif.size() + 6);
     f.insert(f.end(), kExif, kExif + 6);
     f.insert(f.end(), metadata->exif.begin(), metadata->exif.end());
   }
   if (metadata && !metadata->icc.empty()) {
-    // jcicc.c: 65519 bytes of profile per APP2 after "ICC_PROFILE\0", the sequence number and
-    // the count; at most 255 markers.
-    constexpr std::size_t kPerMarker = 65533 - 14;
+    constexpr std::size_t kPerMarker = kIccPerMarker;
     const std::size_t n = (metadata->icc.size() + kPerMarker - 1) / kPerMarker;
-    if (n > 255)
-      bad("ICC profile of " + std::to_string(metadata->icc.size()) + " bytes is too large");
     static const char kIcc[12] = {'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I', 'L', 'E', 0};
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t at = i * kPerMarker;

@@ -71,8 +71,13 @@ HuffmanTable optimal_huffman_table(const std::uint32_t* counts256);
 // Each symbol's code: length << 16 | code, 0 where it has none (libjpeg's ehufsi/ehufco).
 std::array<std::uint32_t, 256> derive_codes(const HuffmanTable& table);
 
+// Error(InvalidArgument) for metadata no file can carry: EXIF beyond one APP1, an ICC profile
+// beyond 255 APP2 markers.
+void check_metadata(const Metadata* metadata);
+
 // The file up to the first entropy-coded byte: SOI, JFIF APP0, APP1 Exif and APP2 ICC_PROFILE
-// from `metadata` when given, DQT, SOF0, DHT, DRI, SOS (jcmarker.c's order and contents).
+// from `metadata` when given, DQT, SOF0, DHT, DRI, SOS (jcmarker.c's order and contents);
+// check_metadata's Error first.
 std::vector<std::uint8_t> write_headers(const EncodePlan& plan, const EncodeTables& tables,
                                         const Metadata* metadata = nullptr);
 

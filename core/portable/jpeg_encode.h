@@ -2,16 +2,19 @@
  * (kernels_cu/jpeg_encode.cu), OpenCL (kernels_cl/jpeg_encode.cl) and the CPU reference
  * (backends/cpu/jpeg_encode_kernels.cpp), whose files equal libjpeg-turbo's byte for byte:
  *
- *   HC_JENC_BLOCKS     coded blocks, 32 a work-group (ITU-T T.81 A.2: each MCU's blocks, component
- *                      by component, in raster order inside the MCU): colour conversion
+ *   HC_JENC_BLOCKS     coded blocks, 32 of one image a work-group (ITU-T T.81 A.2: each MCU's
+ *                      blocks, component by component, in raster order inside the MCU), from
+ *                      their MCUs' pixels staged in local memory: colour conversion
  *                      (jccolor.c), downsampling with libjpeg's edge replication and alternating
  *                      bias (jcprepct.c, jcsample.c), the integer FDCT (jfdctint.c),
  *                      quantisation (jcdctmgr.c), zigzag; libjpeg's dummy blocks at the right and
- *                      bottom edges of partial MCUs (jccoefct.c) get their DC and no AC
+ *                      bottom edges of partial MCUs (jccoefct.c) get their DC and no AC; without
+ *                      optimised tables, each block's AC bits for HC_JENC_BITS
  *   HC_JENC_HIST       symbol counts for optimised tables (jchuff.c htest_one_block)
  *   HC_JENC_BITS       each block's bits with the plan's code tables (jchuff.c encode_one_block:
  *                      the DC difference from the previous block of its component, reset at
- *                      restart markers)
+ *                      restart markers): its DC's added to the AC bits HC_JENC_BLOCKS left, or
+ *                      with optimised tables all of them
  *   HC_JENC_REDUCE, HC_JENC_SCAN_SUMS, HC_JENC_DOWNSWEEP
  *                      an exclusive prefix sum (reduce, scan of the sums, scan with the sums) of
  *                      one of three arrays (`arg`): the blocks' bits, the restart intervals'
@@ -155,11 +158,11 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_RECIP_WORD + 128)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
-/* A GROUP stage's local memory. */
 /* Pixels a HC_JENC_BLOCKS work-group holds: those of the MCUs its blocks belong to (at most 32
- * MCUs of 8 x 8 pixels, or 7 of 16 x 16, ...). */
+ * MCUs of 8 x 8 pixels, 6 of 16 x 16, 8 of 16 x 8 or 8 x 16, 12 of 8 x 8 for 4:4:4). */
 #define HC_JENC_GROUP_PIXELS 2048u
 
+/* A GROUP stage's local memory. */
 typedef struct hc_jenc_local {
   hc_u32 w[HC_JENC_HIST_WORDS];
   hc_i32 t[64 * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' coefficients */

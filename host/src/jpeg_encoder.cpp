@@ -184,8 +184,9 @@ struct JpegEncoder::Impl {
   // image at fault fails (its error in failed[index[i]]).
   void encode_apart(const DeviceBuffer& px, std::vector<Piece>& pieces,
                     const std::vector<std::size_t>& index, BatchErrors& failed);
-  // A launch's images: uploaded (from the host), encoded, counted. With `failed`, errors go
-  // there; without, they are thrown.
+  // A launch's images: uploaded (from the host), encoded, counted. With `failed`, the errors
+  // of the encoding go there, image by image; without, and for the rest (the upload, the
+  // queue), they are thrown.
   void run(Launch& launch, BatchErrors* failed);
   std::vector<std::uint8_t> one(Item item);
   // The images of a batch of `count` (those that failed their checks left out), in launches
@@ -337,7 +338,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   const hc_jenc_batch head = batch_header(kp);  // (the fields up to the packed data's)
   ensure(plan, kp.size() * 4);
   ensure(coefs, std::size_t(head.blocks) * 128);
-  ensure(work, (std::size_t(head.w_hist) + std::size_t(n) * HC_JENC_HIST_WORDS) * 4);
+  ensure(work, (std::size_t(head.w_hist) + (head.optimize ? n * HC_JENC_HIST_WORDS : 0)) * 4);
   std::uint32_t bytes = 0;  // packed, once known
   auto run = [&](int stage, std::uint32_t arg = 0) {
     // The data and output buffers are made once their sizes are known; the stages before that
@@ -507,6 +508,7 @@ Item item_of(int width, int height, const Layout& l, const Metadata* metadata,
   it.piece.height = height;
   it.piece.layout = l;
   it.piece.metadata = o.keep_metadata ? metadata : nullptr;
+  jpeg::check_metadata(it.piece.metadata);  // (here, before the image joins a launch)
   return it;
 }
 
@@ -589,19 +591,7 @@ void JpegEncoder::Impl::run(Launch& l, BatchErrors* failed) {
   start();
   const DeviceBuffer* px = l.samples;
   if (!l.spans.empty()) {
-    if (failed) {
-      try {
-        upload(l.spans);
-      } catch (const Error& e) {
-        for (std::size_t i : l.index) (*failed)[i] = e;
-        return;
-      } catch (const std::exception& e) {
-        for (std::size_t i : l.index) (*failed)[i] = Error(ErrorCode::OutOfMemory, e.what());
-        return;
-      }
-    } else {
-      upload(l.spans);
-    }
+    upload(l.spans);
     lap(times.upload);
     px = pixels.get();
   }
@@ -630,9 +620,10 @@ std::vector<std::vector<std::uint8_t>> JpegEncoder::Impl::batch(std::vector<Item
   // streams' transfers and host steps overlap each other's kernels.
   std::size_t per = std::size_t(options.batch_images);
   std::uint64_t most_pixels = std::uint64_t(1) << 24;
-  if (per == 0) {
-    per = std::max<std::size_t>(1, (items.size() + std::size_t(options.batch_streams) - 1) /
-                                       std::size_t(options.batch_streams));
+  if (per == 0) {  // (a launch's plan holds 5.5 KiB an image: tiny images stop at 1024)
+    per = std::clamp<std::size_t>((items.size() + std::size_t(options.batch_streams) - 1) /
+                                      std::size_t(options.batch_streams),
+                                  1, 1024);
     most_pixels = std::uint64_t(1) << 22;
   }
   std::vector<Launch> launches = launches_of(items, per, most_pixels, files);
@@ -643,7 +634,21 @@ std::vector<std::vector<std::uint8_t>> JpegEncoder::Impl::batch(std::vector<Item
   batch_pool.run(n, [&](int t) {
     Impl& e = t == 0 ? *this : *streams[std::size_t(t - 1)]->impl_;
     if (t > 0) e.options = options;
-    for (std::size_t i; (i = next.fetch_add(1)) < launches.size();) e.run(launches[i], &failed);
+    for (std::size_t i; (i = next.fetch_add(1)) < launches.size();) {
+      // run() gives each image's error its place; what escapes it (a queue that cannot be made,
+      // a wait that fails) fails the launch's images, not the thread.
+      auto fail_all = [&](const Error& x) {
+        for (std::size_t k : launches[i].index)
+          if (!failed[k]) failed[k] = x;
+      };
+      try {
+        e.run(launches[i], &failed);
+      } catch (const Error& x) {
+        fail_all(x);
+      } catch (const std::exception& x) {
+        fail_all(Error(ErrorCode::OutOfMemory, x.what()));
+      }
+    }
   });
   for (const auto& st : streams) {  // the other streams' times, into this encoder's
     StageTimes& t = st->impl_->times;

@@ -199,6 +199,7 @@ std::vector<std::uint8_t> libjpeg_encode_ex(const Raster& in, const EncodeParams
                                               : JCS_CMYK;
   jpeg_set_defaults(&cinfo);
   if (in.components == 3 && p.keep_rgb) jpeg_set_colorspace(&cinfo, JCS_RGB);
+  if (in.components == 3 && p.grayscale) jpeg_set_colorspace(&cinfo, JCS_GRAYSCALE);
   if (in.components == 4) jpeg_set_colorspace(&cinfo, p.keep_rgb ? JCS_CMYK : JCS_YCCK);
   jpeg_set_quality(&cinfo, p.quality, TRUE);
   cinfo.dct_method = JDCT_ISLOW;

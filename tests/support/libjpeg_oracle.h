@@ -46,6 +46,7 @@ struct EncodeParams {
   int restart_rows = 0, restart_blocks = 0;  // restart interval in MCU rows or in MCUs
   bool optimize = false;
   bool keep_rgb = false;
+  bool grayscale = false;  // RGB input written as one component, its luma (cjpeg -grayscale)
   bool jfif = true;  // write the JFIF APP0 marker (libjpeg's default)
   // Sequential but non-interleaved: one scan per component (libjpeg's scan_info).
   bool separate_scans = false;
