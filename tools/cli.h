@@ -56,6 +56,8 @@ struct FileJob {
 // for anything else, naming `command`, and for an output that is its own input.
 std::vector<FileJob> plan_jobs(const std::string& command, const std::vector<std::string>& files,
                                const std::string& output_dir, const std::string& ext);
+// "[i+1/n] " before the lines about file i of a run of n > 1 files; nothing for one file.
+std::string progress_of(std::size_t i, std::size_t n);
 // "N <done>, M failed, T s" on stderr after a run of several files started at `t0`.
 void report_batch(const char* done, std::size_t files, int failed,
                   std::chrono::steady_clock::time_point t0);

@@ -78,6 +78,10 @@ std::vector<FileJob> plan_jobs(const std::string& command, const std::vector<std
   return jobs;
 }
 
+std::string progress_of(std::size_t i, std::size_t n) {
+  return n > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " : std::string();
+}
+
 void report_batch(const char* done, std::size_t files, int failed,
                   std::chrono::steady_clock::time_point t0) {
   if (files < 2) return;

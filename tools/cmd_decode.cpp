@@ -297,9 +297,7 @@ struct DecodeRun {
         for (Image& im : *decoded) im.metadata = {};
     for (std::size_t i = start; i < end; ++i) {
       File& f = files[i - start];
-      const std::string progress =
-          jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                          : "";
+      const std::string progress = progress_of(i, jobs.size());
       const Image* img = nullptr;
       if (f.error.empty() && f.apart) {
         try {

@@ -195,9 +195,7 @@ int run_jobs(const GlobalOptions& g, const std::vector<FileJob>& jobs, One&& one
   int failed = 0, warned = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const std::string progress =
-        jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                        : "";
+    const std::string progress = progress_of(i, jobs.size());
     try {
       if (one(jobs[i], progress)) ++warned;
     } catch (const Error& e) {
@@ -291,10 +289,7 @@ int run_encode_jpeg(const GlobalOptions& g, const EncodeOptions& o) {
   constexpr std::size_t kChunkFiles = 64, kChunkBytes = std::size_t(256) << 20;
   int failed = 0, warned = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  auto progress = [&](std::size_t i) {
-    return jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                           : std::string();
-  };
+  auto progress = [&](std::size_t i) { return progress_of(i, jobs.size()); };
   auto fail = [&](std::size_t i, const Error& e) {
     std::cerr << progress(i) << to_string(e.code()) << ": " << e.what() << "\n";
     ++failed;

@@ -104,10 +104,7 @@ int run_transcode(const GlobalOptions& g, const TranscodeOptions& o) {
               << "\n";
   int failed = 0, warned = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  auto progress = [&](std::size_t i) {
-    return jobs.size() > 1 ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] "
-                           : std::string();
-  };
+  auto progress = [&](std::size_t i) { return progress_of(i, jobs.size()); };
   // Files go a chunk at a time (up to 64 files or 256 MiB of them): read, the JPEG files
   // decoded together by decode_batch_to_device (PNG files one by one), then encoded together
   // by JPEG's encode_batch or one by one as PNG, and written and reported in order. A file

@@ -197,6 +197,11 @@ struct JpegEncoder::Impl {
 
 namespace {
 
+// Work-groups of HC_JENC_HIST for an image: one per 256 blocks, 1..HC_JENC_HIST_GROUPS.
+std::uint32_t hist_groups(const jpeg::EncodePlan& p) {
+  return std::uint32_t(std::clamp<std::uint64_t>((p.blocks() + 255) / 256, 1, HC_JENC_HIST_GROUPS));
+}
+
 // Image m's plan (core/portable/jpeg_encode.h) at `words`: the geometry, the quantisation
 // tables, the code tables.
 void image_plan(std::uint32_t* words, const Piece& piece) {
@@ -239,8 +244,7 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
   h.interval = std::uint32_t(p.restart_interval > 0 ? std::uint64_t(p.restart_interval) : p.mcus());
   h.intervals = std::uint32_t(p.intervals());
   h.blocks = std::uint32_t(p.blocks());
-  h.hist_groups = std::uint32_t(std::clamp<std::uint64_t>((p.blocks() + 255) / 256, 1,
-                                                           HC_JENC_HIST_GROUPS));
+  h.hist_groups = hist_groups(p);
   std::fill(words, words + HC_JENC_PLAN_TOTAL_WORDS, 0u);
   std::memcpy(words, &h, sizeof(h));
   for (int q = 0; q < 2; ++q)
@@ -288,9 +292,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
     const jpeg::EncodePlan& p = pieces[m].plan;
     const std::uint32_t groups =
         std::uint32_t((p.blocks() + HC_JENC_GROUP_BLOCKS - 1) / HC_JENC_GROUP_BLOCKS);
-    const std::uint32_t hist = optimize ? std::uint32_t(std::clamp<std::uint64_t>(
-                                              (p.blocks() + 255) / 256, 1, HC_JENC_HIST_GROUPS))
-                                        : 0;
+    const std::uint32_t hist = optimize ? hist_groups(p) : 0;
     b.blocks += std::uint32_t(p.blocks());
     b.intervals += std::uint32_t(p.intervals());
     b.groups += groups;
