@@ -387,6 +387,7 @@ TEST_CASE("cli jpeg: transcode gives libjpeg-turbo's decode then encode, on ever
   // named with their places, the others written; status 1.
   put(s.dir / "bad.jpg", {0xFF, 0xD8, 0xFF, 0xD9});
   put(s.dir / "rgb.ppm", netpbm(rgb));
+  REQUIRE(cli(s.dir, "-q -d cpu encode in.ppm in.png").status == 0);  // (whatever ran above)
   std::vector<Raster> more;
   for (int i = 0; i < 3; ++i) {
     const Raster r = hetcodec::test::synthetic_rgb(13 + 17 * i, 40 - 9 * i, unsigned(20 + i));
