@@ -23,8 +23,9 @@
  *                      F.1.2.3; jchuff.c flush_bits)
  *   HC_JENC_CLEAR      zeroes the packed data's words
  *   HC_JENC_PACK       each block's codes into the packed data by atomic OR (a word may hold the
- *                      end of one block and the start of the next), big-endian bit order; the
- *                      last block of an interval adds its padding
+ *                      end of one block and the start of the next), big-endian bit order, 8
+ *                      lanes a block, each after the bits of the lanes before it; the last block
+ *                      of an interval adds its padding
  *   HC_JENC_COUNT_FF   the 0xFF bytes of each HC_JENC_FF_CHUNK bytes of packed data
  *   HC_JENC_SCATTER    the packed bytes to the output, a 0x00 after each 0xFF (F.1.2.3), two
  *                      bytes left free after each interval but the last ...
@@ -56,7 +57,7 @@
   X(HC_JENC_DOWNSWEEP, jpeg_encode_downsweep, GROUP) \
   X(HC_JENC_INTERVALS, jpeg_encode_intervals, ITEM)  \
   X(HC_JENC_CLEAR, jpeg_encode_clear, ITEM)          \
-  X(HC_JENC_PACK, jpeg_encode_pack, ITEM)            \
+  X(HC_JENC_PACK, jpeg_encode_pack, GROUP)           \
   X(HC_JENC_COUNT_FF, jpeg_encode_count_ff, ITEM)    \
   X(HC_JENC_SCATTER, jpeg_encode_scatter, ITEM)      \
   X(HC_JENC_MARKERS, jpeg_encode_markers, ITEM)
@@ -153,8 +154,8 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_PLAN_WORDS 64
 #define HC_JENC_QUANT_WORD HC_JENC_PLAN_WORDS
 #define HC_JENC_CODES_WORD (HC_JENC_QUANT_WORD + 128)
-#define HC_JENC_ZIGZAG_WORD (HC_JENC_CODES_WORD + 4 * 256) /* natural index of zigzag k */
-#define HC_JENC_RECIP_WORD (HC_JENC_ZIGZAG_WORD + 64) /* 2 x 64: floor(2^32 / (8 q)) + 1 */
+#define HC_JENC_ZZ_WORD (HC_JENC_CODES_WORD + 4 * 256) /* zigzag position of natural index i */
+#define HC_JENC_RECIP_WORD (HC_JENC_ZZ_WORD + 64) /* 2 x 64: floor(2^32 / (8 q)) + 1 */
 #define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_RECIP_WORD + 128)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
@@ -234,66 +235,55 @@ HC_FN hc_u32 hc_jenc_locate(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n, hc_u32* b
   return c;
 }
 
-/* jccolor.c's fixed-point weights of R, G and B, and the offset, for component c (Y, Cb, Cr). */
-HC_FN void hc_jenc_weights(hc_u32 c, hc_i32* w) {
-  const hc_i32 luma_offset = 32768, chroma_offset = (128 << 16) + 32767;
-  w[0] = c == 0u ? 19595 : (c == 1u ? -11059 : 32768);
-  w[1] = c == 0u ? 38470 : (c == 1u ? -21709 : -27439);
-  w[2] = c == 0u ? 7471 : (c == 1u ? 32768 : -5329);
-  w[3] = c == 0u ? luma_offset : chroma_offset;
-}
-
-/* The full-size sample of pixel v (R | G << 8 | B << 16, or the gray sample), converted with
- * weights w (or the gray sample itself). */
-HC_FN hc_i32 hc_jenc_convert(HC_GLOBAL const hc_jenc_plan* p, hc_u32 v, const hc_i32* w) {
-  if (p->gray_in) return (hc_i32)(v & 0xFFu);
-  return HC_RIGHT_SHIFT(w[0] * (hc_i32)(v & 0xFFu) + w[1] * (hc_i32)((v >> 8) & 0xFFu) +
-                            w[2] * (hc_i32)(v >> 16) + w[3],
-                        16);
+/* A pixel R | G << 8 | B << 16 as jccolor.c converts it (rgb_ycc_convert's fixed-point tables,
+ * rgb_gray_convert's Y for gray output): Y | Cb << 8 | Cr << 16, each 0..255. */
+HC_FN hc_u32 hc_jenc_ycc(hc_u32 v) {
+  const hc_i32 r = (hc_i32)(v & 0xFFu), g = (hc_i32)((v >> 8) & 0xFFu), b = (hc_i32)(v >> 16);
+  const hc_i32 chroma_offset = (128 << 16) + 32767;
+  const hc_i32 y = HC_RIGHT_SHIFT(19595 * r + 38470 * g + 7471 * b + 32768, 16);
+  const hc_i32 cb = HC_RIGHT_SHIFT(-11059 * r - 21709 * g + 32768 * b + chroma_offset, 16);
+  const hc_i32 cr = HC_RIGHT_SHIFT(32768 * r - 27439 * g - 5329 * b + chroma_offset, 16);
+  return (hc_u32)y | (hc_u32)cb << 8 | (hc_u32)cr << 16;
 }
 
 /* Eight downsampled samples of component c, row y of its plane, columns x0 .. x0 + 7, level
  * shifted, into d (jcsample.c: h2v1 and h2v2 with the alternating bias, int_downsample
  * otherwise; pixels past the image repeat its last column and row, and plane rows below the
- * last row group repeat its last row, as jcprepct.c pads), from the pixels `lp` of the MCUs
- * from m0 on (HC_JENC_BLOCKS holds them in local memory, MCU after MCU, each row by row).
- * What the row shares is worked out once: the source rows, the factors, the weights. */
+ * last row group repeat its last row, as jcprepct.c pads), from the converted pixels `lp` of
+ * the MCUs from m0 on (HC_JENC_BLOCKS holds them in local memory, MCU after MCU, each row by
+ * row, with the image's edges already repeated). A block's pixels lie in one MCU, so each of
+ * its source rows is a run of 8 hx pixels there. */
 HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_LOCAL const hc_u32* lp, hc_u32 m0,
                        hc_u32 c, hc_u32 y, hc_u32 x0, hc_i32* d) {
-  const hc_u32 hx = p->hx[c], vx = p->vx[c], v = p->v[c];
+  const hc_u32 hx = p->hx[c], vx = p->vx[c], v = p->v[c], shift = 8u * c;
   const hc_u32 sx = p->mcu_sx, sy = p->mcu_sy, sm = sx + sy;
-  const hc_u32 n = hx * vx;
-  hc_u32 g, y0, dy, dx, j;
-  hc_i32 w[4];
-  hc_u32 rows[2]; /* where each source row starts, less its MCU column's part */
-  hc_jenc_weights(c, w);
+  const hc_u32 px0 = x0 * hx, col = ((px0 >> sx) << sm) + (px0 & ((1u << sx) - 1u));
+  hc_u32 g, y0, dy, j;
+  hc_u32 rows[2]; /* where each source row's run starts */
   if (y > p->last[c]) y = p->last[c];
   g = v == 1u ? y : (v == 2u ? y >> 1 : y / v); /* (no division for the usual factors) */
   y0 = g * p->vmax + (y - g * p->v[c]) * vx;
   for (dy = 0; dy < 2u; ++dy) {
     const hc_u32 py = hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u);
-    rows[dy] = (((py >> sy) * p->mcus_x - m0) << sm) + ((py & ((1u << sy) - 1u)) << sx);
+    rows[dy] = (((py >> sy) * p->mcus_x - m0) << sm) + ((py & ((1u << sy) - 1u)) << sx) + col;
   }
   HC_UNROLL(8)
   for (j = 0; j < 8u; ++j) {
-    const hc_u32 x = x0 + j;
-    hc_i32 sum = 0;
-    for (dy = 0; dy < vx; ++dy)
-      for (dx = 0; dx < hx; ++dx) {
-        const hc_u32 px = hc_min_u32(x * hx + dx, p->width - 1u);
-        sum += hc_jenc_convert(
-            p, lp[rows[dy] + ((px >> sx) << sm) + (px & ((1u << sx) - 1u))], w);
-      }
-    if (n == 1u)
+    const hc_u32 x = x0 + j, a = rows[0] + j * hx, b = rows[1] + j * hx;
+    hc_i32 sum = (hc_i32)((lp[a] >> shift) & 0xFFu);
+    if (hx == 2u) sum += (hc_i32)((lp[a + 1u] >> shift) & 0xFFu);
+    if (vx == 2u) {
+      sum += (hc_i32)((lp[b] >> shift) & 0xFFu);
+      if (hx == 2u) sum += (hc_i32)((lp[b + 1u] >> shift) & 0xFFu);
+    }
+    if (hx == 1u && vx == 1u)
       d[j] = sum - 128;
-    else if (n == 2u && hx == 2u)
+    else if (vx == 1u) /* h2v1 */
       d[j] = HC_RIGHT_SHIFT(sum + (hc_i32)(x & 1u), 1) - 128;
-    else if (n == 4u)
+    else if (hx == 2u) /* h2v2 */
       d[j] = HC_RIGHT_SHIFT(sum + 1 + (hc_i32)(x & 1u), 2) - 128;
-    else if (n == 2u)
+    else /* h1v2: int_downsample */
       d[j] = ((sum + 1) >> 1) - 128;
-    else
-      d[j] = (sum + (hc_i32)(n / 2u)) / (hc_i32)n - 128;
   }
 }
 
@@ -330,27 +320,32 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
 }
 
 /* Words of a HC_JENC_BLOCKS work-group's `info` (local memory): each block's component and
- * dummy flag, source column and row (HC_JENC_GROUP_BLOCKS each), then per lane of the AC bits
- * (8 a block) its last non-zero coefficient and its bits. */
+ * dummy flag, source column and row (HC_JENC_GROUP_BLOCKS each); per lane of the AC bits (8 a
+ * block) its last non-zero coefficient and its bits; each MCU's first pixel column and row;
+ * the plan's quantisation tables, their reciprocals and the zigzag positions. */
 #define HC_JENC_AC_LAST (3u * HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_AC_BITS (HC_JENC_AC_LAST + 8u * HC_JENC_GROUP_BLOCKS)
-#define HC_JENC_MCU_X (HC_JENC_AC_BITS + 8u * HC_JENC_GROUP_BLOCKS) /* each MCU's first column */
-#define HC_JENC_MCU_Y (HC_JENC_MCU_X + HC_JENC_GROUP_BLOCKS + 1u)   /* ... and row */
+#define HC_JENC_MCU_X (HC_JENC_AC_BITS + 8u * HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_MCU_Y (HC_JENC_MCU_X + HC_JENC_GROUP_BLOCKS + 1u)
+#define HC_JENC_L_QUANT (HC_JENC_MCU_Y + HC_JENC_GROUP_BLOCKS + 1u)
+#define HC_JENC_L_RECIP (HC_JENC_L_QUANT + 128u)
+#define HC_JENC_L_ZZ (HC_JENC_L_RECIP + 128u)
+#define HC_JENC_L_END (HC_JENC_L_ZZ + 64u)
 
 /* HC_JENC_BLOCKS: work-group g makes coded blocks g * HC_JENC_GROUP_BLOCKS ... (each 64
  * quantised coefficients in zigzag order) in phases over local memory: where each block takes
- * its samples from (a lane a block, into `info`), each row's samples and its row pass of the
- * FDCT (8 lanes a block, into `t`, 64 words a block), each column's pass and quantisation, the
- * coefficients stored in zigzag order (consecutive lanes writing consecutive coefficients),
- * and with `acbits` each block's AC bits with the plan's code tables. A dummy block is its
- * source block with its AC left out. */
+ * its samples from (a lane a block, into `info`); the pixels of their MCUs, converted to YCbCr
+ * (into `lp`); each row's samples and its row pass of the FDCT (8 lanes a block, into `t`, 64
+ * words a block); each column's pass and quantisation, into `lp` in zigzag order (a dummy block
+ * is its source block with its AC left out); the coefficients out (8 lanes a block, a lane 8
+ * consecutive ones), each lane noting its last non-zero coefficient; and with `acbits` each
+ * block's AC bits with the plan's code tables. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                           HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u32* acbits, hc_u32 g,
                           HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
                           hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
-  HC_GLOBAL const hc_u32* zigzag = plan + HC_JENC_ZIGZAG_WORD;
   const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
   const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, p->blocks - first);
   hc_u32 i, j, bx, by;
@@ -369,6 +364,11 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
     info[HC_JENC_MCU_X + i] = (m0 + i - my * p->mcus_x) << sx;
     info[HC_JENC_MCU_Y + i] = my << p->mcu_sy;
   }
+  for (i = lane; i < 128u; i += lanes) {
+    info[HC_JENC_L_QUANT + i] = plan[HC_JENC_QUANT_WORD + i];
+    info[HC_JENC_L_RECIP + i] = plan[HC_JENC_RECIP_WORD + i];
+    if (i < 64u) info[HC_JENC_L_ZZ + i] = plan[HC_JENC_ZZ_WORD + i];
+  }
   HC_BARRIER();
   for (i = lane; i < (mcus << sm); i += lanes) { /* the MCUs' pixels, the image's edges repeated */
     const hc_u32 k = i >> sm, e = i & ((1u << sm) - 1u);
@@ -376,8 +376,8 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
     const hc_u32 y = hc_min_u32(info[HC_JENC_MCU_Y + k] + (e >> sx), p->height - 1u);
     HC_GLOBAL const hc_u8* at = px + ((hc_u64)y * p->width + x) * p->pixel_bytes;
     lp[i] = p->gray_in ? at[p->off[0]]
-                       : (hc_u32)at[p->off[0]] | (hc_u32)at[p->off[1]] << 8 |
-                             (hc_u32)at[p->off[2]] << 16;
+                       : hc_jenc_ycc((hc_u32)at[p->off[0]] | (hc_u32)at[p->off[1]] << 8 |
+                                     (hc_u32)at[p->off[2]] << 16);
   }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* rows */
@@ -389,44 +389,45 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
     for (j = 0; j < 8u; ++j) t[b * 64u + r * 8u + j] = d[j];
   }
   HC_BARRIER();
-  for (i = lane; i < 8u * count; i += lanes) { /* columns */
+  for (i = lane; i < 8u * count; i += lanes) { /* columns, into lp in zigzag order */
     const hc_u32 b = i >> 3, col = i & 7u;
-    const hc_u32 table = (info[b] & 3u) == 0u ? 0u : 64u;
-    HC_GLOBAL const hc_u32* quant = plan + HC_JENC_QUANT_WORD + table;
-    HC_GLOBAL const hc_u32* recip = plan + HC_JENC_RECIP_WORD + table;
+    const hc_u32 table = (info[b] & 3u) == 0u ? 0u : 64u, ac = (info[b] & 4u) ? 0u : 1u;
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j) d[j] = t[b * 64u + j * 8u + col];
     hc_fdct_1d(d, 1, 1);
     HC_UNROLL(8)
-    for (j = 0; j < 8u; ++j)
-      t[b * 64u + j * 8u + col] =
-          hc_jenc_quantize(d[j], quant[j * 8u + col], recip[j * 8u + col]);
+    for (j = 0; j < 8u; ++j) {
+      const hc_u32 nat = j * 8u + col, k = info[HC_JENC_L_ZZ + nat];
+      const hc_i32 q = hc_jenc_quantize(d[j], info[HC_JENC_L_QUANT + table + nat],
+                                        info[HC_JENC_L_RECIP + table + nat]);
+      lp[b * 64u + k] = (hc_u32)(k == 0u || ac ? q : 0);
+    }
   }
   HC_BARRIER();
-  for (i = lane; i < 64u * count; i += lanes) { /* zigzag order, out */
-    const hc_u32 b = i >> 6, k = i & 63u;
-    const hc_i32 v = t[b * 64u + zigzag[k]];
-    coefs[(hc_u64)first * 64u + i] = (hc_i16)(k != 0u && (info[b] & 4u) ? 0 : v);
-  }
-  if (!acbits) return;
-  /* Each block's AC bits, 8 lanes a block, a lane 8 coefficients of zigzag order: each lane's
-   * last non-zero coefficient (0: none), then each lane's codes with the run from the last
-   * non-zero coefficient before its share, summed by the block's first lane. */
+  /* The coefficients out, 8 lanes a block, a lane 8 of zigzag order, noting the last non-zero
+   * AC coefficient of its share (0: none). */
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 b = i >> 3, k0 = (i & 7u) * 8u;
     hc_u32 k, last = 0;
-    for (k = k0 == 0u ? 1u : k0; k < k0 + 8u; ++k)
-      if (!(info[b] & 4u) && t[b * 64u + zigzag[k]] != 0) last = k;
+    HC_UNROLL(8)
+    for (k = k0; k < k0 + 8u; ++k) {
+      const hc_i32 v = (hc_i32)lp[b * 64u + k];
+      coefs[(hc_u64)first * 64u + b * 64u + k] = (hc_i16)v;
+      if (k != 0u && v != 0) last = k;
+    }
     info[HC_JENC_AC_LAST + i] = last;
   }
+  if (!acbits) return;
   HC_BARRIER();
+  /* Each block's AC bits, 8 lanes a block: each lane's codes with the run from the last
+   * non-zero coefficient before its share, summed by the block's first lane. */
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 b = i >> 3, part = i & 7u, k0 = part * 8u;
     HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(info[b] & 3u, 1u);
     hc_u32 k, prev = 0, bits = 0;
     for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, info[HC_JENC_AC_LAST + b * 8u + k]);
     for (k = k0 == 0u ? 1u : k0; k < k0 + 8u; ++k) {
-      const hc_i32 v = (info[b] & 4u) ? 0 : t[b * 64u + zigzag[k]];
+      const hc_i32 v = (hc_i32)lp[b * 64u + k];
       hc_u32 run, sz;
       if (v == 0) continue;
       run = k - prev - 1u;
@@ -689,51 +690,123 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
   if (w->n > 0u) HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap((hc_u32)(w->acc << (32u - w->n))));
 }
 
-/* HC_JENC_PACK: the batch's block n's codes (jchuff.c encode_one_block) at its bit in the packed
- * data; the last block of an interval pads it with 1s to a byte. */
-HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                        HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 n) {
+/* Words of a HC_JENC_PACK work-group's `s` (local memory): per lane (8 a block) the last
+ * non-zero AC coefficient of its share and its share's bits; each block's image. Its `t` holds
+ * the blocks' coefficients, lane i's j-th at t[j * 8 HC_JENC_GROUP_BLOCKS + i]. */
+#define HC_JENC_P_LANES (8u * HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_LAST 0u
+#define HC_JENC_P_BITS HC_JENC_P_LANES
+#define HC_JENC_P_IMAGE (2u * HC_JENC_P_LANES)
+
+/* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
+ * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
+ * non-zero one before them; part 0 adds the DC difference, part 7 the EOB where the block ends
+ * in zeros. Written with w, else only counted; returns the bits. */
+HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_GLOBAL const hc_u32* ac,
+                          HC_LOCAL const hc_i32* t, hc_u32 part, hc_i32 diff, hc_u32 prev,
+                          hc_jenc_bw* w) {
+  hc_u32 bits = 0, j;
+  if (part == 0u) {
+    const hc_u32 s = hc_jenc_nbits(diff);
+    bits += (dc[s] >> 16) + s;
+    if (w) {
+      hc_jenc_bw_put(w, dc[s] & 0xFFFFu, dc[s] >> 16);
+      hc_jenc_bw_put(w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
+    }
+  }
+  for (j = part == 0u ? 1u : 0u; j < 8u; ++j) {
+    const hc_i32 v = t[j * HC_JENC_P_LANES];
+    const hc_u32 k = part * 8u + j;
+    hc_u32 run, sz, sym;
+    if (v == 0) continue;
+    run = k - prev - 1u;
+    sz = hc_jenc_nbits(v);
+    sym = (run & 15u) << 4 | sz;
+    bits += (run >> 4) * (ac[0xF0] >> 16) + (ac[sym] >> 16) + sz;
+    if (w) {
+      for (; run >= 16u; run -= 16u) hc_jenc_bw_put(w, ac[0xF0] & 0xFFFFu, ac[0xF0] >> 16);
+      hc_jenc_bw_put(w, ac[sym] & 0xFFFFu, ac[sym] >> 16);
+      hc_jenc_bw_put(w, (hc_u32)(v < 0 ? v - 1 : v), sz);
+    }
+    prev = k;
+  }
+  if (part == 7u && prev < 63u) {
+    bits += ac[0] >> 16;
+    if (w) hc_jenc_bw_put(w, ac[0] & 0xFFFFu, ac[0] >> 16);
+  }
+  return bits;
+}
+
+/* Lane i of a HC_JENC_PACK work-group whose blocks start at the batch's block `first`: its
+ * share's bits (write 0), or its share written into the packed data (write 1) after the shares
+ * before it, the last share of an interval's last block padding the interval with 1s to a
+ * byte. */
+HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                               HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data,
+                               HC_LOCAL const hc_i32* t, HC_LOCAL const hc_u32* s, hc_u32 first,
+                               hc_u32 i, int write) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
-  const hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
+  const hc_u32 b = i >> 3, part = i & 7u, n = first + b, m = s[HC_JENC_P_IMAGE + b];
   const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
   HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
-  HC_GLOBAL const hc_i16* mc = coefs + (hc_u64)base * 64u;
-  HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
-  HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
-  const hc_u32 k = hc_jenc_interval_of(p, ln), first = base + hc_jenc_interval_first(p, k);
-  const hc_u32 start = 8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + k];
-  hc_u32 bx, by, i, run = 0;
+  hc_u32 bx, by, k, prev = 0, at = 0, bits;
   const hc_u32 c = hc_jenc_locate(p, ln, &bx, &by);
   HC_GLOBAL const hc_u32* dc = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
   HC_GLOBAL const hc_u32* ac = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
-  const hc_i32 diff = b[0] - hc_jenc_pred(p, mc, ln, c);
-  const hc_u32 s = hc_jenc_nbits(diff);
+  const hc_i32 diff =
+      part == 0u ? t[i] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, ln, c) : 0;
   hc_jenc_bw w;
-  hc_jenc_bw_start(&w, data + hc_jenc_w_data(hc_jenc_packed(bt, work)),
-                   start + pos[n] - pos[first]);
-  hc_jenc_bw_put(&w, dc[s] & 0xFFFFu, dc[s] >> 16);
-  hc_jenc_bw_put(&w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
-  for (i = 1; i < 64u; ++i) {
-    const hc_i32 v = b[i];
-    hc_u32 sz, sym;
-    if (v == 0) {
-      ++run;
-      continue;
+  for (k = 0; k < part; ++k) {
+    prev = hc_jenc_max(prev, s[HC_JENC_P_LAST + b * 8u + k]);
+    if (write) at += s[HC_JENC_P_BITS + b * 8u + k];
+  }
+  if (!write) return hc_jenc_part(dc, ac, t + i, part, diff, prev, (hc_jenc_bw*)0);
+  {
+    HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
+    const hc_u32 r = hc_jenc_interval_of(p, ln), rf = base + hc_jenc_interval_first(p, r);
+    const int ends = part == 7u && ln + 1u == hc_jenc_interval_first(p, r + 1u);
+    if (s[HC_JENC_P_BITS + i] == 0u && !ends) return 0u;
+    hc_jenc_bw_start(&w, data + hc_jenc_w_data(hc_jenc_packed(bt, work)),
+                     8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + r] +
+                         pos[n] - pos[rf] + at);
+    bits = hc_jenc_part(dc, ac, t + i, part, diff, prev, &w);
+    if (ends) hc_jenc_bw_put(&w, 0x7Fu, (8u - ((pos[n + 1u] - pos[rf]) & 7u)) & 7u);
+    hc_jenc_bw_end(&w);
+  }
+  return bits;
+}
+
+/* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... into the
+ * packed data at their bits, 8 lanes a block, each lane 8 coefficients of zigzag order: the
+ * coefficients into local memory, each share's last non-zero one; each share's bits; each
+ * share's codes after those of the shares before it (a word may hold the end of one share and
+ * the start of the next: each is ORed in atomically). */
+HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                        HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
+                        HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
+  const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
+  const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, bt->blocks - first);
+  hc_u32 i, j;
+  for (i = lane; i < 8u * count; i += lanes) {
+    const hc_u32 n = first + (i >> 3), k0 = (i & 7u) * 8u;
+    hc_u32 last = 0;
+    HC_UNROLL(8)
+    for (j = 0; j < 8u; ++j) {
+      const hc_i32 v = coefs[(hc_u64)n * 64u + k0 + j];
+      t[j * HC_JENC_P_LANES + i] = v;
+      if (k0 + j != 0u && v != 0) last = k0 + j;
     }
-    for (; run >= 16u; run -= 16u) hc_jenc_bw_put(&w, ac[0xF0] & 0xFFFFu, ac[0xF0] >> 16);
-    sz = hc_jenc_nbits(v);
-    sym = run << 4 | sz;
-    hc_jenc_bw_put(&w, ac[sym] & 0xFFFFu, ac[sym] >> 16);
-    hc_jenc_bw_put(&w, (hc_u32)(v < 0 ? v - 1 : v), sz);
-    run = 0;
+    s[HC_JENC_P_LAST + i] = last;
+    if ((i & 7u) == 0u) s[HC_JENC_P_IMAGE + (i >> 3)] = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   }
-  if (run > 0u) hc_jenc_bw_put(&w, ac[0] & 0xFFFFu, ac[0] >> 16);
-  if (ln + 1u == hc_jenc_interval_first(p, k + 1u)) {
-    const hc_u32 bits = pos[n + 1u] - pos[first];
-    hc_jenc_bw_put(&w, 0x7Fu, (8u - (bits & 7u)) & 7u);
-  }
-  hc_jenc_bw_end(&w);
+  HC_BARRIER();
+  for (i = lane; i < 8u * count; i += lanes)
+    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, coefs, work, data, t, s, first, i, 0);
+  HC_BARRIER();
+  for (i = lane; i < 8u * count; i += lanes)
+    hc_jenc_pack_lane(plan, coefs, work, data, t, s, first, i, 1);
 }
 
 /* Packed byte i. */
@@ -840,7 +913,7 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int s
     case HC_JENC_BLOCKS:
       return b->groups;
     case HC_JENC_PACK:
-      return b->blocks;
+      return (b->blocks + HC_JENC_GROUP_BLOCKS - 1u) / HC_JENC_GROUP_BLOCKS;
     case HC_JENC_BITS:
       return b->blocks + 1u;
     case HC_JENC_HIST:
@@ -860,7 +933,8 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int s
 }
 
 HC_FN int hc_jenc_is_group_stage(int stage) {
-  return stage == HC_JENC_BLOCKS || stage == HC_JENC_HIST || stage == HC_JENC_REDUCE ||
+  return stage == HC_JENC_BLOCKS || stage == HC_JENC_HIST || stage == HC_JENC_PACK ||
+         stage == HC_JENC_REDUCE ||
          stage == HC_JENC_SCAN_SUMS ||
          stage == HC_JENC_DOWNSWEEP;
 }
@@ -949,7 +1023,7 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
       hc_jenc_clear(plan, work, data, i);
       break;
     case HC_JENC_PACK:
-      hc_jenc_pack(plan, coefs, work, data, i);
+      hc_jenc_pack(plan, coefs, work, data, i, z->t, z->w, lane, lanes);
       break;
     case HC_JENC_COUNT_FF:
       hc_jenc_count_ff(plan, work, data, i);

@@ -208,6 +208,7 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
   const jpeg::EncodePlan& p = piece.plan;
   const Layout& l = piece.layout;
   static_assert(sizeof(hc_jenc_plan) <= HC_JENC_PLAN_WORDS * 4, "plan header too large");
+  static_assert(HC_JENC_L_END <= HC_JENC_HIST_WORDS, "HC_JENC_BLOCKS's local words");
   hc_jenc_plan h{};
   h.width = std::uint32_t(p.width);
   h.height = std::uint32_t(p.height);
@@ -255,7 +256,7 @@ void image_plan(std::uint32_t* words, const Piece& piece) {
           std::uint32_t((std::uint64_t(1) << 32) / d + 1);
     }
   static const int kNatural[64] = HC_JPEG_NATURAL_ORDER;
-  std::copy(kNatural, kNatural + 64, words + HC_JENC_ZIGZAG_WORD);
+  for (int k = 0; k < 64; ++k) words[HC_JENC_ZZ_WORD + kNatural[k]] = std::uint32_t(k);
 }
 
 // The code tables of an image's plan.
