@@ -654,10 +654,11 @@ HC_FN void hc_jenc_clear(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
     work[b->w_results + HC_JENC_R_CHUNKS] = (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK + 1u;
 }
 
-/* A bit writer into zeroed packed words: bits go in at absolute bit positions, MSB first, each
- * whole word ORed in as its bytes lie in memory (little-endian words of a big-endian stream). */
+/* A bit writer into zeroed words of local memory: bits go in at bit positions from the first
+ * word's, MSB first, each whole word ORed in as its bytes lie in memory (little-endian words of
+ * a big-endian stream). */
 typedef struct hc_jenc_bw {
-  HC_GLOBAL hc_u32* out;
+  HC_LOCAL hc_u32* out;
   hc_u32 word;  /* the word the pending bits start in */
   hc_u64 acc;   /* pending bits, the newest lowest */
   hc_u32 n;     /* pending bits, counted from the word's first bit */
@@ -667,7 +668,7 @@ HC_FN hc_u32 hc_jenc_bswap(hc_u32 v) {
   return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
 }
 
-HC_FN void hc_jenc_bw_start(hc_jenc_bw* w, HC_GLOBAL hc_u32* out, hc_u32 bit) {
+HC_FN void hc_jenc_bw_start(hc_jenc_bw* w, HC_LOCAL hc_u32* out, hc_u32 bit) {
   w->out = out;
   w->word = bit >> 5;
   w->acc = 0;
@@ -680,23 +681,26 @@ HC_FN void hc_jenc_bw_put(hc_jenc_bw* w, hc_u32 code, hc_u32 len) {
   w->n += len;
   if (w->n >= 32u) {
     const hc_u32 v = (hc_u32)(w->acc >> (w->n - 32u));
-    HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap(v));
+    HC_ATOMIC_OR_LOCAL(w->out + w->word, hc_jenc_bswap(v));
     ++w->word;
     w->n -= 32u;
   }
 }
 
 HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
-  if (w->n > 0u) HC_ATOMIC_OR(w->out + w->word, hc_jenc_bswap((hc_u32)(w->acc << (32u - w->n))));
+  if (w->n > 0u)
+    HC_ATOMIC_OR_LOCAL(w->out + w->word, hc_jenc_bswap((hc_u32)(w->acc << (32u - w->n))));
 }
 
 /* Words of a HC_JENC_PACK work-group's `s` (local memory): per lane (8 a block) the last
- * non-zero AC coefficient of its share and its share's bits; each block's image. Its `t` holds
- * the blocks' coefficients, lane i's j-th at t[j * 8 HC_JENC_GROUP_BLOCKS + i]. */
+ * non-zero AC coefficient of its share and its share's bits; each block's image; the group's
+ * first bit and its end. Its `t` holds the blocks' coefficients, lane i's j-th at
+ * t[j * HC_JENC_P_LANES + i]; its `px` the words of its bits, from the word of its first bit. */
 #define HC_JENC_P_LANES (8u * HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_LAST 0u
 #define HC_JENC_P_BITS HC_JENC_P_LANES
 #define HC_JENC_P_IMAGE (2u * HC_JENC_P_LANES)
+#define HC_JENC_P_RANGE (HC_JENC_P_IMAGE + HC_JENC_GROUP_BLOCKS)
 
 /* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
  * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
@@ -737,58 +741,71 @@ HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_GLOBAL const hc_u32* ac
   return bits;
 }
 
-/* Lane i of a HC_JENC_PACK work-group whose blocks start at the batch's block `first`: its
- * share's bits (write 0), or its share written into the packed data (write 1) after the shares
- * before it, the last share of an interval's last block padding the interval with 1s to a
- * byte. */
-HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                               HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data,
-                               HC_LOCAL const hc_i32* t, HC_LOCAL const hc_u32* s, hc_u32 first,
-                               hc_u32 i, int write) {
+/* Where the batch's block n (of image m) starts in the packed data, in bits; *end: where it
+ * ends, with its interval's padding if it is the interval's last. */
+HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                               hc_u32 m, hc_u32 n, hc_u32* end) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
+  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(hc_jenc_image_plan(plan, m));
+  HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
+  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
+  const hc_u32 r = hc_jenc_interval_of(p, ln), rf = base + hc_jenc_interval_first(p, r);
+  const hc_u32 start = 8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + r];
+  const hc_u32 bits = pos[n + 1u] - pos[rf];
+  *end = start + bits;
+  if (ln + 1u == hc_jenc_interval_first(p, r + 1u)) *end += (8u - (bits & 7u)) & 7u;
+  return start + pos[n] - pos[rf];
+}
+
+/* Lane i of a HC_JENC_PACK work-group whose blocks start at the batch's block `first`: its
+ * share's bits (write 0), or its share written into the group's words (write 1) after the
+ * shares before it, the last share of an interval's last block padding the interval with 1s to
+ * a byte. */
+HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                               HC_GLOBAL const hc_u32* work, HC_LOCAL const hc_i32* t,
+                               HC_LOCAL const hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 first,
+                               hc_u32 i, int write) {
   const hc_u32 b = i >> 3, part = i & 7u, n = first + b, m = s[HC_JENC_P_IMAGE + b];
   const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
   HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
-  hc_u32 bx, by, k, prev = 0, at = 0, bits;
+  hc_u32 bx, by, k, prev = 0, at, end, bits;
   const hc_u32 c = hc_jenc_locate(p, ln, &bx, &by);
   HC_GLOBAL const hc_u32* dc = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
   HC_GLOBAL const hc_u32* ac = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
   const hc_i32 diff =
       part == 0u ? t[i] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, ln, c) : 0;
   hc_jenc_bw w;
-  for (k = 0; k < part; ++k) {
-    prev = hc_jenc_max(prev, s[HC_JENC_P_LAST + b * 8u + k]);
-    if (write) at += s[HC_JENC_P_BITS + b * 8u + k];
-  }
+  for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, s[HC_JENC_P_LAST + b * 8u + k]);
   if (!write) return hc_jenc_part(dc, ac, t + i, part, diff, prev, (hc_jenc_bw*)0);
-  {
-    HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
-    const hc_u32 r = hc_jenc_interval_of(p, ln), rf = base + hc_jenc_interval_first(p, r);
-    const int ends = part == 7u && ln + 1u == hc_jenc_interval_first(p, r + 1u);
-    if (s[HC_JENC_P_BITS + i] == 0u && !ends) return 0u;
-    hc_jenc_bw_start(&w, data + hc_jenc_w_data(hc_jenc_packed(bt, work)),
-                     8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + r] +
-                         pos[n] - pos[rf] + at);
-    bits = hc_jenc_part(dc, ac, t + i, part, diff, prev, &w);
-    if (ends) hc_jenc_bw_put(&w, 0x7Fu, (8u - ((pos[n + 1u] - pos[rf]) & 7u)) & 7u);
-    hc_jenc_bw_end(&w);
-  }
+  at = hc_jenc_block_bit(plan, work, m, n, &end);
+  for (k = 0; k < part; ++k) at += s[HC_JENC_P_BITS + b * 8u + k];
+  bits = s[HC_JENC_P_BITS + i];
+  if (bits == 0u && (part != 7u || at == end)) return 0u;
+  hc_jenc_bw_start(&w, words, at - (s[HC_JENC_P_RANGE] & ~31u));
+  hc_jenc_part(dc, ac, t + i, part, diff, prev, &w);
+  if (part == 7u) hc_jenc_bw_put(&w, 0x7Fu, end - at - bits); /* the padding, if any */
+  hc_jenc_bw_end(&w);
   return bits;
 }
 
-/* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... into the
- * packed data at their bits, 8 lanes a block, each lane 8 coefficients of zigzag order: the
- * coefficients into local memory, each share's last non-zero one; each share's bits; each
- * share's codes after those of the shares before it (a word may hold the end of one share and
- * the start of the next: each is ORed in atomically). */
+/* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... (a run of
+ * the packed data's bits) into the packed data, 8 lanes a block, each lane 8 coefficients of
+ * zigzag order: the coefficients into local memory, with each share's last non-zero one and
+ * the group's range of bits; each share's bits; each share's codes, after those of the shares
+ * before it, into words of local memory (ORed in atomically: a word may hold the end of one
+ * share and the start of the next); those words out, the first and the last ORed in
+ * atomically (the work-groups before and after may share them). */
 HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
-                        HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+                        HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, HC_LOCAL hc_u32* words,
+                        hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
   const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, bt->blocks - first);
-  hc_u32 i, j;
+  HC_GLOBAL hc_u32* packed = data + hc_jenc_w_data(hc_jenc_packed(bt, work));
+  hc_u32 i, j, w0, nw;
+  for (i = lane; i < HC_JENC_GROUP_PIXELS; i += lanes) words[i] = 0;
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 n = first + (i >> 3), k0 = (i & 7u) * 8u;
     hc_u32 last = 0;
@@ -802,11 +819,27 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     if ((i & 7u) == 0u) s[HC_JENC_P_IMAGE + (i >> 3)] = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   }
   HC_BARRIER();
-  for (i = lane; i < 8u * count; i += lanes)
-    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, coefs, work, data, t, s, first, i, 0);
+  for (i = lane; i < 8u * count; i += lanes) {
+    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, coefs, work, t, s, words, first, i, 0);
+    if (i == 0u || i == 8u * count - 1u) { /* the group's first bit, and its end */
+      hc_u32 end;
+      const hc_u32 n = first + (i >> 3);
+      const hc_u32 at = hc_jenc_block_bit(plan, work, s[HC_JENC_P_IMAGE + (i >> 3)], n, &end);
+      s[HC_JENC_P_RANGE + (i == 0u ? 0u : 1u)] = i == 0u ? at : end;
+    }
+  }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes)
-    hc_jenc_pack_lane(plan, coefs, work, data, t, s, first, i, 1);
+    hc_jenc_pack_lane(plan, coefs, work, t, s, words, first, i, 1);
+  HC_BARRIER();
+  w0 = s[HC_JENC_P_RANGE] >> 5;
+  nw = (s[HC_JENC_P_RANGE + 1u] + 31u) / 32u - w0;
+  for (i = lane; i < nw; i += lanes) {
+    if (i == 0u || i + 1u == nw)
+      HC_ATOMIC_OR(packed + w0 + i, words[i]);
+    else
+      packed[w0 + i] = words[i];
+  }
 }
 
 /* Packed byte i. */
@@ -1023,7 +1056,7 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
       hc_jenc_clear(plan, work, data, i);
       break;
     case HC_JENC_PACK:
-      hc_jenc_pack(plan, coefs, work, data, i, z->t, z->w, lane, lanes);
+      hc_jenc_pack(plan, coefs, work, data, i, z->t, z->w, z->px, lane, lanes);
       break;
     case HC_JENC_COUNT_FF:
       hc_jenc_count_ff(plan, work, data, i);

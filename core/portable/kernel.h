@@ -26,6 +26,7 @@
 #define HC_ATOMIC_OR(p, v) atomic_or((volatile __global uint*)(p), (v))
 #define HC_ATOMIC_XCHG(p, v) atomic_xchg((volatile __global uint*)(p), (v))
 #define HC_ATOMIC_ADD_LOCAL(p, v) atomic_add((volatile __local uint*)(p), (v))
+#define HC_ATOMIC_OR_LOCAL(p, v) atomic_or((volatile __local uint*)(p), (v))
 #define HC_RESTRICT restrict
 #define HC_UNROLL(n) HC_PRAGMA(unroll n)
 #elif defined(__CUDA_ARCH__)
@@ -37,6 +38,7 @@
 #define HC_ATOMIC_OR(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
 #define HC_ATOMIC_XCHG(p, v) atomicExch((unsigned int*)(p), (unsigned int)(v))
 #define HC_ATOMIC_ADD_LOCAL(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
+#define HC_ATOMIC_OR_LOCAL(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
 #define HC_RESTRICT __restrict__
 #define HC_UNROLL(n) HC_PRAGMA(unroll n)
 #else
@@ -49,6 +51,7 @@
 #define HC_ATOMIC_OR(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define HC_ATOMIC_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define HC_ATOMIC_ADD_LOCAL(p, v) (*(p) += (v))
+#define HC_ATOMIC_OR_LOCAL(p, v) (*(p) |= (v))
 #define HC_RESTRICT __restrict
 #if defined(__CUDACC__)
 #define HC_UNROLL(n) /* (nvcc's host pass: never runs) */
