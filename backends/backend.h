@@ -310,7 +310,7 @@ class LjpegKernels {
 class JpegEncodeKernels {
  public:
   virtual ~JpegEncodeKernels() = default;
-  // One stage (HC_JENC_BLOCKS .. HC_JENC_MARKERS of core/portable/jpeg_encode.h) for `items`
+  // One stage (HC_JENC_BLOCKS .. HC_JENC_SCATTER of core/portable/jpeg_encode.h) for `items`
   // items (hc_jenc_items of the plan): `pixels` the input samples (at the image plans'
   // offsets), `plan` the host's plan of a batch of images (hc_jenc_batch, its image table and
   // the images' plans), `work` the stages' words and `data` the

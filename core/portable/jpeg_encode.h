@@ -9,27 +9,29 @@
  *                      bias (jcprepct.c, jcsample.c), the integer FDCT (jfdctint.c),
  *                      quantisation (jcdctmgr.c), zigzag; libjpeg's dummy blocks at the right and
  *                      bottom edges of partial MCUs (jccoefct.c) get their DC and no AC; without
- *                      optimised tables, each block's AC bits for HC_JENC_BITS
+ *                      optimised tables, each block's AC bits
  *   HC_JENC_HIST       symbol counts for optimised tables (jchuff.c htest_one_block)
- *   HC_JENC_BITS       each block's bits with the plan's code tables (jchuff.c encode_one_block:
- *                      the DC difference from the previous block of its component, reset at
- *                      restart markers): its DC's added to the AC bits HC_JENC_BLOCKS left, or
- *                      with optimised tables all of them
+ *   HC_JENC_BITS       with optimised tables, each block's bits (jchuff.c encode_one_block: the
+ *                      DC difference from the previous block of its component, reset at restart
+ *                      markers)
  *   HC_JENC_REDUCE, HC_JENC_SCAN_SUMS, HC_JENC_DOWNSWEEP
  *                      an exclusive prefix sum (reduce, scan of the sums, scan with the sums) of
- *                      one of three arrays (`arg`): the blocks' bits, the restart intervals'
- *                      bytes, the 0xFF bytes per chunk of the packed data
- *   HC_JENC_INTERVALS  each restart interval's bytes: its bits padded with 1s to a byte (T.81
- *                      F.1.2.3; jchuff.c flush_bits)
+ *                      one of three arrays (`arg`), whose entries HC_JENC_REDUCE makes as it
+ *                      sums them: the blocks' bits (without optimised tables, the DC's added to
+ *                      the AC bits HC_JENC_BLOCKS left), the restart intervals' bytes (their
+ *                      bits padded with 1s to a byte: T.81 F.1.2.3, jchuff.c flush_bits), the
+ *                      0xFF bytes per chunk of the packed data; HC_JENC_REDUCE alone does a scan
+ *                      of one work-group whole
  *   HC_JENC_CLEAR      zeroes the packed data's words
- *   HC_JENC_PACK       each block's codes into the packed data by atomic OR (a word may hold the
- *                      end of one block and the start of the next), big-endian bit order, 8
- *                      lanes a block, each after the bits of the lanes before it; the last block
- *                      of an interval adds its padding
- *   HC_JENC_COUNT_FF   the 0xFF bytes of each HC_JENC_FF_CHUNK bytes of packed data
- *   HC_JENC_SCATTER    the packed bytes to the output, a 0x00 after each 0xFF (F.1.2.3), two
- *                      bytes left free after each interval but the last ...
- *   HC_JENC_MARKERS    ... for its RSTn marker
+ *   HC_JENC_PACK       each block's codes into the packed data, big-endian bit order, 8 lanes a
+ *                      block, each after the bits of the lanes before it, a work-group's blocks
+ *                      (a run of bits) put together in local memory and written out whole (its
+ *                      first and last word by atomic OR: the work-groups beside it may share
+ *                      them); the last block of an interval adds its padding
+ *   HC_JENC_SCATTER    the packed bytes to the output, a 0x00 after each 0xFF (F.1.2.3), with
+ *                      the RSTn marker before each interval but an image's first; where each
+ *                      image starts. (An ITEM stage: PoCL's work-group compiler breaks it
+ *                      inside a GROUP stage's sweep.)
  *
  * A launch codes a batch of images (one or many): their blocks, restart intervals and packed
  * bytes are numbered across the batch, image after image, so that each stage is one launch for
@@ -39,8 +41,8 @@
  * interval but an image's last. Image m's entropy-coded data is the output from its first
  * interval's first byte to the next image's. Counts the host cannot know before the kernels ran
  * (the packed bytes) are read by the stages from the work buffer, and those stages loop over a
- * launch the host sizes. The packed data and its 0xFF counts lie in a buffer of their own
- * (`data`), allocated once the packed size is known. C++, CUDA and OpenCL C. */
+ * launch the host sizes from a bound on them. The packed data and its 0xFF counts lie in a
+ * buffer of their own (`data`), their layout set by the packed size. C++, CUDA and OpenCL C. */
 #ifndef HETCODEC_PORTABLE_JPEG_ENCODE_H
 #define HETCODEC_PORTABLE_JPEG_ENCODE_H
 
@@ -55,12 +57,9 @@
   X(HC_JENC_REDUCE, jpeg_encode_reduce, GROUP)       \
   X(HC_JENC_SCAN_SUMS, jpeg_encode_scan_sums, GROUP) \
   X(HC_JENC_DOWNSWEEP, jpeg_encode_downsweep, GROUP) \
-  X(HC_JENC_INTERVALS, jpeg_encode_intervals, ITEM)  \
   X(HC_JENC_CLEAR, jpeg_encode_clear, ITEM)          \
   X(HC_JENC_PACK, jpeg_encode_pack, GROUP)           \
-  X(HC_JENC_COUNT_FF, jpeg_encode_count_ff, ITEM)    \
-  X(HC_JENC_SCATTER, jpeg_encode_scatter, ITEM)      \
-  X(HC_JENC_MARKERS, jpeg_encode_markers, ITEM)
+  X(HC_JENC_SCATTER, jpeg_encode_scatter, ITEM)
 #define HC_JENC_STAGE_ENUM(stage, name, kind) stage,
 enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
 #undef HC_JENC_STAGE_ENUM
@@ -518,7 +517,6 @@ HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
     if (h[i]) HC_ATOMIC_ADD(work + b->w_hist + m * HC_JENC_HIST_WORDS + i, h[i]);
 }
-
 /* The array a scan works on, and its entries. Selected without branches: PoCL's work-group
  * compiler cannot form its parallel regions around a branchy prologue before a barrier. */
 HC_FN HC_GLOBAL hc_u32* hc_jenc_scan_array(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work,
@@ -540,80 +538,6 @@ HC_FN void hc_jenc_share(hc_u32 count, hc_u32 groups, hc_u32 g, hc_u32 lane, hc_
   *end = hc_min_u32(g1, *first + lper);
 }
 
-/* The first step of HC_JENC_REDUCE and HC_JENC_DOWNSWEEP: each lane sums its share of work-group
- * g's entries into s[lane]; returns the array, the lane's share in [*first, *end). */
-HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work,
-                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
-                                          HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes,
-                                          hc_u32* first, hc_u32* end) {
-  hc_u32 count, i, sum = 0;
-  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
-  hc_jenc_share(count, hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work)), g, lane, lanes,
-                first, end);
-  for (i = *first; i < *end; ++i) sum += a[i];
-  s[lane] = sum;
-  HC_BARRIER();
-  return a;
-}
-
-/* HC_JENC_REDUCE: work-group g's sum into the sums (at w_sums). */
-HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                          HC_GLOBAL hc_u32* data, hc_u32 which,
-                          hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 first, end, i, sum = 0;
-  hc_jenc_lane_sums(b, work, data, which, g, s, lane, lanes, &first, &end);
-  if (lane == 0u) {
-    for (i = 0; i < lanes; ++i) sum += s[i];
-    work[b->w_sums + g] = sum;
-  }
-}
-
-/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively (brought into local memory
- * `s` by all lanes, scanned by lane 0); the total into the results. */
-HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
-                             HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
-  hc_u32 i, total = 0;
-  for (i = lane; i < groups; i += lanes) s[i] = work[b->w_sums + i];
-  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 sets them) */
-  if (lane == 0u) {
-    for (i = 0; i < groups; ++i) {
-      const hc_u32 v = s[i];
-      s[i] = total;
-      total += v;
-    }
-    work[b->w_results + HC_JENC_R_TOTAL + which] = total;
-  }
-  HC_BARRIER();
-  for (i = lane; i < groups; i += lanes) work[b->w_sums + i] = s[i];
-}
-
-/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them. */
-HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                             HC_GLOBAL hc_u32* data, hc_u32 which,
-                             hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 first, end, i, sum;
-  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(b, work, data, which, g, s, lane, lanes, &first, &end);
-  if (lane == 0u) {
-    hc_u32 run = work[b->w_sums + g];
-    for (i = 0; i < lanes; ++i) {
-      const hc_u32 v = s[i];
-      s[i] = run;
-      run += v;
-    }
-  }
-  HC_BARRIER();
-  sum = s[lane];
-  for (i = first; i < end; ++i) {
-    const hc_u32 v = a[i];
-    a[i] = sum;
-    sum += v;
-  }
-}
-
 /* The restart interval of an image's block n, and an image's interval k's first block. */
 HC_FN hc_u32 hc_jenc_interval_of(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n) {
   return n / p->bpm / p->interval;
@@ -622,23 +546,21 @@ HC_FN hc_u32 hc_jenc_interval_first(HC_GLOBAL const hc_jenc_plan* p, hc_u32 k) {
   return hc_min_u32(p->blocks, k * p->interval * p->bpm);
 }
 
-/* HC_JENC_INTERVALS: the batch's interval k's packed bytes (item R: 0, the scan's last
- * entry). */
-HC_FN void hc_jenc_intervals(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 k) {
+/* The batch's interval k's packed bytes (0 for k = R, the scan's last entry), from the blocks'
+ * first bits. */
+HC_FN hc_u32 hc_jenc_interval_bytes(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                                    hc_u32 k) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   HC_GLOBAL const hc_u32* pos = work + b->w_pos;
   hc_u32 m, lk, base;
   HC_GLOBAL const hc_jenc_plan* p;
-  if (k >= b->intervals) {
-    work[b->w_intervals + k] = 0;
-    return;
-  }
+  if (k >= b->intervals) return 0u;
   m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
   p = hc_jenc_header(hc_jenc_image_plan(plan, m));
   lk = k - hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
-  work[b->w_intervals + k] = (pos[base + hc_jenc_interval_first(p, lk + 1u)] -
-                              pos[base + hc_jenc_interval_first(p, lk)] + 7u) / 8u;
+  return (pos[base + hc_jenc_interval_first(p, lk + 1u)] - pos[base + hc_jenc_interval_first(p, lk)] +
+          7u) / 8u;
 }
 
 /* HC_JENC_CLEAR: item i zeroes the packed words i, i + items, ...; item 0 also records the
@@ -847,21 +769,15 @@ HC_FN hc_u32 hc_jenc_byte(HC_GLOBAL const hc_u32* data, hc_u32 i) {
   return (data[i >> 2] >> (8u * (i & 3u))) & 0xFFu;
 }
 
-/* HC_JENC_COUNT_FF: item i counts the 0xFF bytes of chunks i, i + items, ... (the last entry,
- * past the bytes, 0). */
-HC_FN void hc_jenc_count_ff(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
-                            HC_GLOBAL hc_u32* data, hc_u32 i) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 bytes = hc_jenc_packed(b, work), items = hc_jenc_loop_items(bytes);
-  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS];
+/* The 0xFF bytes of chunk j of the packed data (0 for the last entry, past the bytes). */
+HC_FN hc_u32 hc_jenc_chunk_ff(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
+                              HC_GLOBAL const hc_u32* data, hc_u32 j) {
+  const hc_u32 bytes = hc_jenc_packed(hc_jenc_batch_of(plan), work);
   HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
-  hc_u32 j;
-  for (j = i; j < chunks; j += items) {
-    const hc_u32 end = hc_min_u32(bytes, (j + 1u) * HC_JENC_FF_CHUNK);
-    hc_u32 at, ff = 0;
-    for (at = j * HC_JENC_FF_CHUNK; at < end; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
-    data[j] = ff;
-  }
+  const hc_u32 end = hc_min_u32(bytes, (j + 1u) * HC_JENC_FF_CHUNK);
+  hc_u32 at, ff = 0;
+  for (at = j * HC_JENC_FF_CHUNK; at < end; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
+  return ff;
 }
 
 /* The batch's restart interval that packed byte i belongs to: the last k with first byte <= i. */
@@ -879,100 +795,51 @@ HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_batch* b,
   return lo;
 }
 
-/* The 0xFF bytes of the packed data (of `bytes`) before byte e. */
-HC_FN hc_u32 hc_jenc_ff_before(HC_GLOBAL const hc_u32* data, hc_u32 bytes, hc_u32 e) {
-  HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
-  const hc_u32 j = e / HC_JENC_FF_CHUNK;
-  hc_u32 at, ff = data[j];
-  for (at = j * HC_JENC_FF_CHUNK; at < e; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
-  return ff;
-}
-
-/* HC_JENC_SCATTER: item i moves the bytes of chunks i, i + items, ... to the output, each after
- * the 0x00s stuffed and the markers of the intervals before it. */
-HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
-                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
+/* Chunk j of the packed data to the output, `ff` the 0xFF bytes before it: each byte after the
+ * 0x00s stuffed and the markers of the intervals before it, a 0x00 after each 0xFF (F.1.2.3);
+ * where an interval starts, the RSTn marker before it (none before an image's first), or for an
+ * image's first interval the image's first byte in the output (at w_starts). Each interval has
+ * a byte at least, so one starts where the byte's interval changes, or at the chunk's first
+ * byte if that is its interval's. */
+HC_FN void hc_jenc_scatter_chunk(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                                 HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 j,
+                                 hc_u32 ff) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
-  const hc_u32 bytes = hc_jenc_packed(bt, work), items = hc_jenc_loop_items(bytes);
-  const hc_u32 chunks = work[bt->w_results + HC_JENC_R_CHUNKS] - 1u;
+  const hc_u32 bytes = hc_jenc_packed(bt, work);
   HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
   HC_GLOBAL const hc_u32* starts = work + bt->w_intervals;
-  hc_u32 j;
-  for (j = i; j < chunks; j += items) {
-    const hc_u32 first = j * HC_JENC_FF_CHUNK, end = hc_min_u32(bytes, first + HC_JENC_FF_CHUNK);
-    hc_u32 k = hc_jenc_interval_of_byte(bt, work, first), ff = data[j], b;
-    hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
-    for (b = first; b < end; ++b) {
-      const hc_u32 v = hc_jenc_byte(packed, b);
-      hc_u32 dst;
-      while (k + 1u < bt->intervals && starts[k + 1u] <= b) {
-        ++k;
-        if (hc_jenc_first(plan, m + 1u, HC_JENC_T_INTERVAL) <= k) ++m;
+  const hc_u32 first = j * HC_JENC_FF_CHUNK, end = hc_min_u32(bytes, first + HC_JENC_FF_CHUNK);
+  hc_u32 k, m, b;
+  int starting;
+  if (first >= end) return;
+  k = hc_jenc_interval_of_byte(bt, work, first);
+  m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
+  starting = starts[k] == first;
+  for (b = first; b < end; ++b) {
+    const hc_u32 v = hc_jenc_byte(packed, b);
+    hc_u32 dst;
+    while (k + 1u < bt->intervals && starts[k + 1u] <= b) {
+      ++k;
+      starting = 1;
+      if (hc_jenc_first(plan, m + 1u, HC_JENC_T_INTERVAL) <= k) ++m;
+    }
+    dst = b + ff + 2u * (k - m);
+    if (starting) {
+      const hc_u32 k0 = hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
+      if (k == k0) {
+        work[bt->w_starts + m] = dst;
+      } else {
+        out[dst - 2u] = 0xFFu;
+        out[dst - 1u] = (hc_u8)(0xD0u + ((k - 1u - k0) & 7u));
       }
-      dst = b + ff + 2u * (k - m);
-      out[dst] = (hc_u8)v;
-      if (v == 0xFFu) {
-        out[dst + 1u] = 0;
-        ++ff;
-      }
+      starting = 0;
+    }
+    out[dst] = (hc_u8)v;
+    if (v == 0xFFu) {
+      out[dst + 1u] = 0;
+      ++ff;
     }
   }
-}
-
-/* HC_JENC_MARKERS: the RSTn marker after the batch's interval k (none after an image's last);
- * where k is an image's first interval, the image's first byte in the output (at w_starts). */
-HC_FN void hc_jenc_markers(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 k) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
-  const hc_u32 k0 = hc_jenc_first(plan, m, HC_JENC_T_INTERVAL), bytes = hc_jenc_packed(b, work);
-  hc_u32 e, ff;
-  if (k == k0) {
-    e = work[b->w_intervals + k];
-    work[b->w_starts + m] = e + hc_jenc_ff_before(data, bytes, e) + 2u * (k - m);
-  }
-  if (k + 1u >= hc_jenc_first(plan, m + 1u, HC_JENC_T_INTERVAL)) return;
-  e = work[b->w_intervals + k + 1u];
-  ff = hc_jenc_ff_before(data, bytes, e);
-  out[e + ff + 2u * (k - m)] = 0xFFu;
-  out[e + ff + 2u * (k - m) + 1u] = (hc_u8)(0xD0u + ((k - k0) & 7u));
-}
-
-/* The items a stage runs for a batch's plan and `bytes` packed bytes (the host's launch and
- * every body's bound); `arg`: the scan stages' array. */
-HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int stage,
-                           hc_u32 arg) {
-  switch (stage) {
-    case HC_JENC_BLOCKS:
-      return b->groups;
-    case HC_JENC_PACK:
-      return (b->blocks + HC_JENC_GROUP_BLOCKS - 1u) / HC_JENC_GROUP_BLOCKS;
-    case HC_JENC_BITS:
-      return b->blocks + 1u;
-    case HC_JENC_HIST:
-      return b->hist_groups;
-    case HC_JENC_REDUCE:
-    case HC_JENC_DOWNSWEEP:
-      return hc_jenc_scan_groups(b, arg, bytes);
-    case HC_JENC_SCAN_SUMS:
-      return 1u;
-    case HC_JENC_INTERVALS:
-      return b->intervals + 1u;
-    case HC_JENC_MARKERS:
-      return b->intervals;
-    default:
-      return hc_jenc_loop_items(bytes);
-  }
-}
-
-HC_FN int hc_jenc_is_group_stage(int stage) {
-  return stage == HC_JENC_BLOCKS || stage == HC_JENC_HIST || stage == HC_JENC_PACK ||
-         stage == HC_JENC_REDUCE ||
-         stage == HC_JENC_SCAN_SUMS ||
-         stage == HC_JENC_DOWNSWEEP;
-}
-HC_FN hc_u32 hc_jenc_lanes(int stage) {
-  return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
 }
 
 /* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry): with optimised
@@ -995,9 +862,162 @@ HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* 
   return work[b->w_pos + n] + (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
 }
 
+/* Entry i of scan `which`, made by HC_JENC_REDUCE where the stages before left its inputs: a
+ * block's bits (without optimised tables: its DC's added to the AC bits HC_JENC_BLOCKS left;
+ * with them HC_JENC_BITS made it), an interval's bytes, a chunk's 0xFF bytes. */
+HC_FN hc_u32 hc_jenc_entry(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                           HC_GLOBAL const hc_u32* work, HC_GLOBAL const hc_u32* data,
+                           hc_u32 which, hc_u32 i) {
+  if (which == HC_JENC_SCAN_POS)
+    return hc_jenc_batch_of(plan)->optimize ? work[hc_jenc_batch_of(plan)->w_pos + i]
+                                            : hc_jenc_bits(plan, coefs, work, i);
+  if (which == HC_JENC_SCAN_INTERVALS) return hc_jenc_interval_bytes(plan, work, i);
+  return hc_jenc_chunk_ff(plan, work, data, i);
+}
+
+/* The first step of HC_JENC_REDUCE and HC_JENC_DOWNSWEEP: each lane sums its share of work-group
+ * g's entries into s[lane] (HC_JENC_REDUCE making them first; none with `skip`); returns the
+ * array, the lane's share in [*first, *end), the scan's work-groups in *groups. (No branches
+ * before the barrier but the loop's: PoCL's work-group compiler cannot form its parallel
+ * regions around a branchy prologue.) */
+HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_u32* plan,
+                                          HC_GLOBAL const hc_i16* coefs, HC_GLOBAL hc_u32* work,
+                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
+                                          int make, int skip, HC_LOCAL hc_u32* s, hc_u32 lane,
+                                          hc_u32 lanes, hc_u32* first, hc_u32* end,
+                                          hc_u32* groups) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  hc_u32 count, i, sum = 0;
+  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
+  *groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
+  hc_jenc_share(skip && *groups == 1u ? 0u : count, *groups, g, lane, lanes, first, end);
+  for (i = *first; i < *end; ++i) {
+    const hc_u32 v = make ? hc_jenc_entry(plan, coefs, work, data, which, i) : a[i];
+    if (make) a[i] = v;
+    sum += v;
+  }
+  s[lane] = sum;
+  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 may set them) */
+  return a;
+}
+
+/* The last step of a scan: a lane's share [first, end) of the entries replaced by the sum of
+ * all entries before them (`sum`: those before its share). */
+HC_FN void hc_jenc_sweep(HC_GLOBAL hc_u32* a, hc_u32 first, hc_u32 end, hc_u32 sum) {
+  hc_u32 i;
+  for (i = first; i < end; ++i) {
+    const hc_u32 v = a[i];
+    a[i] = sum;
+    sum += v;
+  }
+}
+
+/* HC_JENC_SCATTER: item i moves chunks i, i + items, ... of the packed data to the output, after
+ * the 0xFF bytes before each (the 0xFF scan's). */
+HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 items = hc_jenc_loop_items(hc_jenc_packed(b, work));
+  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS] - 1u;
+  hc_u32 j;
+  for (j = i; j < chunks; j += items) hc_jenc_scatter_chunk(plan, work, data, out, j, data[j]);
+}
+
+/* Lane 0's exclusive scan of s[0 .. n), starting from `run`; returns the total. */
+HC_FN hc_u32 hc_jenc_scan_local(HC_LOCAL hc_u32* s, hc_u32 n, hc_u32 run) {
+  hc_u32 i;
+  for (i = 0; i < n; ++i) {
+    const hc_u32 v = s[i];
+    s[i] = run;
+    run += v;
+  }
+  return run;
+}
+
+/* HC_JENC_REDUCE: work-group g makes its entries and puts their sum into the sums (at w_sums);
+ * a scan of one work-group is done here whole (lane sums scanned, the total into the results,
+ * the entries swept), and HC_JENC_SCAN_SUMS and HC_JENC_DOWNSWEEP leave it alone. */
+HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                          HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane,
+                          hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  hc_u32 first, end, groups, total;
+  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, coefs, work, data, which, g, 1, 0, s, lane, lanes,
+                                          &first, &end, &groups);
+  if (lane == 0u) {
+    total = hc_jenc_scan_local(s, lanes, 0u);
+    work[groups == 1u ? b->w_results + HC_JENC_R_TOTAL + which : b->w_sums + g] = total;
+  }
+  HC_BARRIER();
+  if (groups == 1u) hc_jenc_sweep(a, first, end, s[lane]);
+}
+
+/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively (brought into local memory
+ * `s` by all lanes, scanned by lane 0); the total into the results. Nothing for a scan of one
+ * work-group. */
+HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
+                             HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  const hc_u32 groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
+  const hc_u32 n = groups == 1u ? 0u : groups;
+  hc_u32 i, total;
+  for (i = lane; i < n; i += lanes) s[i] = work[b->w_sums + i];
+  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 sets them) */
+  if (lane == 0u) {
+    total = hc_jenc_scan_local(s, n, 0u);
+    if (n) work[b->w_results + HC_JENC_R_TOTAL + which] = total;
+  }
+  HC_BARRIER();
+  for (i = lane; i < n; i += lanes) work[b->w_sums + i] = s[i];
+}
+
+/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them.
+ * Nothing for a scan of one work-group. */
+HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
+                             HC_GLOBAL hc_u32* data, hc_u32 which,
+                             hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  hc_u32 first, end, groups;
+  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, (HC_GLOBAL const hc_i16*)0, work, data, which, g,
+                                          0, 1, s, lane, lanes, &first, &end, &groups);
+  if (lane == 0u) hc_jenc_scan_local(s, lanes, groups == 1u ? 0u : work[b->w_sums + g]);
+  HC_BARRIER();
+  hc_jenc_sweep(a, first, end, s[lane]);
+}
+
+/* The items a stage runs for a batch's plan and `bytes` packed bytes (the host's launch, with
+ * a bound on the bytes, and every body's bound); `arg`: the scan stages' array. */
+HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int stage,
+                           hc_u32 arg) {
+  switch (stage) {
+    case HC_JENC_BLOCKS:
+      return b->groups;
+    case HC_JENC_PACK:
+      return (b->blocks + HC_JENC_GROUP_BLOCKS - 1u) / HC_JENC_GROUP_BLOCKS;
+    case HC_JENC_BITS:
+      return b->blocks + 1u;
+    case HC_JENC_HIST:
+      return b->hist_groups;
+    case HC_JENC_REDUCE:
+    case HC_JENC_DOWNSWEEP:
+      return hc_jenc_scan_groups(b, arg, bytes);
+    case HC_JENC_SCAN_SUMS:
+      return 1u;
+    default:
+      return hc_jenc_loop_items(bytes);
+  }
+}
+
+HC_FN int hc_jenc_is_group_stage(int stage) {
+  return stage != HC_JENC_BITS && stage != HC_JENC_CLEAR && stage != HC_JENC_SCATTER;
+}
+HC_FN hc_u32 hc_jenc_lanes(int stage) {
+  return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
+}
+
 /* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks, and without optimised tables
- * their AC bits (at w_pos, where HC_JENC_BITS adds the DC's); the image's first work-group also
- * zeroes its histogram, for HC_JENC_HIST. */
+ * their AC bits (at w_pos, where HC_JENC_REDUCE adds the DC's); the image's first work-group
+ * also zeroes its histogram, for HC_JENC_HIST, and the batch's first the results. */
 HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                              HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
                              HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
@@ -1005,11 +1025,13 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   const hc_u32 m = plan[b->group_map + g];
   const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_GROUP);
+  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
   hc_u32 i;
   if (b->optimize && lg == 0u)
     for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
       work[b->w_hist + m * HC_JENC_HIST_WORDS + i] = 0;
-  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+  if (g == 0u)
+    for (i = lane; i < HC_JENC_RESULT_WORDS; i += lanes) work[b->w_results + i] = 0;
   hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
                  b->optimize ? (HC_GLOBAL hc_u32*)0 : work + b->w_pos + base, lg, t, info, lp,
                  lane, lanes);
@@ -1022,10 +1044,10 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
                        HC_LOCAL hc_jenc_local* z,
                        hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  /* (HC_JENC_BITS's item 0 zeroes the packed bytes' count, HC_JENC_SCAN_SUMS's lane 0 may set
-   * it: the bounds of those two, which do not depend on it, do not read it) */
+  /* (HC_JENC_BLOCKS's first work-group zeroes the packed bytes' count, HC_JENC_SCAN_SUMS's lane
+   * 0 may set it: the bounds of those two, which do not depend on it, do not read it) */
   const hc_u32 bytes =
-      stage == HC_JENC_BITS || stage == HC_JENC_SCAN_SUMS ? 0u : hc_jenc_packed(b, work);
+      stage == HC_JENC_BLOCKS || stage == HC_JENC_SCAN_SUMS ? 0u : hc_jenc_packed(b, work);
   if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
@@ -1035,13 +1057,10 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
       hc_jenc_hist(plan, coefs, work, i, z->w, lane, lanes);
       break;
     case HC_JENC_BITS:
-      /* (item 0 also zeroes the results: the scans read their counts from among them) */
-      if (i == 0u)
-        for (arg = 0; arg < HC_JENC_RESULT_WORDS; ++arg) work[b->w_results + arg] = 0;
       work[b->w_pos + i] = hc_jenc_bits(plan, coefs, work, i);
       break;
     case HC_JENC_REDUCE:
-      hc_jenc_reduce(plan, work, data, arg, i, z->w, lane, lanes);
+      hc_jenc_reduce(plan, coefs, work, data, arg, i, z->w, lane, lanes);
       break;
     case HC_JENC_SCAN_SUMS:
       hc_jenc_scan_sums(plan, work, arg, z->w, lane, lanes);
@@ -1049,23 +1068,14 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
     case HC_JENC_DOWNSWEEP:
       hc_jenc_downsweep(plan, work, data, arg, i, z->w, lane, lanes);
       break;
-    case HC_JENC_INTERVALS:
-      hc_jenc_intervals(plan, work, i);
-      break;
     case HC_JENC_CLEAR:
       hc_jenc_clear(plan, work, data, i);
-      break;
-    case HC_JENC_PACK:
-      hc_jenc_pack(plan, coefs, work, data, i, z->t, z->w, z->px, lane, lanes);
-      break;
-    case HC_JENC_COUNT_FF:
-      hc_jenc_count_ff(plan, work, data, i);
       break;
     case HC_JENC_SCATTER:
       hc_jenc_scatter(plan, work, data, out, i);
       break;
     default:
-      hc_jenc_markers(plan, work, data, out, i);
+      hc_jenc_pack(plan, coefs, work, data, i, z->t, z->w, z->px, lane, lanes);
       break;
   }
 }

@@ -342,15 +342,16 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   ensure(plan, kp.size() * 4);
   ensure(coefs, std::size_t(head.blocks) * 128);
   ensure(work, (std::size_t(head.w_hist) + (head.optimize ? n * HC_JENC_HIST_WORDS : 0)) * 4);
-  std::uint32_t bytes = 0;  // packed, once known
+  std::uint32_t bytes = 0;  // packed: a bound on them, then (once read back) the count
   auto run = [&](int stage, std::uint32_t arg = 0) {
     // The data and output buffers are made once their sizes are known; the stages before that
     // get the work buffer in their place (and do not touch it through them).
     k.stage(*queue, stage, arg, hc_jenc_items(&head, bytes, stage, arg), px, *plan, *work,
             data ? *data : *work, *coefs, out ? *out : *work);
   };
-  auto scan = [&](std::uint32_t which) {
+  auto scan = [&](std::uint32_t which) {  // (HC_JENC_REDUCE does a scan of one work-group whole)
     run(HC_JENC_REDUCE, which);
+    if (hc_jenc_scan_groups(&head, which, bytes) == 1) return;
     run(HC_JENC_SCAN_SUMS, which);
     run(HC_JENC_DOWNSWEEP, which);
   };
@@ -393,30 +394,41 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     lap(times.entropy);
     return;
   }
-  run(HC_JENC_BITS);
-  scan(HC_JENC_SCAN_POS);
-  run(HC_JENC_INTERVALS);
-  scan(HC_JENC_SCAN_INTERVALS);
+  // The packed bytes are bounded by the blocks' most bits (a DC code and difference of 16 + 11
+  // bits, 63 AC codes and values of 16 + 10) and a byte of padding an interval: with room for
+  // that, the stages run without the host waiting to learn the packed size. A batch where the
+  // bound could pass 2^29 bytes (bit positions are 32-bit) learns it first.
   std::vector<std::uint32_t> results(HC_JENC_RESULT_WORDS + n);
-  queue->read(results.data(), *work, std::size_t(head.w_results) * 4, HC_JENC_RESULT_WORDS * 4);
-  // The packed bytes are known now: the data buffer gets room for them and their 0xFF counts.
-  bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-  if (bytes > 0x7FFFFFFFu - 64u ||
-      std::uint64_t(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_POS]) + 8ull * head.intervals >=
-          (1ull << 32))
-    throw Error(ErrorCode::LimitExceeded,
-                "jpeg encode: more than 2^31 bytes of entropy-coded data");
+  const std::uint64_t bound = (std::uint64_t(head.blocks) * 1681 + 7) / 8 + head.intervals;
+  if (options.optimize) run(HC_JENC_BITS);
+  scan(HC_JENC_SCAN_POS);
+  scan(HC_JENC_SCAN_INTERVALS);
+  if (bound < (1ull << 29)) {
+    bytes = std::uint32_t(bound);
+  } else {
+    queue->read(results.data(), *work, std::size_t(head.w_results) * 4, HC_JENC_RESULT_WORDS * 4);
+    bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+    if (bytes > 0x7FFFFFFFu - 64u ||
+        std::uint64_t(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_POS]) + 8ull * head.intervals >=
+            (1ull << 32))
+      throw Error(ErrorCode::LimitExceeded,
+                  "jpeg encode: more than 2^31 bytes of entropy-coded data");
+  }
   ensure(data, (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4);
   const std::uint64_t out_max = 2ull * bytes + 2ull * head.intervals + 16;
   ensure(out, out_max);
   run(HC_JENC_CLEAR);
   run(HC_JENC_PACK);
-  run(HC_JENC_COUNT_FF);
   scan(HC_JENC_SCAN_FF);
   run(HC_JENC_SCATTER);
-  run(HC_JENC_MARKERS);
   queue->read(results.data(), *work, std::size_t(head.w_results) * 4, results.size() * 4);
   lap(times.entropy);
+  if (results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS] > bytes)
+    throw Error(ErrorCode::DeviceError, "jpeg encode: " +
+                                            std::to_string(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS]) +
+                                            " packed bytes, above their bound of " +
+                                            std::to_string(bytes));
+  bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
   const std::size_t data_bytes = std::size_t(bytes) + results[HC_JENC_R_TOTAL + HC_JENC_SCAN_FF] +
                                  2 * (std::size_t(head.intervals) - n);
   ensure_pinned(data_bytes);
