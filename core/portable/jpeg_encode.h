@@ -119,11 +119,11 @@ HC_FN hc_u32 hc_jenc_data_words(hc_u32 bytes) { return (bytes + 3u) / 4u + 1u; }
 HC_FN hc_u32 hc_jenc_loop_items(hc_u32 bytes) {
   return hc_min_u32(hc_jenc_data_words(bytes), HC_JENC_LOOP_ITEMS);
 }
-/* Work-groups of a scan of `entries` (1..HC_JENC_SCAN_GROUPS, each taking at least 1024): few
+/* Work-groups of a scan of `entries` (1..HC_JENC_SCAN_GROUPS, each taking at least `per`): few
  * for small arrays, whose work-groups would have nothing to do. */
 HC_FN hc_u32 hc_jenc_max(hc_u32 a, hc_u32 b) { return a > b ? a : b; }
-HC_FN hc_u32 hc_jenc_groups_of(hc_u32 entries) {
-  const hc_u32 g = (entries + 1023u) / 1024u;
+HC_FN hc_u32 hc_jenc_groups_of(hc_u32 entries, hc_u32 per) {
+  const hc_u32 g = (entries + per - 1u) / per;
   return g == 0u ? 1u : hc_min_u32(g, HC_JENC_SCAN_GROUPS);
 }
 
@@ -186,7 +186,8 @@ HC_FN hc_u32 hc_jenc_scan_groups(HC_GLOBAL const hc_jenc_batch* b, hc_u32 which,
                              ? b->pos_count
                              : (which == HC_JENC_SCAN_INTERVALS ? b->interval_count
                                                                 : hc_jenc_ff_entries(bytes));
-  return hc_jenc_groups_of(entries);
+  /* (a chunk's 0xFF bytes take 8 words' reads to make: a lane a chunk, where they are many) */
+  return hc_jenc_groups_of(entries, which == HC_JENC_SCAN_FF ? HC_JENC_GROUP_LANES : 1024u);
 }
 /* Image m's plan, and its entry `field` of the image table. */
 HC_FN HC_GLOBAL const hc_u32* hc_jenc_image_plan(HC_GLOBAL const hc_u32* plan, hc_u32 m) {
@@ -615,14 +616,18 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 }
 
 /* Words of a HC_JENC_PACK work-group's `s` (local memory): per lane (8 a block) the last
- * non-zero AC coefficient of its share and its share's bits; each block's image; the group's
- * first bit and its end. Its `t` holds the blocks' coefficients, lane i's j-th at
+ * non-zero AC coefficient of its share and its share's bits; per block its image, the slot of
+ * its DC table (its AC table's is next), its DC difference, its first bit and its end (with its
+ * interval's padding). Its `t` holds the blocks' coefficients, lane i's j-th at
  * t[j * HC_JENC_P_LANES + i]; its `px` the words of its bits, from the word of its first bit. */
 #define HC_JENC_P_LANES (8u * HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_LAST 0u
 #define HC_JENC_P_BITS HC_JENC_P_LANES
 #define HC_JENC_P_IMAGE (2u * HC_JENC_P_LANES)
-#define HC_JENC_P_RANGE (HC_JENC_P_IMAGE + HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_SLOT (HC_JENC_P_IMAGE + HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_DIFF (HC_JENC_P_SLOT + HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_START (HC_JENC_P_DIFF + HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_END (HC_JENC_P_START + HC_JENC_GROUP_BLOCKS)
 
 /* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
  * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
@@ -679,45 +684,41 @@ HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_
   return start + pos[n] - pos[rf];
 }
 
-/* Lane i of a HC_JENC_PACK work-group whose blocks start at the batch's block `first`: its
- * share's bits (write 0), or its share written into the group's words (write 1) after the
- * shares before it, the last share of an interval's last block padding the interval with 1s to
- * a byte. */
-HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                               HC_GLOBAL const hc_u32* work, HC_LOCAL const hc_i32* t,
-                               HC_LOCAL const hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 first,
-                               hc_u32 i, int write) {
-  const hc_u32 b = i >> 3, part = i & 7u, n = first + b, m = s[HC_JENC_P_IMAGE + b];
-  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
-  HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
-  HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
-  hc_u32 bx, by, k, prev = 0, at, end, bits;
-  const hc_u32 c = hc_jenc_locate(p, ln, &bx, &by);
-  HC_GLOBAL const hc_u32* dc = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
-  HC_GLOBAL const hc_u32* ac = mp + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
-  const hc_i32 diff =
-      part == 0u ? t[i] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, ln, c) : 0;
+/* Lane i of a HC_JENC_PACK work-group: its share's bits (write 0), or its share written into
+ * the group's words (write 1) after the shares before it, the last share of a block adding the
+ * padding up to the block's end (its interval's, if any). (Counting a share without a non-zero
+ * coefficient is not cut short: with that early return Oclgrind's files differed from every
+ * other device's, for a reason not found.) */
+HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i32* t,
+                               HC_LOCAL const hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 i,
+                               int write) {
+  const hc_u32 b = i >> 3, part = i & 7u, m = s[HC_JENC_P_IMAGE + b];
+  HC_GLOBAL const hc_u32* codes =
+      hc_jenc_image_plan(plan, m) + HC_JENC_CODES_WORD + 256u * s[HC_JENC_P_SLOT + b];
+  hc_u32 k, prev = 0, at, bits;
   hc_jenc_bw w;
   for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, s[HC_JENC_P_LAST + b * 8u + k]);
-  if (!write) return hc_jenc_part(dc, ac, t + i, part, diff, prev, (hc_jenc_bw*)0);
-  at = hc_jenc_block_bit(plan, work, m, n, &end);
+  bits = write ? s[HC_JENC_P_BITS + i] : 0u;
+  if (write && bits == 0u) return 0u;
+  if (!write)
+    return hc_jenc_part(codes, codes + 256u, t + i, part, (hc_i32)s[HC_JENC_P_DIFF + b], prev,
+                        (hc_jenc_bw*)0);
+  at = s[HC_JENC_P_START + b];
   for (k = 0; k < part; ++k) at += s[HC_JENC_P_BITS + b * 8u + k];
-  bits = s[HC_JENC_P_BITS + i];
-  if (bits == 0u && (part != 7u || at == end)) return 0u;
-  hc_jenc_bw_start(&w, words, at - (s[HC_JENC_P_RANGE] & ~31u));
-  hc_jenc_part(dc, ac, t + i, part, diff, prev, &w);
-  if (part == 7u) hc_jenc_bw_put(&w, 0x7Fu, end - at - bits); /* the padding, if any */
+  hc_jenc_bw_start(&w, words, at - (s[HC_JENC_P_START] & ~31u));
+  hc_jenc_part(codes, codes + 256u, t + i, part, (hc_i32)s[HC_JENC_P_DIFF + b], prev, &w);
+  if (part == 7u) hc_jenc_bw_put(&w, 0x7Fu, s[HC_JENC_P_END + b] - at - bits); /* padding */
   hc_jenc_bw_end(&w);
   return bits;
 }
 
 /* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... (a run of
  * the packed data's bits) into the packed data, 8 lanes a block, each lane 8 coefficients of
- * zigzag order: the coefficients into local memory, with each share's last non-zero one and
- * the group's range of bits; each share's bits; each share's codes, after those of the shares
- * before it, into words of local memory (ORed in atomically: a word may hold the end of one
- * share and the start of the next); those words out, the first and the last ORed in
- * atomically (the work-groups before and after may share them). */
+ * zigzag order: the coefficients into local memory, with each share's last non-zero one, and
+ * (a lane a block) the block's image, code tables, DC difference and bits; each share's bits;
+ * each share's codes, after those of the shares before it, into words of local memory (ORed
+ * in atomically: a word may hold the end of one share and the start of the next); those words
+ * out, the first and the last ORed in atomically (the work-groups beside it may share them). */
 HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
                         HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, HC_LOCAL hc_u32* words,
@@ -738,24 +739,28 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
       if (k0 + j != 0u && v != 0) last = k0 + j;
     }
     s[HC_JENC_P_LAST + i] = last;
-    if ((i & 7u) == 0u) s[HC_JENC_P_IMAGE + (i >> 3)] = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   }
-  HC_BARRIER();
-  for (i = lane; i < 8u * count; i += lanes) {
-    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, coefs, work, t, s, words, first, i, 0);
-    if (i == 0u || i == 8u * count - 1u) { /* the group's first bit, and its end */
-      hc_u32 end;
-      const hc_u32 n = first + (i >> 3);
-      const hc_u32 at = hc_jenc_block_bit(plan, work, s[HC_JENC_P_IMAGE + (i >> 3)], n, &end);
-      s[HC_JENC_P_RANGE + (i == 0u ? 0u : 1u)] = i == 0u ? at : end;
-    }
+  for (i = lane; i < count; i += lanes) { /* each block's image, tables, DC difference, bits */
+    const hc_u32 n = first + i, m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
+    const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+    HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(hc_jenc_image_plan(plan, m));
+    hc_u32 bx, by, end;
+    const hc_u32 c = hc_jenc_locate(p, n - base, &bx, &by);
+    s[HC_JENC_P_IMAGE + i] = m;
+    s[HC_JENC_P_SLOT + i] = hc_jenc_slot(c, 0u);
+    s[HC_JENC_P_DIFF + i] = (hc_u32)(coefs[(hc_u64)n * 64u] -
+                                     hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
+    s[HC_JENC_P_START + i] = hc_jenc_block_bit(plan, work, m, n, &end);
+    s[HC_JENC_P_END + i] = end;
   }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes)
-    hc_jenc_pack_lane(plan, coefs, work, t, s, words, first, i, 1);
+    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, t, s, words, i, 0);
   HC_BARRIER();
-  w0 = s[HC_JENC_P_RANGE] >> 5;
-  nw = (s[HC_JENC_P_RANGE + 1u] + 31u) / 32u - w0;
+  for (i = lane; i < 8u * count; i += lanes) hc_jenc_pack_lane(plan, t, s, words, i, 1);
+  HC_BARRIER();
+  w0 = s[HC_JENC_P_START] >> 5;
+  nw = (s[HC_JENC_P_END + count - 1u] + 31u) / 32u - w0;
   for (i = lane; i < nw; i += lanes) {
     if (i == 0u || i + 1u == nw)
       HC_ATOMIC_OR(packed + w0 + i, words[i]);
@@ -769,14 +774,21 @@ HC_FN hc_u32 hc_jenc_byte(HC_GLOBAL const hc_u32* data, hc_u32 i) {
   return (data[i >> 2] >> (8u * (i & 3u))) & 0xFFu;
 }
 
-/* The 0xFF bytes of chunk j of the packed data (0 for the last entry, past the bytes). */
+/* The 0xFF bytes of chunk j of the packed data (0 for the last entry, past the bytes), a word
+ * at a time (the bytes past the packed data in its last word are zeroes). */
 HC_FN hc_u32 hc_jenc_chunk_ff(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
                               HC_GLOBAL const hc_u32* data, hc_u32 j) {
   const hc_u32 bytes = hc_jenc_packed(hc_jenc_batch_of(plan), work);
   HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
-  const hc_u32 end = hc_min_u32(bytes, (j + 1u) * HC_JENC_FF_CHUNK);
+  const hc_u32 end = hc_min_u32((bytes + 3u) / 4u, (j + 1u) * (HC_JENC_FF_CHUNK / 4u));
   hc_u32 at, ff = 0;
-  for (at = j * HC_JENC_FF_CHUNK; at < end; ++at) ff += hc_jenc_byte(packed, at) == 0xFFu;
+  for (at = j * (HC_JENC_FF_CHUNK / 4u); at < end; ++at) {
+    hc_u32 x = packed[at];
+    x &= x >> 4; /* bit 0 of each byte: the AND of the byte's bits */
+    x &= x >> 2;
+    x &= x >> 1;
+    ff += ((x & 0x01010101u) * 0x01010101u) >> 24;
+  }
   return ff;
 }
 
