@@ -215,12 +215,7 @@ HC_FN hc_u32 hc_jenc_image_of(HC_GLOBAL const hc_u32* plan, hc_u32 field, hc_u32
  * absolute value the llvm.abs intrinsic, which Oclgrind cannot run. */
 HC_FN hc_u32 hc_jenc_nbits(hc_i32 v) {
   const hc_u32 t = (hc_u32)(v < 0 ? ~v : v);
-  hc_u32 a = t, n = v < 0 && (t & (t + 1u)) == 0u ? 1u : 0u;
-  while (a) {
-    ++n;
-    a >>= 1;
-  }
-  return n;
+  return 32u - (hc_u32)HC_CLZ(t) + (v < 0 && (t & (t + 1u)) == 0u ? 1u : 0u);
 }
 
 /* Where coded block n lies: its component, and its column and row in that component's grid of
@@ -616,7 +611,8 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 }
 
 /* Words of a HC_JENC_PACK work-group's `s` (local memory): per lane (8 a block) the last
- * non-zero AC coefficient of its share and its share's bits; per block its image, the slot of
+ * non-zero AC coefficient of its share, the last before its share, and its share's bits; per
+ * block its image, the slot of
  * its DC table (its AC table's is next), its DC difference, its first bit and its end (with its
  * interval's padding). Its `t` holds the blocks' coefficients, lane i's j-th at
  * t[j * HC_JENC_P_LANES + i]; its `px` the words of its bits, from the word of its first bit. */
@@ -628,6 +624,8 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 #define HC_JENC_P_DIFF (HC_JENC_P_SLOT + HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_START (HC_JENC_P_DIFF + HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_END (HC_JENC_P_START + HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_P_PREV (HC_JENC_P_END + HC_JENC_GROUP_BLOCKS) /* per lane: the last non-zero
+                                                                coefficient before its share */
 
 /* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
  * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
@@ -695,9 +693,9 @@ HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i
   const hc_u32 b = i >> 3, part = i & 7u, m = s[HC_JENC_P_IMAGE + b];
   HC_GLOBAL const hc_u32* codes =
       hc_jenc_image_plan(plan, m) + HC_JENC_CODES_WORD + 256u * s[HC_JENC_P_SLOT + b];
-  hc_u32 k, prev = 0, at, bits;
+  const hc_u32 prev = s[HC_JENC_P_PREV + i];
+  hc_u32 k, at, bits;
   hc_jenc_bw w;
-  for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, s[HC_JENC_P_LAST + b * 8u + k]);
   bits = write ? s[HC_JENC_P_BITS + i] : 0u;
   if (write && bits == 0u) return 0u;
   if (!write)
@@ -714,8 +712,9 @@ HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i
 
 /* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... (a run of
  * the packed data's bits) into the packed data, 8 lanes a block, each lane 8 coefficients of
- * zigzag order: the coefficients into local memory, with each share's last non-zero one, and
- * (a lane a block) the block's image, code tables, DC difference and bits; each share's bits;
+ * zigzag order: the coefficients into local memory, with each share's last non-zero one; (a
+ * lane a block) the block's image, code tables, DC difference and bits, and each share's last
+ * non-zero coefficient before it; each share's bits;
  * each share's codes, after those of the shares before it, into words of local memory (ORed
  * in atomically: a word may hold the end of one share and the start of the next); those words
  * out, the first and the last ORed in atomically (the work-groups beside it may share them). */
@@ -727,8 +726,7 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
   const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, bt->blocks - first);
   HC_GLOBAL hc_u32* packed = data + hc_jenc_w_data(hc_jenc_packed(bt, work));
-  hc_u32 i, j, w0, nw;
-  for (i = lane; i < HC_JENC_GROUP_PIXELS; i += lanes) words[i] = 0;
+  hc_u32 i, j, k, w0, nw;
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 n = first + (i >> 3), k0 = (i & 7u) * 8u;
     hc_u32 last = 0;
@@ -740,6 +738,7 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     }
     s[HC_JENC_P_LAST + i] = last;
   }
+  HC_BARRIER();
   for (i = lane; i < count; i += lanes) { /* each block's image, tables, DC difference, bits */
     const hc_u32 n = first + i, m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
     const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
@@ -752,15 +751,20 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
                                      hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
     s[HC_JENC_P_START + i] = hc_jenc_block_bit(plan, work, m, n, &end);
     s[HC_JENC_P_END + i] = end;
+    for (j = 0, k = 0; j < 8u; ++j) { /* each share's last non-zero coefficient before it */
+      s[HC_JENC_P_PREV + i * 8u + j] = k;
+      k = hc_jenc_max(k, s[HC_JENC_P_LAST + i * 8u + j]);
+    }
   }
   HC_BARRIER();
+  w0 = s[HC_JENC_P_START] >> 5;
+  nw = (s[HC_JENC_P_END + count - 1u] + 31u) / 32u - w0;
+  for (i = lane; i < nw; i += lanes) words[i] = 0;
   for (i = lane; i < 8u * count; i += lanes)
     s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, t, s, words, i, 0);
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) hc_jenc_pack_lane(plan, t, s, words, i, 1);
   HC_BARRIER();
-  w0 = s[HC_JENC_P_START] >> 5;
-  nw = (s[HC_JENC_P_END + count - 1u] + 31u) / 32u - w0;
   for (i = lane; i < nw; i += lanes) {
     if (i == 0u || i + 1u == nw)
       HC_ATOMIC_OR(packed + w0 + i, words[i]);

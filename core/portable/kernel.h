@@ -27,6 +27,7 @@
 #define HC_ATOMIC_XCHG(p, v) atomic_xchg((volatile __global uint*)(p), (v))
 #define HC_ATOMIC_ADD_LOCAL(p, v) atomic_add((volatile __local uint*)(p), (v))
 #define HC_ATOMIC_OR_LOCAL(p, v) atomic_or((volatile __local uint*)(p), (v))
+#define HC_CLZ(x) clz((uint)(x))
 #define HC_RESTRICT restrict
 #define HC_UNROLL(n) HC_PRAGMA(unroll n)
 #elif defined(__CUDA_ARCH__)
@@ -39,6 +40,7 @@
 #define HC_ATOMIC_XCHG(p, v) atomicExch((unsigned int*)(p), (unsigned int)(v))
 #define HC_ATOMIC_ADD_LOCAL(p, v) atomicAdd((unsigned int*)(p), (unsigned int)(v))
 #define HC_ATOMIC_OR_LOCAL(p, v) atomicOr((unsigned int*)(p), (unsigned int)(v))
+#define HC_CLZ(x) __clz((int)(x))
 #define HC_RESTRICT __restrict__
 #define HC_UNROLL(n) HC_PRAGMA(unroll n)
 #else
@@ -52,6 +54,7 @@
 #define HC_ATOMIC_XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define HC_ATOMIC_ADD_LOCAL(p, v) (*(p) += (v))
 #define HC_ATOMIC_OR_LOCAL(p, v) (*(p) |= (v))
+#define HC_CLZ(x) ((x) ? __builtin_clz(x) : 32) /* (leading zero bits of a 32-bit x: 32 for 0) */
 #define HC_RESTRICT __restrict
 #if defined(__CUDACC__)
 #define HC_UNROLL(n) /* (nvcc's host pass: never runs) */
