@@ -71,6 +71,39 @@ TEST_CASE("portable JPEG quantisation by reciprocal equals libjpeg's division") 
   CHECK(hc_jenc_quantize(11, 3, hc_u32((std::uint64_t(1) << 32) / 24 + 1)) == 0);
 }
 
+TEST_CASE("portable JPEG magnitude category and YCbCr conversion of the encoder") {
+  // hc_jenc_nbits (a count of leading zeros) against the bits of |v| counted one by one, for
+  // every value a DC difference or AC coefficient of 8-bit JPEG can take, and beyond.
+  std::uint64_t mismatches = 0;
+  for (hc_i32 v = -(1 << 16); v <= (1 << 16); ++v) {
+    hc_u32 a = hc_u32(v < 0 ? -std::int64_t(v) : v), bits = 0;
+    for (; a; a >>= 1) ++bits;
+    mismatches += hc_jenc_nbits(v) != bits;
+  }
+  CHECK(mismatches == 0);
+  CHECK(hc_jenc_nbits(0) == 0);
+  CHECK(hc_jenc_nbits(-1) == 1);
+  CHECK(hc_jenc_nbits(-1024) == 11);
+  CHECK(hc_jenc_nbits(1023) == 10);
+  // hc_jenc_ycc against jccolor.c's rgb_ycc_convert written out (its tables' entries summed),
+  // for every 4th value of each of R, G and B and their ends.
+  auto fix = [](double x) { return std::int64_t(x * 65536.0 + 0.5); };
+  const std::int64_t half = 1 << 15, offset = std::int64_t(128) << 16;
+  mismatches = 0;
+  for (int r = 0; r < 256; r += r == 252 ? 3 : 4)
+    for (int g = 0; g < 256; g += g == 252 ? 3 : 4)
+      for (int b = 0; b < 256; b += b == 252 ? 3 : 4) {
+        const std::int64_t y = (fix(0.29900) * r + fix(0.58700) * g + fix(0.11400) * b + half) >> 16;
+        const std::int64_t cb =
+            (-fix(0.16874) * r - fix(0.33126) * g + fix(0.50000) * b + offset + half - 1) >> 16;
+        const std::int64_t cr =
+            (fix(0.50000) * r - fix(0.41869) * g - fix(0.08131) * b + offset + half - 1) >> 16;
+        const hc_u32 v = hc_jenc_ycc(hc_u32(r) | hc_u32(g) << 8 | hc_u32(b) << 16);
+        mismatches += (v & 0xFF) != y || ((v >> 8) & 0xFF) != cb || (v >> 16) != cr;
+      }
+  CHECK(mismatches == 0);
+}
+
 TEST_CASE("registry: the CPU reference is always there and first") {
   const auto& devices = list_devices();
   REQUIRE(!devices.empty());
