@@ -395,15 +395,18 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     return;
   }
   // The packed bytes are bounded by the blocks' most bits (a DC code and difference of 16 + 11
-  // bits, 63 AC codes and values of 16 + 10) and a byte of padding an interval: with room for
-  // that, the stages run without the host waiting to learn the packed size. A batch where the
-  // bound could pass 2^29 bytes (bit positions are 32-bit) learns it first.
+  // bits, 63 AC codes and values of 16 + 10, and 16 more as a margin) and a byte of padding an
+  // interval: with room for that, the stages run without the host waiting to learn the packed
+  // size. The room is held by the encoder (its buffers only grow), so a launch whose bound
+  // passes kBoundedBytes (about 320000 blocks; real data is a tenth of the bound or less)
+  // learns the packed size first instead.
+  constexpr std::uint64_t kBoundedBytes = 64ull << 20;
   std::vector<std::uint32_t> results(HC_JENC_RESULT_WORDS + n);
   const std::uint64_t bound = (std::uint64_t(head.blocks) * 1681 + 7) / 8 + head.intervals;
   if (options.optimize) run(HC_JENC_BITS);
   scan(HC_JENC_SCAN_POS);
   scan(HC_JENC_SCAN_INTERVALS);
-  if (bound < (1ull << 29)) {
+  if (bound <= kBoundedBytes) {
     bytes = std::uint32_t(bound);
   } else {
     queue->read(results.data(), *work, std::size_t(head.w_results) * 4, HC_JENC_RESULT_WORDS * 4);
