@@ -375,7 +375,10 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   for (Piece& piece : pieces)
     *piece.file = jpeg::write_headers(piece.plan, piece.tables, piece.metadata);
   lap(times.host);
-  if (!entropy_on_device()) {
+  // The device's bit positions are 32-bit: a launch whose bits could reach 2^32 (a single image
+  // of more than about 2.5 million blocks) is coded on host threads instead, which count in 64.
+  const bool wide = std::uint64_t(head.blocks) * 1681 + 8ull * head.intervals >= (1ull << 32);
+  if (!entropy_on_device() || wide) {
     // The blocks are coded where they land, in pinned memory (int16-aligned).
     const std::size_t block_bytes = std::size_t(head.blocks) * 128;
     ensure_pinned(block_bytes);
