@@ -434,3 +434,69 @@ TEST_CASE("jpeg encode: real photos equal libjpeg-turbo's on every device") {
       }
   });
 }
+
+// Under a small largest allocation (the backend-max-alloc test sets HETCODEC_MAX_ALLOC to
+// 4 MiB): a launch of several images whose buffers go over it is tried again image by image, so
+// every image that fits alone is coded, and an image too large alone fails by itself.
+TEST_CASE("jpeg encode: a batch over the device's largest allocation is retried image by image") {
+  test::for_each_device([](Device& device) {
+    const std::uint64_t limit = device.info().max_alloc_bytes;
+    if (limit > (4u << 20) || device.info().is_emulator) {
+      MESSAGE(device.info().spec << ": largest allocation " << limit
+                                 << " bytes; run with HETCODEC_MAX_ALLOC=4194304 to test the "
+                                    "retry (the backend-max-alloc test does)");
+      return;
+    }
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    // Eight 256x256 images in one buffer (1.5 MiB), one launch at 4:4:4: 24576 blocks, whose
+    // room for packed data (some 5 MiB) is over the limit, where an image's alone is 0.6 MiB.
+    // And one 1024x1024 image in a buffer of its own, whose blocks alone take 6 MiB.
+    std::vector<test::Raster> rasters;
+    for (unsigned i = 0; i < 8; ++i) rasters.push_back(test::synthetic_rgb(256, 256, 40 + i));
+    const test::Raster big = test::synthetic_rgb(1024, 1024, 7);
+    auto upload = [&](const std::vector<const test::Raster*>& rs) {
+      std::size_t total = 0;
+      for (const auto* r : rs) total += r->samples.size();
+      std::shared_ptr<DeviceBuffer> buffer(device.alloc(total));
+      auto queue = device.create_queue();
+      std::vector<DeviceImage> out;
+      std::size_t at = 0;
+      for (const auto* r : rs) {
+        queue->write(*buffer, at, r->samples.data(), r->samples.size());
+        DeviceImage d;
+        d.width = r->width;
+        d.height = r->height;
+        d.format = image_of(*r).format;
+        d.buffer = buffer;
+        d.offset = at;
+        out.push_back(d);
+        at += r->samples.size();
+      }
+      queue->finish();
+      return out;
+    };
+    std::vector<const test::Raster*> small;
+    for (const auto& r : rasters) small.push_back(&r);
+    std::vector<DeviceImage> images = upload(small);
+    images.push_back(upload({&big})[0]);
+    JpegEncodeOptions o;
+    o.quality = 85;
+    o.sampling = JpegSampling::S444;
+    o.entropy = JpegEntropy::Device;
+    o.batch_images = 8;
+    o.batch_streams = 1;
+    JpegEncoder encoder(shared, o);
+    BatchErrors errors;
+    const auto files = encoder.encode_batch(images, &errors);
+    REQUIRE(files.size() == 9);
+    REQUIRE(errors.size() == 9);
+    for (std::size_t i = 0; i < 8; ++i) {
+      CAPTURE(i);
+      CHECK(!errors[i].has_value());
+      CHECK(files[i] == oracle(rasters[i], o, 1, 1));
+    }
+    REQUIRE(errors[8].has_value());
+    CHECK(errors[8]->code() == ErrorCode::LimitExceeded);
+    CHECK(files[8].empty());
+  });
+}
