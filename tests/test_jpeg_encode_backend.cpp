@@ -28,6 +28,34 @@ Image image_of(const test::Raster& r) {
   return img;
 }
 
+// The rasters' samples in one new buffer of `device`, each at a 16-byte boundary past the last,
+// as DeviceImages; the buffer's size in *total.
+std::vector<DeviceImage> upload_all(Device& device, const std::vector<const test::Raster*>& rs,
+                                    std::size_t* total = nullptr) {
+  std::size_t size = 0;
+  std::vector<std::size_t> at;
+  for (const auto* r : rs) {
+    at.push_back(size);
+    size = (size + r->samples.size() + 31) / 16 * 16;
+  }
+  std::shared_ptr<DeviceBuffer> buffer(device.alloc(size));
+  auto queue = device.create_queue();
+  std::vector<DeviceImage> images;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    queue->write(*buffer, at[i], rs[i]->samples.data(), rs[i]->samples.size());
+    DeviceImage d;
+    d.width = rs[i]->width;
+    d.height = rs[i]->height;
+    d.format = image_of(*rs[i]).format;
+    d.buffer = buffer;
+    d.offset = at[i];
+    images.push_back(d);
+  }
+  queue->finish();
+  if (total) *total = size;
+  return images;
+}
+
 test::Raster gray_of(const test::Raster& rgb) {
   test::Raster g{rgb.width, rgb.height, 1, {}};
   for (std::size_t i = 0; i < rgb.samples.size(); i += 3)
@@ -320,28 +348,11 @@ TEST_CASE("jpeg encode: batches share launches, each image's file libjpeg-turbo'
     }
     std::vector<Image> images;
     for (const auto& r : rasters) images.push_back(image_of(r));
-    // The same samples in one device buffer, each at a 16-byte boundary past the last.
+    // The same samples in one device buffer.
+    std::vector<const test::Raster*> all;
+    for (const auto& r : rasters) all.push_back(&r);
     std::size_t total = 0;
-    std::vector<std::size_t> at;
-    for (const auto& r : rasters) {
-      at.push_back(total);
-      total = (total + r.samples.size() + 31) / 16 * 16;
-    }
-    std::shared_ptr<DeviceBuffer> buffer(device.alloc(total));
-    auto queue = device.create_queue();
-    for (std::size_t i = 0; i < rasters.size(); ++i)
-      queue->write(*buffer, at[i], rasters[i].samples.data(), rasters[i].samples.size());
-    queue->finish();
-    std::vector<DeviceImage> on_device;
-    for (std::size_t i = 0; i < rasters.size(); ++i) {
-      DeviceImage d;
-      d.width = rasters[i].width;
-      d.height = rasters[i].height;
-      d.format = images[i].format;
-      d.buffer = buffer;
-      d.offset = at[i];
-      on_device.push_back(d);
-    }
+    std::vector<DeviceImage> on_device = upload_all(device, all, &total);
     struct Setting {
       JpegSampling sampling;
       int h, v, restart, rows;
@@ -454,31 +465,10 @@ TEST_CASE("jpeg encode: a batch over the device's largest allocation is retried 
     std::vector<test::Raster> rasters;
     for (unsigned i = 0; i < 8; ++i) rasters.push_back(test::synthetic_rgb(256, 256, 40 + i));
     const test::Raster big = test::synthetic_rgb(1024, 1024, 7);
-    auto upload = [&](const std::vector<const test::Raster*>& rs) {
-      std::size_t total = 0;
-      for (const auto* r : rs) total += r->samples.size();
-      std::shared_ptr<DeviceBuffer> buffer(device.alloc(total));
-      auto queue = device.create_queue();
-      std::vector<DeviceImage> out;
-      std::size_t at = 0;
-      for (const auto* r : rs) {
-        queue->write(*buffer, at, r->samples.data(), r->samples.size());
-        DeviceImage d;
-        d.width = r->width;
-        d.height = r->height;
-        d.format = image_of(*r).format;
-        d.buffer = buffer;
-        d.offset = at;
-        out.push_back(d);
-        at += r->samples.size();
-      }
-      queue->finish();
-      return out;
-    };
     std::vector<const test::Raster*> small;
     for (const auto& r : rasters) small.push_back(&r);
-    std::vector<DeviceImage> images = upload(small);
-    images.push_back(upload({&big})[0]);
+    std::vector<DeviceImage> images = upload_all(device, small);
+    images.push_back(upload_all(device, {&big})[0]);
     JpegEncodeOptions o;
     o.quality = 85;
     o.sampling = JpegSampling::S444;
