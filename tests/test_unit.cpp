@@ -93,7 +93,8 @@ TEST_CASE("portable JPEG magnitude category and YCbCr conversion of the encoder"
   for (int r = 0; r < 256; r += r == 252 ? 3 : 4)
     for (int g = 0; g < 256; g += g == 252 ? 3 : 4)
       for (int b = 0; b < 256; b += b == 252 ? 3 : 4) {
-        const std::int64_t y = (fix(0.29900) * r + fix(0.58700) * g + fix(0.11400) * b + half) >> 16;
+        const std::int64_t y =
+            (fix(0.29900) * r + fix(0.58700) * g + fix(0.11400) * b + half) >> 16;
         const std::int64_t cb =
             (-fix(0.16874) * r - fix(0.33126) * g + fix(0.50000) * b + offset + half - 1) >> 16;
         const std::int64_t cr =

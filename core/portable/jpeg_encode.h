@@ -154,7 +154,7 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_QUANT_WORD HC_JENC_PLAN_WORDS
 #define HC_JENC_CODES_WORD (HC_JENC_QUANT_WORD + 128)
 #define HC_JENC_ZZ_WORD (HC_JENC_CODES_WORD + 4 * 256) /* zigzag position of natural index i */
-#define HC_JENC_RECIP_WORD (HC_JENC_ZZ_WORD + 64) /* 2 x 64: floor(2^32 / (8 q)) + 1 */
+#define HC_JENC_RECIP_WORD (HC_JENC_ZZ_WORD + 64)      /* 2 x 64: floor(2^32 / (8 q)) + 1 */
 #define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_RECIP_WORD + 128)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
@@ -555,8 +555,9 @@ HC_FN hc_u32 hc_jenc_interval_bytes(HC_GLOBAL const hc_u32* plan, HC_GLOBAL cons
   p = hc_jenc_header(hc_jenc_image_plan(plan, m));
   lk = k - hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
-  return (pos[base + hc_jenc_interval_first(p, lk + 1u)] - pos[base + hc_jenc_interval_first(p, lk)] +
-          7u) / 8u;
+  return (pos[base + hc_jenc_interval_first(p, lk + 1u)] -
+          pos[base + hc_jenc_interval_first(p, lk)] + 7u) /
+         8u;
 }
 
 /* HC_JENC_CLEAR: item i zeroes the packed words i, i + items, ...; item 0 also records the
@@ -624,8 +625,8 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 #define HC_JENC_P_DIFF (HC_JENC_P_SLOT + HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_START (HC_JENC_P_DIFF + HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_P_END (HC_JENC_P_START + HC_JENC_GROUP_BLOCKS)
-#define HC_JENC_P_PREV (HC_JENC_P_END + HC_JENC_GROUP_BLOCKS) /* per lane: the last non-zero
-                                                                coefficient before its share */
+/* (per lane: the last non-zero coefficient before its share) */
+#define HC_JENC_P_PREV (HC_JENC_P_END + HC_JENC_GROUP_BLOCKS)
 
 /* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
  * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
@@ -668,8 +669,8 @@ HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_GLOBAL const hc_u32* ac
 
 /* Where the batch's block n (of image m) starts in the packed data, in bits; *end: where it
  * ends, with its interval's padding if it is the interval's last. */
-HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
-                               hc_u32 m, hc_u32 n, hc_u32* end) {
+HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work, hc_u32 m,
+                               hc_u32 n, hc_u32* end) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(hc_jenc_image_plan(plan, m));
   HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
@@ -720,8 +721,8 @@ HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i
  * out, the first and the last ORed in atomically (the work-groups beside it may share them). */
 HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
-                        HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, HC_LOCAL hc_u32* words,
-                        hc_u32 lane, hc_u32 lanes) {
+                        HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 lane,
+                        hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
   const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, bt->blocks - first);
@@ -747,8 +748,8 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     const hc_u32 c = hc_jenc_locate(p, n - base, &bx, &by);
     s[HC_JENC_P_IMAGE + i] = m;
     s[HC_JENC_P_SLOT + i] = hc_jenc_slot(c, 0u);
-    s[HC_JENC_P_DIFF + i] = (hc_u32)(coefs[(hc_u64)n * 64u] -
-                                     hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
+    s[HC_JENC_P_DIFF + i] =
+        (hc_u32)(coefs[(hc_u64)n * 64u] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
     s[HC_JENC_P_START + i] = hc_jenc_block_bit(plan, work, m, n, &end);
     s[HC_JENC_P_END + i] = end;
     for (j = 0, k = 0; j < 8u; ++j) { /* each share's last non-zero coefficient before it */
@@ -882,8 +883,8 @@ HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* 
  * block's bits (without optimised tables: its DC's added to the AC bits HC_JENC_BLOCKS left;
  * with them HC_JENC_BITS made it), an interval's bytes, a chunk's 0xFF bytes. */
 HC_FN hc_u32 hc_jenc_entry(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                           HC_GLOBAL const hc_u32* work, HC_GLOBAL const hc_u32* data,
-                           hc_u32 which, hc_u32 i) {
+                           HC_GLOBAL const hc_u32* work, HC_GLOBAL const hc_u32* data, hc_u32 which,
+                           hc_u32 i) {
   if (which == HC_JENC_SCAN_POS)
     return hc_jenc_batch_of(plan)->optimize ? work[hc_jenc_batch_of(plan)->w_pos + i]
                                             : hc_jenc_bits(plan, coefs, work, i);
@@ -898,10 +899,9 @@ HC_FN hc_u32 hc_jenc_entry(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16*
  * regions around a branchy prologue.) */
 HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_u32* plan,
                                           HC_GLOBAL const hc_i16* coefs, HC_GLOBAL hc_u32* work,
-                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
-                                          int make, int skip, HC_LOCAL hc_u32* s, hc_u32 lane,
-                                          hc_u32 lanes, hc_u32* first, hc_u32* end,
-                                          hc_u32* groups) {
+                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, int make,
+                                          int skip, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes,
+                                          hc_u32* first, hc_u32* end, hc_u32* groups) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 count, i, sum = 0;
   HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
@@ -954,8 +954,8 @@ HC_FN hc_u32 hc_jenc_scan_local(HC_LOCAL hc_u32* s, hc_u32 n, hc_u32 run) {
  * a scan of one work-group is done here whole (lane sums scanned, the total into the results,
  * the entries swept), and HC_JENC_SCAN_SUMS and HC_JENC_DOWNSWEEP leave it alone. */
 HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                          HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane,
-                          hc_u32 lanes) {
+                          HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
+                          HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 first, end, groups, total;
   HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, coefs, work, data, which, g, 1, 0, s, lane, lanes,
@@ -990,12 +990,12 @@ HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* wor
 /* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them.
  * Nothing for a scan of one work-group. */
 HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                             HC_GLOBAL hc_u32* data, hc_u32 which,
-                             hc_u32 g, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+                             HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s,
+                             hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 first, end, groups;
-  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, (HC_GLOBAL const hc_i16*)0, work, data, which, g,
-                                          0, 1, s, lane, lanes, &first, &end, &groups);
+  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, (HC_GLOBAL const hc_i16*)0, work, data, which, g, 0,
+                                          1, s, lane, lanes, &first, &end, &groups);
   if (lane == 0u) hc_jenc_scan_local(s, lanes, groups == 1u ? 0u : work[b->w_sums + g]);
   HC_BARRIER();
   hc_jenc_sweep(a, first, end, s[lane]);
