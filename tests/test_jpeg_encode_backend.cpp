@@ -490,3 +490,25 @@ TEST_CASE("jpeg encode: a batch over the device's largest allocation is retried 
     CHECK(files[8].empty());
   });
 }
+
+// A launch whose room for packed data (the bound of 1681 bits a block) would pass 64 MiB reads
+// the packed size back before packing instead: one 2720x2560 image at 4:4:4 (326400 blocks, a
+// bound of 68.6 MB) takes that path, with and without restarts.
+TEST_CASE("jpeg encode: an image past the packed-size bound's room equals libjpeg-turbo's") {
+  test::for_each_device([](Device& device) {
+    if (device.info().is_emulator) return;  // (hours there)
+    if (device.info().max_alloc_bytes < (256u << 20)) return;  // (the limit's own test: above)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    const test::Raster rgb = test::synthetic_rgb(2720, 2560, 23);
+    for (const int restart : {0, 7}) {
+      JpegEncodeOptions o;
+      o.quality = 92;
+      o.sampling = JpegSampling::S444;
+      o.restart_interval = restart;
+      o.entropy = JpegEntropy::Device;
+      JpegEncoder encoder(shared, o);
+      CAPTURE(restart);
+      CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, 1, 1));
+    }
+  });
+}
