@@ -166,7 +166,8 @@ typedef struct hc_jenc_plan {
 typedef struct hc_jenc_local {
   hc_u32 w[HC_JENC_HIST_WORDS];
   hc_i32 t[64 * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' coefficients */
-  hc_u32 px[HC_JENC_GROUP_PIXELS];     /* ... and its pixels, R | G << 8 | B << 16 */
+  hc_u32 px[HC_JENC_GROUP_PIXELS];     /* ... and its pixels, Y | Cb << 8 | Cr << 16 (or
+                                          gray); HC_JENC_PACK: the words of its bits */
 } hc_jenc_local;
 
 HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
@@ -631,10 +632,11 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 /* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
  * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
  * non-zero one before them; part 0 adds the DC difference, part 7 the EOB where the block ends
- * in zeros. Written with w, else only counted; returns the bits. */
-HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_GLOBAL const hc_u32* ac,
-                          HC_LOCAL const hc_i32* t, hc_u32 part, hc_i32 diff, hc_u32 prev,
-                          hc_jenc_bw* w) {
+ * in zeros, with the code table of `dc` (DC) and the next (AC). Written with w, else only
+ * counted; returns the bits. */
+HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_LOCAL const hc_i32* t, hc_u32 part,
+                          hc_i32 diff, hc_u32 prev, hc_jenc_bw* w) {
+  HC_GLOBAL const hc_u32* ac = dc + 256u; /* (the AC table's slot follows the DC table's) */
   hc_u32 bits = 0, j;
   if (part == 0u) {
     const hc_u32 s = hc_jenc_nbits(diff);
@@ -695,17 +697,16 @@ HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i
   HC_GLOBAL const hc_u32* codes =
       hc_jenc_image_plan(plan, m) + HC_JENC_CODES_WORD + 256u * s[HC_JENC_P_SLOT + b];
   const hc_u32 prev = s[HC_JENC_P_PREV + i];
+  const hc_i32 diff = (hc_i32)s[HC_JENC_P_DIFF + b];
   hc_u32 k, at, bits;
   hc_jenc_bw w;
-  bits = write ? s[HC_JENC_P_BITS + i] : 0u;
-  if (write && bits == 0u) return 0u;
-  if (!write)
-    return hc_jenc_part(codes, codes + 256u, t + i, part, (hc_i32)s[HC_JENC_P_DIFF + b], prev,
-                        (hc_jenc_bw*)0);
+  if (!write) return hc_jenc_part(codes, t + i, part, diff, prev, (hc_jenc_bw*)0);
+  bits = s[HC_JENC_P_BITS + i];
+  if (bits == 0u) return 0u;
   at = s[HC_JENC_P_START + b];
   for (k = 0; k < part; ++k) at += s[HC_JENC_P_BITS + b * 8u + k];
   hc_jenc_bw_start(&w, words, at - (s[HC_JENC_P_START] & ~31u));
-  hc_jenc_part(codes, codes + 256u, t + i, part, (hc_i32)s[HC_JENC_P_DIFF + b], prev, &w);
+  hc_jenc_part(codes, t + i, part, diff, prev, &w);
   if (part == 7u) hc_jenc_bw_put(&w, 0x7Fu, s[HC_JENC_P_END + b] - at - bits); /* padding */
   hc_jenc_bw_end(&w);
   return bits;

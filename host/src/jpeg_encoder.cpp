@@ -429,12 +429,12 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   run(HC_JENC_SCATTER);
   queue->read(results.data(), *work, std::size_t(head.w_results) * 4, results.size() * 4);
   lap(times.entropy);
-  if (results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS] > bytes)
-    throw Error(
-        ErrorCode::DeviceError,
-        "jpeg encode: " + std::to_string(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS]) +
-            " packed bytes, above their bound of " + std::to_string(bytes));
-  bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  const std::uint32_t packed = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  if (packed > bytes)
+    throw Error(ErrorCode::DeviceError, "jpeg encode: " + std::to_string(packed) +
+                                            " packed bytes, above their bound of " +
+                                            std::to_string(bytes));
+  bytes = packed;
   const std::size_t data_bytes = std::size_t(bytes) + results[HC_JENC_R_TOTAL + HC_JENC_SCAN_FF] +
                                  2 * (std::size_t(head.intervals) - n);
   ensure_pinned(data_bytes);
