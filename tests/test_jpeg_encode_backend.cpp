@@ -512,3 +512,34 @@ TEST_CASE("jpeg encode: an image past the packed-size bound's room equals libjpe
     }
   });
 }
+
+// The encoder reads an image's data in the same wait as its sizes, as many bytes as the image
+// before foretells, and the rest after it: a flat image after noise (foretold too many), noise
+// after a flat image (too few, the host's buffer for them made anew), each file libjpeg-turbo's.
+TEST_CASE("jpeg encode: data read as foretold by the image before, too many or too few") {
+  auto flat = [](int w, int h) {
+    return test::Raster{w, h, 3, std::vector<std::uint8_t>(w * h * 3, 77)};
+  };
+  auto noise = [](int w, int h, unsigned seed) {
+    test::Raster r{w, h, 3, std::vector<std::uint8_t>(std::size_t(w) * h * 3)};
+    for (auto& v : r.samples) v = std::uint8_t((seed = seed * 1103515245u + 12345u) >> 23);
+    return r;
+  };
+  const test::Raster images[] = {noise(64, 48, 1), flat(300, 200),      noise(96, 80, 2),
+                                 flat(40, 40),     noise(1024, 768, 3), noise(320, 240, 4)};
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    JpegEncodeOptions o;
+    o.quality = 97;
+    o.entropy = JpegEntropy::Device;
+    JpegEncoder encoder(shared, o);
+    std::vector<const test::Raster*> rs;
+    for (const test::Raster& r : images) rs.push_back(&r);
+    const std::vector<DeviceImage> on_device = upload_all(device, rs);
+    for (std::size_t i = 0; i < rs.size(); ++i) {  // (from the device: no staging of samples)
+      CAPTURE(i);
+      CHECK(encoder.encode(on_device[i]) == oracle(*rs[i], o, 2, 2));
+    }
+  });
+}

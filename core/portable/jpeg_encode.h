@@ -9,16 +9,16 @@
  *                      bias (jcprepct.c, jcsample.c), the integer FDCT (jfdctint.c),
  *                      quantisation (jcdctmgr.c), zigzag; libjpeg's dummy blocks at the right and
  *                      bottom edges of partial MCUs (jccoefct.c) get their DC and no AC; without
- *                      optimised tables, each block's AC bits
+ *                      optimised tables, the AC bits of each block's 8 shares (HC_JENC_PACK's)
  *   HC_JENC_HIST       symbol counts for optimised tables (jchuff.c htest_one_block)
- *   HC_JENC_BITS       with optimised tables, each block's bits (jchuff.c encode_one_block: the
- *                      DC difference from the previous block of its component, reset at restart
- *                      markers)
+ *   HC_JENC_BITS       with optimised tables, each block's bits and its shares' AC bits (jchuff.c
+ *                      encode_one_block: the DC difference from the previous block of its
+ *                      component, reset at restart markers)
  *   HC_JENC_REDUCE, HC_JENC_SCAN_SUMS, HC_JENC_DOWNSWEEP
  *                      an exclusive prefix sum (reduce, scan of the sums, scan with the sums) of
  *                      one of three arrays (`arg`), whose entries HC_JENC_REDUCE makes as it
  *                      sums them: the blocks' bits (without optimised tables, the DC's added to
- *                      the AC bits HC_JENC_BLOCKS left), the restart intervals' bytes (their
+ *                      the shares' AC bits HC_JENC_BLOCKS left), the restart intervals' bytes (their
  *                      bits padded with 1s to a byte: T.81 F.1.2.3, jchuff.c flush_bits), the
  *                      0xFF bytes per chunk of the packed data; HC_JENC_REDUCE alone does a scan
  *                      of one work-group whole
@@ -99,7 +99,8 @@ typedef struct hc_jenc_batch {
   hc_u32 group_map, plans;    /* words of the plan */
   hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
   hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, w_starts; /* in the work buffer */
-  hc_u32 reserved[14];
+  hc_u32 w_shares; /* ... each block's 8 shares' AC bits, 16 bits each (HC_JENC_PACK's lanes) */
+  hc_u32 reserved[13];
 } hc_jenc_batch;
 
 #define HC_JENC_BATCH_WORDS 32
@@ -189,6 +190,10 @@ HC_FN hc_u32 hc_jenc_scan_groups(HC_GLOBAL const hc_jenc_batch* b, hc_u32 which,
                                                                 : hc_jenc_ff_entries(bytes));
   /* (a chunk's 0xFF bytes take 8 words' reads to make: a lane a chunk, where they are many) */
   return hc_jenc_groups_of(entries, which == HC_JENC_SCAN_FF ? HC_JENC_GROUP_LANES : 1024u);
+}
+/* The batch's share bits (at w_shares): block n's 8 from 8 n. */
+HC_FN HC_GLOBAL hc_u16* hc_jenc_shares(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work) {
+  return (HC_GLOBAL hc_u16*)(work + b->w_shares);
 }
 /* Image m's plan, and its entry `field` of the image table. */
 HC_FN HC_GLOBAL const hc_u32* hc_jenc_image_plan(HC_GLOBAL const hc_u32* plan, hc_u32 m) {
@@ -317,11 +322,10 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
 
 /* Words of a HC_JENC_BLOCKS work-group's `info` (local memory): each block's component and
  * dummy flag, source column and row (HC_JENC_GROUP_BLOCKS each); per lane of the AC bits (8 a
- * block) its last non-zero coefficient and its bits; each MCU's first pixel column and row;
+ * block) the last non-zero coefficient of its share; each MCU's first pixel column and row;
  * the plan's quantisation tables, their reciprocals and the zigzag positions. */
 #define HC_JENC_AC_LAST (3u * HC_JENC_GROUP_BLOCKS)
-#define HC_JENC_AC_BITS (HC_JENC_AC_LAST + 8u * HC_JENC_GROUP_BLOCKS)
-#define HC_JENC_MCU_X (HC_JENC_AC_BITS + 8u * HC_JENC_GROUP_BLOCKS)
+#define HC_JENC_MCU_X (HC_JENC_AC_LAST + 8u * HC_JENC_GROUP_BLOCKS)
 #define HC_JENC_MCU_Y (HC_JENC_MCU_X + HC_JENC_GROUP_BLOCKS + 1u)
 #define HC_JENC_L_QUANT (HC_JENC_MCU_Y + HC_JENC_GROUP_BLOCKS + 1u)
 #define HC_JENC_L_RECIP (HC_JENC_L_QUANT + 128u)
@@ -337,7 +341,7 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
  * consecutive ones), each lane noting its last non-zero coefficient; and with `acbits` each
  * block's AC bits with the plan's code tables. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
-                          HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u32* acbits, hc_u32 g,
+                          HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u16* shares, hc_u32 g,
                           HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
                           hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
@@ -413,10 +417,10 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
     }
     info[HC_JENC_AC_LAST + i] = last;
   }
-  if (!acbits) return;
+  if (!shares) return;
   HC_BARRIER();
-  /* Each block's AC bits, 8 lanes a block: each lane's codes with the run from the last
-   * non-zero coefficient before its share, summed by the block's first lane. */
+  /* Each share's AC bits, 8 lanes a block: its codes with the run from the last non-zero
+   * coefficient before it, the last share's with the EOB. */
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 b = i >> 3, part = i & 7u, k0 = part * 8u;
     HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(info[b] & 3u, 1u);
@@ -432,13 +436,7 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
       prev = k;
     }
     if (part == 7u && prev < 63u) bits += ac[0] >> 16; /* EOB */
-    info[HC_JENC_AC_BITS + i] = bits;
-  }
-  HC_BARRIER();
-  for (i = lane; i < count; i += lanes) {
-    hc_u32 k, bits = 0;
-    for (k = 0; k < 8u; ++k) bits += info[HC_JENC_AC_BITS + i * 8u + k];
-    acbits[first + i] = bits;
+    shares[first * 8u + i] = (hc_u16)bits;
   }
 }
 
@@ -454,12 +452,14 @@ HC_FN hc_i32 hc_jenc_pred(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_i1
 
 
 /* Block n's symbols: with `hist` non-null each is counted there (local memory, atomically);
- * returns the block's bits with the plan's code tables. */
+ * with `shares` non-null the AC bits of each of its 8 shares (coefficients 8 j .. 8 j + 7 of
+ * zigzag order: the codes of their non-zero ones, the ZRLs before each, the EOB in the last)
+ * are written there; returns the block's bits with the plan's code tables. */
 HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs, hc_u32 n,
-                             HC_LOCAL hc_u32* hist) {
+                             HC_LOCAL hc_u32* hist, HC_GLOBAL hc_u16* shares) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
-  hc_u32 bx, by, k, run = 0, bits;
+  hc_u32 bx, by, k, run = 0, bits, share = 0, sb = 0;
   const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
   HC_GLOBAL const hc_u32* dc = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
   HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
@@ -471,25 +471,32 @@ HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i1
   for (k = 1; k < 64u; ++k) {
     const hc_i32 v = b[k];
     hc_u32 sz, sym;
+    if ((k >> 3) != share) { /* (each share's bits out as the next begins) */
+      if (shares) shares[(hc_u64)n * 8u + share] = (hc_u16)sb;
+      bits += sb;
+      share = k >> 3;
+      sb = 0;
+    }
     if (v == 0) {
       ++run;
       continue;
     }
     for (; run >= 16u; run -= 16u) {
-      bits += ac[0xF0] >> 16;
+      sb += ac[0xF0] >> 16;
       if (hist) HC_ATOMIC_ADD_LOCAL(hac + 0xF0, 1u);
     }
     sz = hc_jenc_nbits(v);
     sym = run << 4 | sz;
-    bits += (ac[sym] >> 16) + sz;
+    sb += (ac[sym] >> 16) + sz;
     if (hist) HC_ATOMIC_ADD_LOCAL(hac + sym, 1u);
     run = 0;
   }
   if (run > 0u) {
-    bits += ac[0] >> 16;
+    sb += ac[0] >> 16;
     if (hist) HC_ATOMIC_ADD_LOCAL(hac, 1u);
   }
-  return bits;
+  if (shares) shares[(hc_u64)n * 8u + 7u] = (hc_u16)sb;
+  return bits + sb;
 }
 
 /* HC_JENC_HIST: work-group g (of the batch's) counts the symbols of its share of its image's
@@ -509,7 +516,8 @@ HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   hc_u32 i;
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes) h[i] = 0;
   HC_BARRIER();
-  for (i = lg * per + lane; i < end; i += lanes) hc_jenc_symbols(mp, mc, i, h);
+  for (i = lg * per + lane; i < end; i += lanes)
+    hc_jenc_symbols(mp, mc, i, h, (HC_GLOBAL hc_u16*)0);
   HC_BARRIER();
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
     if (h[i]) HC_ATOMIC_ADD(work + b->w_hist + m * HC_JENC_HIST_WORDS + i, h[i]);
@@ -613,9 +621,9 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 }
 
 /* Words of a HC_JENC_PACK work-group's `s` (local memory): per lane (8 a block) the last
- * non-zero AC coefficient of its share, the last before its share, and its share's bits; per
- * block its image, the slot of
- * its DC table (its AC table's is next), its DC difference, its first bit and its end (with its
+ * non-zero AC coefficient of its share, the last before its share, and its share's bits (its AC
+ * bits, the block's DC bits added to the first share's); per block its image, the slot of its DC
+ * table (its AC table's is next), its DC difference, its first bit and its end (with its
  * interval's padding). Its `t` holds the blocks' coefficients, lane i's j-th at
  * t[j * HC_JENC_P_LANES + i]; its `px` the words of its bits, from the word of its first bit. */
 #define HC_JENC_P_LANES (8u * HC_JENC_GROUP_BLOCKS)
@@ -629,22 +637,18 @@ HC_FN void hc_jenc_bw_end(hc_jenc_bw* w) {
 /* (per lane: the last non-zero coefficient before its share) */
 #define HC_JENC_P_PREV (HC_JENC_P_END + HC_JENC_GROUP_BLOCKS)
 
-/* Lane i's share of its block's codes (jchuff.c encode_one_block): coefficients 8 part ..
- * 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the last
- * non-zero one before them; part 0 adds the DC difference, part 7 the EOB where the block ends
- * in zeros, with the code table of `dc` (DC) and the next (AC). Written with w, else only
- * counted; returns the bits. */
-HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_LOCAL const hc_i32* t, hc_u32 part,
-                          hc_i32 diff, hc_u32 prev, hc_jenc_bw* w) {
+/* Lane i's share of its block's codes (jchuff.c encode_one_block) into w: coefficients
+ * 8 part .. 8 part + 7 of zigzag order (at t, HC_JENC_P_LANES apart), the run from `prev`, the
+ * last non-zero one before them; part 0 adds the DC difference, part 7 the EOB where the block
+ * ends in zeros, with the code table of `dc` (DC) and the next (AC). */
+HC_FN void hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_LOCAL const hc_i32* t, hc_u32 part,
+                        hc_i32 diff, hc_u32 prev, hc_jenc_bw* w) {
   HC_GLOBAL const hc_u32* ac = dc + 256u; /* (the AC table's slot follows the DC table's) */
-  hc_u32 bits = 0, j;
+  hc_u32 j;
   if (part == 0u) {
     const hc_u32 s = hc_jenc_nbits(diff);
-    bits += (dc[s] >> 16) + s;
-    if (w) {
-      hc_jenc_bw_put(w, dc[s] & 0xFFFFu, dc[s] >> 16);
-      hc_jenc_bw_put(w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
-    }
+    hc_jenc_bw_put(w, dc[s] & 0xFFFFu, dc[s] >> 16);
+    hc_jenc_bw_put(w, (hc_u32)(diff < 0 ? diff - 1 : diff), s);
   }
   for (j = part == 0u ? 1u : 0u; j < 8u; ++j) {
     const hc_i32 v = t[j * HC_JENC_P_LANES];
@@ -654,19 +658,12 @@ HC_FN hc_u32 hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_LOCAL const hc_i32* t, 
     run = k - prev - 1u;
     sz = hc_jenc_nbits(v);
     sym = (run & 15u) << 4 | sz;
-    bits += (run >> 4) * (ac[0xF0] >> 16) + (ac[sym] >> 16) + sz;
-    if (w) {
-      for (; run >= 16u; run -= 16u) hc_jenc_bw_put(w, ac[0xF0] & 0xFFFFu, ac[0xF0] >> 16);
-      hc_jenc_bw_put(w, ac[sym] & 0xFFFFu, ac[sym] >> 16);
-      hc_jenc_bw_put(w, (hc_u32)(v < 0 ? v - 1 : v), sz);
-    }
+    for (; run >= 16u; run -= 16u) hc_jenc_bw_put(w, ac[0xF0] & 0xFFFFu, ac[0xF0] >> 16);
+    hc_jenc_bw_put(w, ac[sym] & 0xFFFFu, ac[sym] >> 16);
+    hc_jenc_bw_put(w, (hc_u32)(v < 0 ? v - 1 : v), sz);
     prev = k;
   }
-  if (part == 7u && prev < 63u) {
-    bits += ac[0] >> 16;
-    if (w) hc_jenc_bw_put(w, ac[0] & 0xFFFFu, ac[0] >> 16);
-  }
-  return bits;
+  if (part == 7u && prev < 63u) hc_jenc_bw_put(w, ac[0] & 0xFFFFu, ac[0] >> 16);
 }
 
 /* Where the batch's block n (of image m) starts in the packed data, in bits; *end: where it
@@ -685,49 +682,46 @@ HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_
   return start + pos[n] - pos[rf];
 }
 
-/* Lane i of a HC_JENC_PACK work-group: its share's bits (write 0), or its share written into
- * the group's words (write 1) after the shares before it, the last share of a block adding the
- * padding up to the block's end (its interval's, if any). (Counting a share without a non-zero
- * coefficient is not cut short: with that early return Oclgrind's files differed from every
- * other device's, for a reason not found.) */
-HC_FN hc_u32 hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i32* t,
-                               HC_LOCAL const hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 i,
-                               int write) {
+/* Lane i of a HC_JENC_PACK work-group: its share (of s[HC_JENC_P_BITS + i] bits) written into
+ * the group's words after the shares before it, the last share of a block adding the padding
+ * up to the block's end (its interval's, if any). */
+HC_FN void hc_jenc_pack_lane(HC_GLOBAL const hc_u32* plan, HC_LOCAL const hc_i32* t,
+                             HC_LOCAL const hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 i) {
   const hc_u32 b = i >> 3, part = i & 7u, m = s[HC_JENC_P_IMAGE + b];
   HC_GLOBAL const hc_u32* codes =
       hc_jenc_image_plan(plan, m) + HC_JENC_CODES_WORD + 256u * s[HC_JENC_P_SLOT + b];
   const hc_u32 prev = s[HC_JENC_P_PREV + i];
   const hc_i32 diff = (hc_i32)s[HC_JENC_P_DIFF + b];
-  hc_u32 k, at, bits;
+  const hc_u32 bits = s[HC_JENC_P_BITS + i];
+  hc_u32 k, at;
   hc_jenc_bw w;
-  if (!write) return hc_jenc_part(codes, t + i, part, diff, prev, (hc_jenc_bw*)0);
-  bits = s[HC_JENC_P_BITS + i];
-  if (bits == 0u) return 0u;
+  if (bits == 0u) return;
   at = s[HC_JENC_P_START + b];
   for (k = 0; k < part; ++k) at += s[HC_JENC_P_BITS + b * 8u + k];
   hc_jenc_bw_start(&w, words, at - (s[HC_JENC_P_START] & ~31u));
   hc_jenc_part(codes, t + i, part, diff, prev, &w);
   if (part == 7u) hc_jenc_bw_put(&w, 0x7Fu, s[HC_JENC_P_END + b] - at - bits); /* padding */
   hc_jenc_bw_end(&w);
-  return bits;
 }
 
 /* HC_JENC_PACK: work-group g codes the batch's blocks g * HC_JENC_GROUP_BLOCKS ... (a run of
  * the packed data's bits) into the packed data, 8 lanes a block, each lane 8 coefficients of
- * zigzag order: the coefficients into local memory, with each share's last non-zero one; (a
- * lane a block) the block's image, code tables, DC difference and bits, and each share's last
- * non-zero coefficient before it; each share's bits;
- * each share's codes, after those of the shares before it, into words of local memory (ORed
- * in atomically: a word may hold the end of one share and the start of the next); those words
- * out, the first and the last ORed in atomically (the work-groups beside it may share them). */
+ * zigzag order: the coefficients into local memory, with each share's last non-zero one and
+ * its AC bits (from w_shares); (a lane a block) the block's image, code tables, DC difference
+ * and bits (its DC's added to its first share's), and each share's last non-zero coefficient
+ * before it; each share's codes, after those of the shares before it, into words of local
+ * memory (ORed in atomically: a word may hold the end of one share and the start of the next);
+ * those words out, the first and the last ORed in atomically (the work-groups beside it may
+ * share them). */
 HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                        HC_GLOBAL const hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
+                        HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 g,
                         HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* s, HC_LOCAL hc_u32* words, hc_u32 lane,
                         hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   const hc_u32 first = g * HC_JENC_GROUP_BLOCKS;
   const hc_u32 count = hc_min_u32(HC_JENC_GROUP_BLOCKS, bt->blocks - first);
   HC_GLOBAL hc_u32* packed = data + hc_jenc_w_data(hc_jenc_packed(bt, work));
+  HC_GLOBAL const hc_u16* shares = hc_jenc_shares(bt, work);
   hc_u32 i, j, k, w0, nw;
   for (i = lane; i < 8u * count; i += lanes) {
     const hc_u32 n = first + (i >> 3), k0 = (i & 7u) * 8u;
@@ -739,18 +733,24 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
       if (k0 + j != 0u && v != 0) last = k0 + j;
     }
     s[HC_JENC_P_LAST + i] = last;
+    s[HC_JENC_P_BITS + i] = shares[(hc_u64)first * 8u + i];
   }
   HC_BARRIER();
   for (i = lane; i < count; i += lanes) { /* each block's image, tables, DC difference, bits */
     const hc_u32 n = first + i, m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
     const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
-    HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(hc_jenc_image_plan(plan, m));
+    HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
+    HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
     hc_u32 bx, by, end;
     const hc_u32 c = hc_jenc_locate(p, n - base, &bx, &by);
+    const hc_i32 diff =
+        coefs[(hc_u64)n * 64u] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c);
+    const hc_u32 sz = hc_jenc_nbits(diff);
     s[HC_JENC_P_IMAGE + i] = m;
     s[HC_JENC_P_SLOT + i] = hc_jenc_slot(c, 0u);
-    s[HC_JENC_P_DIFF + i] =
-        (hc_u32)(coefs[(hc_u64)n * 64u] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
+    s[HC_JENC_P_DIFF + i] = (hc_u32)diff;
+    s[HC_JENC_P_BITS + i * 8u] +=
+        (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + sz] >> 16) + sz;
     s[HC_JENC_P_START + i] = hc_jenc_block_bit(plan, work, m, n, &end);
     s[HC_JENC_P_END + i] = end;
     for (j = 0, k = 0; j < 8u; ++j) { /* each share's last non-zero coefficient before it */
@@ -762,10 +762,8 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   w0 = s[HC_JENC_P_START] >> 5;
   nw = (s[HC_JENC_P_END + count - 1u] + 31u) / 32u - w0;
   for (i = lane; i < nw; i += lanes) words[i] = 0;
-  for (i = lane; i < 8u * count; i += lanes)
-    s[HC_JENC_P_BITS + i] = hc_jenc_pack_lane(plan, t, s, words, i, 0);
   HC_BARRIER();
-  for (i = lane; i < 8u * count; i += lanes) hc_jenc_pack_lane(plan, t, s, words, i, 1);
+  for (i = lane; i < 8u * count; i += lanes) hc_jenc_pack_lane(plan, t, s, words, i);
   HC_BARRIER();
   for (i = lane; i < nw; i += lanes) {
     if (i == 0u || i + 1u == nw)
@@ -861,30 +859,35 @@ HC_FN void hc_jenc_scatter_chunk(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32*
 }
 
 /* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry): with optimised
- * tables all of them; otherwise its DC's added to the AC bits HC_JENC_BLOCKS left there. */
+ * tables all of them, its shares' AC bits written at w_shares; otherwise its DC's added to its
+ * shares' AC bits, which HC_JENC_BLOCKS left there. */
 HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                          HC_GLOBAL const hc_u32* work, hc_u32 n) {
+                          HC_GLOBAL hc_u32* work, hc_u32 n) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
+  HC_GLOBAL hc_u16* shares = hc_jenc_shares(b, work);
   HC_GLOBAL const hc_u32* mp;
   HC_GLOBAL const hc_jenc_plan* p;
-  hc_u32 m, base, bx, by, c, s;
+  hc_u32 m, base, bx, by, c, s, k, bits;
   if (n >= b->blocks) return 0u;
   m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
   mp = hc_jenc_image_plan(plan, m);
-  if (b->optimize) return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, n - base, 0);
+  if (b->optimize)
+    return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, n - base, 0, shares + (hc_u64)base * 8u);
   p = hc_jenc_header(mp);
   c = hc_jenc_locate(p, n - base, &bx, &by);
   s = hc_jenc_nbits(coefs[(hc_u64)n * 64u] -
                     hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
-  return work[b->w_pos + n] + (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
+  bits = (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
+  for (k = 0; k < 8u; ++k) bits += shares[(hc_u64)n * 8u + k];
+  return bits;
 }
 
 /* Entry i of scan `which`, made by HC_JENC_REDUCE where the stages before left its inputs: a
  * block's bits (without optimised tables: its DC's added to the AC bits HC_JENC_BLOCKS left;
  * with them HC_JENC_BITS made it), an interval's bytes, a chunk's 0xFF bytes. */
 HC_FN hc_u32 hc_jenc_entry(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                           HC_GLOBAL const hc_u32* work, HC_GLOBAL const hc_u32* data, hc_u32 which,
+                           HC_GLOBAL hc_u32* work, HC_GLOBAL const hc_u32* data, hc_u32 which,
                            hc_u32 i) {
   if (which == HC_JENC_SCAN_POS)
     return hc_jenc_batch_of(plan)->optimize ? work[hc_jenc_batch_of(plan)->w_pos + i]
@@ -1033,7 +1036,7 @@ HC_FN hc_u32 hc_jenc_lanes(int stage) {
 }
 
 /* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks, and without optimised tables
- * their AC bits (at w_pos, where HC_JENC_REDUCE adds the DC's); the image's first work-group
+ * their shares' AC bits (at w_shares, which HC_JENC_REDUCE adds to the DC's); the image's first work-group
  * also zeroes its histogram, for HC_JENC_HIST, and the batch's first the results. */
 HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                              HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
@@ -1050,8 +1053,8 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
   if (g == 0u)
     for (i = lane; i < HC_JENC_RESULT_WORDS; i += lanes) work[b->w_results + i] = 0;
   hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
-                 b->optimize ? (HC_GLOBAL hc_u32*)0 : work + b->w_pos + base, lg, t, info, lp,
-                 lane, lanes);
+                 b->optimize ? (HC_GLOBAL hc_u16*)0 : hc_jenc_shares(b, work) + (hc_u64)base * 8u,
+                 lg, t, info, lp, lane, lanes);
 }
 
 /* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages. */
