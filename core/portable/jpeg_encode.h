@@ -100,7 +100,8 @@ typedef struct hc_jenc_batch {
   hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
   hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, w_starts; /* in the work buffer */
   hc_u32 w_shares; /* ... each block's 8 shares' AC bits, 16 bits each (HC_JENC_PACK's lanes) */
-  hc_u32 reserved[13];
+  hc_u32 w_dc;     /* ... each block's quantised DC, 16 bits */
+  hc_u32 reserved[12];
 } hc_jenc_batch;
 
 #define HC_JENC_BATCH_WORDS 32
@@ -159,17 +160,28 @@ typedef struct hc_jenc_plan {
 #define HC_JENC_PLAN_TOTAL_WORDS (HC_JENC_RECIP_WORD + 128)
 #define HC_JENC_HIST_WORDS (4 * 256) /* DC 0, AC 0, DC 1, AC 1 */
 
-/* Pixels a HC_JENC_BLOCKS work-group holds: those of the MCUs its blocks belong to (at most 32
- * MCUs of 8 x 8 pixels, 6 of 16 x 16, 8 of 16 x 8 or 8 x 16, 12 of 8 x 8 for 4:4:4). */
-#define HC_JENC_GROUP_PIXELS 2048u
+/* A block of 8 x 8 values in HC_JENC_BLOCKS's local memory: its rows HC_JENC_T_ROW words
+ * apart, blocks HC_JENC_T_STRIDE apart, the padding putting the words that a warp's lanes (4
+ * blocks of 8 rows or columns) take at once in different banks. */
+#define HC_JENC_T_ROW 9u
+#define HC_JENC_T_STRIDE 72u
+/* Words of HC_JENC_BLOCKS's pixels: those of the MCUs its blocks belong to, each MCU's rows a
+ * word of padding apart (at most 32 MCUs of 8 x 8 pixels, 6 of 16 x 16, 8 of 16 x 8 or 8 x 16,
+ * 12 of 8 x 8 for 4:4:4), and later its blocks' quantised coefficients. */
+#define HC_JENC_GROUP_PIXELS (HC_JENC_T_STRIDE * HC_JENC_GROUP_BLOCKS)
 
 /* A GROUP stage's local memory. */
 typedef struct hc_jenc_local {
   hc_u32 w[HC_JENC_HIST_WORDS];
-  hc_i32 t[64 * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' coefficients */
-  hc_u32 px[HC_JENC_GROUP_PIXELS];     /* ... and its pixels, Y | Cb << 8 | Cr << 16 (or
-                                          gray); HC_JENC_PACK: the words of its bits */
+  hc_i32 t[HC_JENC_T_STRIDE * HC_JENC_GROUP_BLOCKS]; /* HC_JENC_BLOCKS: its blocks' rows */
+  hc_u32 px[HC_JENC_GROUP_PIXELS]; /* ... its pixels, Y | Cb << 8 | Cr << 16 (or gray), then
+                                      its coefficients; HC_JENC_PACK: the words of its bits */
 } hc_jenc_local;
+
+/* Where value k (row k / 8, column k % 8) of block b lies in such a layout. */
+HC_FN hc_u32 hc_jenc_at(hc_u32 b, hc_u32 k) {
+  return b * HC_JENC_T_STRIDE + (k >> 3) * HC_JENC_T_ROW + (k & 7u);
+}
 
 HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan) {
   return (HC_GLOBAL const hc_jenc_plan*)plan;
@@ -194,6 +206,10 @@ HC_FN hc_u32 hc_jenc_scan_groups(HC_GLOBAL const hc_jenc_batch* b, hc_u32 which,
 /* The batch's share bits (at w_shares): block n's 8 from 8 n. */
 HC_FN HC_GLOBAL hc_u16* hc_jenc_shares(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work) {
   return (HC_GLOBAL hc_u16*)(work + b->w_shares);
+}
+/* The batch's quantised DCs (at w_dc), block after block. */
+HC_FN HC_GLOBAL hc_i16* hc_jenc_dcs(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work) {
+  return (HC_GLOBAL hc_i16*)(work + b->w_dc);
 }
 /* Image m's plan, and its entry `field` of the image table. */
 HC_FN HC_GLOBAL const hc_u32* hc_jenc_image_plan(HC_GLOBAL const hc_u32* plan, hc_u32 m) {
@@ -252,13 +268,13 @@ HC_FN hc_u32 hc_jenc_ycc(hc_u32 v) {
  * otherwise; pixels past the image repeat its last column and row, and plane rows below the
  * last row group repeat its last row, as jcprepct.c pads), from the converted pixels `lp` of
  * the MCUs from m0 on (HC_JENC_BLOCKS holds them in local memory, MCU after MCU, each row by
- * row, with the image's edges already repeated). A block's pixels lie in one MCU, so each of
- * its source rows is a run of 8 hx pixels there. */
+ * row with a word of padding after each row, the image's edges already repeated). A block's
+ * pixels lie in one MCU, so each of its source rows is a run of 8 hx pixels there. */
 HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_LOCAL const hc_u32* lp, hc_u32 m0,
                        hc_u32 c, hc_u32 y, hc_u32 x0, hc_i32* d) {
   const hc_u32 hx = p->hx[c], vx = p->vx[c], v = p->v[c], shift = 8u * c;
-  const hc_u32 sx = p->mcu_sx, sy = p->mcu_sy, sm = sx + sy;
-  const hc_u32 px0 = x0 * hx, col = ((px0 >> sx) << sm) + (px0 & ((1u << sx) - 1u));
+  const hc_u32 sx = p->mcu_sx, sy = p->mcu_sy, mw = (1u << sx) + 1u, mcu_words = mw << sy;
+  const hc_u32 px0 = x0 * hx, mx = px0 >> sx, col = px0 & ((1u << sx) - 1u);
   hc_u32 g, y0, dy, j;
   hc_u32 rows[2]; /* where each source row's run starts */
   if (y > p->last[c]) y = p->last[c];
@@ -266,7 +282,7 @@ HC_FN void hc_jenc_row(HC_GLOBAL const hc_jenc_plan* p, HC_LOCAL const hc_u32* l
   y0 = g * p->vmax + (y - g * p->v[c]) * vx;
   for (dy = 0; dy < 2u; ++dy) {
     const hc_u32 py = hc_min_u32(y0 + (dy < vx ? dy : 0u), p->height - 1u);
-    rows[dy] = (((py >> sy) * p->mcus_x - m0) << sm) + ((py & ((1u << sy) - 1u)) << sx) + col;
+    rows[dy] = ((py >> sy) * p->mcus_x + mx - m0) * mcu_words + (py & ((1u << sy) - 1u)) * mw + col;
   }
   HC_UNROLL(8)
   for (j = 0; j < 8u; ++j) {
@@ -335,14 +351,15 @@ HC_FN hc_i32 hc_jenc_quantize(hc_i32 x, hc_u32 q, hc_u32 r) {
 /* HC_JENC_BLOCKS: work-group g makes coded blocks g * HC_JENC_GROUP_BLOCKS ... (each 64
  * quantised coefficients in zigzag order) in phases over local memory: where each block takes
  * its samples from (a lane a block, into `info`); the pixels of their MCUs, converted to YCbCr
- * (into `lp`); each row's samples and its row pass of the FDCT (8 lanes a block, into `t`, 64
- * words a block); each column's pass and quantisation, into `lp` in zigzag order (a dummy block
- * is its source block with its AC left out); the coefficients out (8 lanes a block, a lane 8
- * consecutive ones), each lane noting its last non-zero coefficient; and with `acbits` each
- * block's AC bits with the plan's code tables. */
+ * (into `lp`); each row's samples and its row pass of the FDCT (8 lanes a block, into `t` laid
+ * out by hc_jenc_at); each column's pass and quantisation, into `lp` in zigzag order, laid out
+ * the same way (a dummy block is its source block with its AC left out); the coefficients out
+ * (8 lanes a block, a lane 8 consecutive ones; the DCs also to dcs, for the stages that take DC
+ * differences), each lane noting its last non-zero coefficient; and with `shares` the AC bits
+ * of each block's 8 shares with the plan's code tables. */
 HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
-                          HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u16* shares, hc_u32 g,
-                          HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
+                          HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_i16* dcs, HC_GLOBAL hc_u16* shares,
+                          hc_u32 g, HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
                           hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_u8* px = pixels + (((hc_u64)p->pixels_hi << 32) | p->pixels_lo);
@@ -352,7 +369,7 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   int dummy;
   hc_i32 d[8];
   const hc_u32 m0 = first / p->bpm, mcus = (first + count - 1u) / p->bpm - m0 + 1u;
-  const hc_u32 sx = p->mcu_sx, sm = p->mcu_sx + p->mcu_sy;
+  const hc_u32 sx = p->mcu_sx, sm = p->mcu_sx + p->mcu_sy, mw = (1u << sx) + 1u;
   for (i = lane; i < count; i += lanes) { /* each block's component, source and dummy flag */
     const hc_u32 c = hc_jenc_source(p, first + i, &bx, &by, &dummy);
     info[i] = c | (dummy ? 4u : 0u);
@@ -371,13 +388,14 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   }
   HC_BARRIER();
   for (i = lane; i < (mcus << sm); i += lanes) { /* the MCUs' pixels, the image's edges repeated */
-    const hc_u32 k = i >> sm, e = i & ((1u << sm) - 1u);
-    const hc_u32 x = hc_min_u32(info[HC_JENC_MCU_X + k] + (e & ((1u << sx) - 1u)), p->width - 1u);
-    const hc_u32 y = hc_min_u32(info[HC_JENC_MCU_Y + k] + (e >> sx), p->height - 1u);
+    const hc_u32 k = i >> sm, e = i & ((1u << sm) - 1u), r = e >> sx, cx = e & ((1u << sx) - 1u);
+    const hc_u32 x = hc_min_u32(info[HC_JENC_MCU_X + k] + cx, p->width - 1u);
+    const hc_u32 y = hc_min_u32(info[HC_JENC_MCU_Y + k] + r, p->height - 1u);
     HC_GLOBAL const hc_u8* at = px + ((hc_u64)y * p->width + x) * p->pixel_bytes;
-    lp[i] = p->gray_in ? at[p->off[0]]
-                       : hc_jenc_ycc((hc_u32)at[p->off[0]] | (hc_u32)at[p->off[1]] << 8 |
-                                     (hc_u32)at[p->off[2]] << 16);
+    lp[((k << p->mcu_sy) + r) * mw + cx] =
+        p->gray_in ? at[p->off[0]]
+                   : hc_jenc_ycc((hc_u32)at[p->off[0]] | (hc_u32)at[p->off[1]] << 8 |
+                                 (hc_u32)at[p->off[2]] << 16);
   }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* rows */
@@ -386,35 +404,38 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
                 info[HC_JENC_GROUP_BLOCKS + b] * 8u, d);
     hc_fdct_1d(d, 1, 0);
     HC_UNROLL(8)
-    for (j = 0; j < 8u; ++j) t[b * 64u + r * 8u + j] = d[j];
+    for (j = 0; j < 8u; ++j) t[hc_jenc_at(b, r * 8u + j)] = d[j];
   }
   HC_BARRIER();
   for (i = lane; i < 8u * count; i += lanes) { /* columns, into lp in zigzag order */
     const hc_u32 b = i >> 3, col = i & 7u;
     const hc_u32 table = (info[b] & 3u) == 0u ? 0u : 64u, ac = (info[b] & 4u) ? 0u : 1u;
     HC_UNROLL(8)
-    for (j = 0; j < 8u; ++j) d[j] = t[b * 64u + j * 8u + col];
+    for (j = 0; j < 8u; ++j) d[j] = t[hc_jenc_at(b, j * 8u + col)];
     hc_fdct_1d(d, 1, 1);
     HC_UNROLL(8)
     for (j = 0; j < 8u; ++j) {
       const hc_u32 nat = j * 8u + col, k = info[HC_JENC_L_ZZ + nat];
       const hc_i32 q = hc_jenc_quantize(d[j], info[HC_JENC_L_QUANT + table + nat],
                                         info[HC_JENC_L_RECIP + table + nat]);
-      lp[b * 64u + k] = (hc_u32)(k == 0u || ac ? q : 0);
+      lp[hc_jenc_at(b, k)] = (hc_u32)(k == 0u || ac ? q : 0);
     }
   }
   HC_BARRIER();
   /* The coefficients out, 8 lanes a block, a lane 8 of zigzag order, noting the last non-zero
    * AC coefficient of its share (0: none). */
   for (i = lane; i < 8u * count; i += lanes) {
-    const hc_u32 b = i >> 3, k0 = (i & 7u) * 8u;
+    const hc_u32 b = i >> 3, k0 = (i & 7u) * 8u, at = hc_jenc_at(b, k0);
+    HC_GLOBAL hc_u32* out = (HC_GLOBAL hc_u32*)(coefs + ((hc_u64)first + b) * 64u + k0);
     hc_u32 k, last = 0;
-    HC_UNROLL(8)
-    for (k = k0; k < k0 + 8u; ++k) {
-      const hc_i32 v = (hc_i32)lp[b * 64u + k];
-      coefs[(hc_u64)first * 64u + b * 64u + k] = (hc_i16)v;
-      if (k != 0u && v != 0) last = k;
+    HC_UNROLL(4)
+    for (k = 0; k < 8u; k += 2u) { /* (two coefficients a word: little-endian) */
+      const hc_u32 v0 = lp[at + k], v1 = lp[at + k + 1u];
+      out[k >> 1] = (v0 & 0xFFFFu) | v1 << 16;
+      if (k0 + k != 0u && v0 != 0u) last = k0 + k;
+      if (v1 != 0u) last = k0 + k + 1u;
     }
+    if (k0 == 0u) dcs[first + b] = (hc_i16)lp[at];
     info[HC_JENC_AC_LAST + i] = last;
   }
   if (!shares) return;
@@ -427,7 +448,7 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
     hc_u32 k, prev = 0, bits = 0;
     for (k = 0; k < part; ++k) prev = hc_jenc_max(prev, info[HC_JENC_AC_LAST + b * 8u + k]);
     for (k = k0 == 0u ? 1u : k0; k < k0 + 8u; ++k) {
-      const hc_i32 v = (hc_i32)lp[b * 64u + k];
+      const hc_i32 v = (hc_i32)lp[hc_jenc_at(b, k)];
       hc_u32 run, sz;
       if (v == 0) continue;
       run = k - prev - 1u;
@@ -440,30 +461,31 @@ HC_FN void hc_jenc_blocks(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32*
   }
 }
 
-/* The DC prediction of coded block n of component c: the previous block of c in coding order, 0
- * at the start of a restart interval. */
-HC_FN hc_i32 hc_jenc_pred(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_i16* coefs, hc_u32 n,
+/* The DC difference of coded block n of component c (the image's DCs at dcs): from the previous
+ * block of c in coding order, or from 0 at the start of a restart interval. */
+HC_FN hc_i32 hc_jenc_diff(HC_GLOBAL const hc_jenc_plan* p, HC_GLOBAL const hc_i16* dcs, hc_u32 n,
                           hc_u32 c) {
   const hc_u32 m = n / p->bpm, r = n - m * p->bpm;
-  if (r > p->first[c]) return coefs[(hc_u64)(n - 1u) * 64u];
-  if (m % p->interval == 0u) return 0;
-  return coefs[(hc_u64)(n - p->bpm + p->h[c] * p->v[c] - 1u) * 64u];
+  if (r > p->first[c]) return dcs[n] - dcs[n - 1u];
+  if (m % p->interval == 0u) return dcs[n];
+  return dcs[n] - dcs[n - p->bpm + p->h[c] * p->v[c] - 1u];
 }
 
 
-/* Block n's symbols: with `hist` non-null each is counted there (local memory, atomically);
+/* Block n's symbols (the image's coefficients at coefs, its DCs at dcs): with `hist` non-null each is counted there (local memory, atomically);
  * with `shares` non-null the AC bits of each of its 8 shares (coefficients 8 j .. 8 j + 7 of
  * zigzag order: the codes of their non-zero ones, the ZRLs before each, the EOB in the last)
  * are written there; returns the block's bits with the plan's code tables. */
-HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs, hc_u32 n,
-                             HC_LOCAL hc_u32* hist, HC_GLOBAL hc_u16* shares) {
+HC_FN hc_u32 hc_jenc_symbols(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                             HC_GLOBAL const hc_i16* dcs, hc_u32 n, HC_LOCAL hc_u32* hist,
+                             HC_GLOBAL hc_u16* shares) {
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(plan);
   HC_GLOBAL const hc_i16* b = coefs + (hc_u64)n * 64u;
   hc_u32 bx, by, k, run = 0, bits, share = 0, sb = 0;
   const hc_u32 c = hc_jenc_locate(p, n, &bx, &by);
   HC_GLOBAL const hc_u32* dc = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u);
   HC_GLOBAL const hc_u32* ac = plan + HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 1u);
-  const hc_u32 s = hc_jenc_nbits(b[0] - hc_jenc_pred(p, coefs, n, c));
+  const hc_u32 s = hc_jenc_nbits(hc_jenc_diff(p, dcs, n, c));
   HC_LOCAL hc_u32* hdc = hist ? hist + 256u * hc_jenc_slot(c, 0u) : hist;
   HC_LOCAL hc_u32* hac = hist ? hist + 256u * hc_jenc_slot(c, 1u) : hist;
   bits = (dc[s] >> 16) + s;
@@ -509,7 +531,9 @@ HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   const hc_u32 m = plan[b->group_map + b->groups + g];
   HC_GLOBAL const hc_u32* mp = hc_jenc_image_plan(plan, m);
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
-  HC_GLOBAL const hc_i16* mc = coefs + (hc_u64)hc_jenc_first(plan, m, HC_JENC_T_BLOCK) * 64u;
+  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
+  HC_GLOBAL const hc_i16* mc = coefs + (hc_u64)base * 64u;
+  HC_GLOBAL const hc_i16* dcs = hc_jenc_dcs(b, work) + base;
   const hc_u32 lg = g - hc_jenc_first(plan, m, HC_JENC_T_HIST);
   const hc_u32 per = (p->blocks + p->hist_groups - 1u) / p->hist_groups;
   const hc_u32 end = hc_min_u32(p->blocks, (lg + 1u) * per);
@@ -517,7 +541,7 @@ HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes) h[i] = 0;
   HC_BARRIER();
   for (i = lg * per + lane; i < end; i += lanes)
-    hc_jenc_symbols(mp, mc, i, h, (HC_GLOBAL hc_u16*)0);
+    hc_jenc_symbols(mp, mc, dcs, i, h, (HC_GLOBAL hc_u16*)0);
   HC_BARRIER();
   for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
     if (h[i]) HC_ATOMIC_ADD(work + b->w_hist + m * HC_JENC_HIST_WORDS + i, h[i]);
@@ -743,8 +767,7 @@ HC_FN void hc_jenc_pack(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(mp);
     hc_u32 bx, by, end;
     const hc_u32 c = hc_jenc_locate(p, n - base, &bx, &by);
-    const hc_i32 diff =
-        coefs[(hc_u64)n * 64u] - hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c);
+    const hc_i32 diff = hc_jenc_diff(p, hc_jenc_dcs(bt, work) + base, n - base, c);
     const hc_u32 sz = hc_jenc_nbits(diff);
     s[HC_JENC_P_IMAGE + i] = m;
     s[HC_JENC_P_SLOT + i] = hc_jenc_slot(c, 0u);
@@ -873,11 +896,11 @@ HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* 
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
   mp = hc_jenc_image_plan(plan, m);
   if (b->optimize)
-    return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, n - base, 0, shares + (hc_u64)base * 8u);
+    return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, hc_jenc_dcs(b, work) + base, n - base, 0,
+                           shares + (hc_u64)base * 8u);
   p = hc_jenc_header(mp);
   c = hc_jenc_locate(p, n - base, &bx, &by);
-  s = hc_jenc_nbits(coefs[(hc_u64)n * 64u] -
-                    hc_jenc_pred(p, coefs + (hc_u64)base * 64u, n - base, c));
+  s = hc_jenc_nbits(hc_jenc_diff(p, hc_jenc_dcs(b, work) + base, n - base, c));
   bits = (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
   for (k = 0; k < 8u; ++k) bits += shares[(hc_u64)n * 8u + k];
   return bits;
@@ -1053,6 +1076,7 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
   if (g == 0u)
     for (i = lane; i < HC_JENC_RESULT_WORDS; i += lanes) work[b->w_results + i] = 0;
   hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
+                 hc_jenc_dcs(b, work) + base,
                  b->optimize ? (HC_GLOBAL hc_u16*)0 : hc_jenc_shares(b, work) + (hc_u64)base * 8u,
                  lg, t, info, lp, lane, lanes);
 }

@@ -318,6 +318,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
   b.w_results = take(HC_JENC_RESULT_WORDS);  // (the image starts follow: one read for both)
   b.w_starts = take(n + 1);
   b.w_shares = take(std::uint64_t(b.blocks) * 4);  // (8 16-bit words a block)
+  b.w_dc = take((std::uint64_t(b.blocks) + 1) / 2);
   b.w_hist = take(optimize ? std::uint64_t(n) * HC_JENC_HIST_WORDS : 0);
   std::vector<std::uint32_t> words(std::size_t(b.plans) + std::size_t(n) * HC_JENC_PLAN_TOTAL_WORDS,
                                    0);
