@@ -543,3 +543,24 @@ TEST_CASE("jpeg encode: data read as foretold by the image before, too many or t
     }
   });
 }
+
+// One image of 4 MiB or more from the host goes up in parts on a queue of its own while the
+// bands of MCU rows that have arrived are made into blocks: odd sizes, every MCU height, with
+// and without restarts, each file libjpeg-turbo's.
+TEST_CASE("jpeg encode: a large host image made into blocks band by band as it arrives") {
+  const test::Raster rgb = test::synthetic_rgb(1501, 1003, 29);  // (4.5 MB)
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    for (const Case& c : kSamplings) {
+      JpegEncodeOptions o;
+      o.quality = 85;
+      o.sampling = c.sampling;
+      o.restart_rows = c.v == 2 ? 3 : 0;
+      JpegEncoder encoder(shared, o);
+      CAPTURE(c.h);
+      CAPTURE(c.v);
+      CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, c.h, c.v));
+    }
+  });
+}

@@ -1081,7 +1081,9 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
                  lg, t, info, lp, lane, lanes);
 }
 
-/* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages. */
+/* The stage `stage` for item (or work-group) i; `arg`: the scan's array for the scan stages,
+ * HC_JENC_BLOCKS's first work-group (a launch may make a band of them, those whose pixels are
+ * on the device while the rest are on their way). */
 HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* pixels,
                        HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                        HC_GLOBAL hc_u32* data, HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u8* out,
@@ -1092,6 +1094,10 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
    * 0 may set it: the bounds of those two, which do not depend on it, do not read it) */
   const hc_u32 bytes =
       stage == HC_JENC_BLOCKS || stage == HC_JENC_SCAN_SUMS ? 0u : hc_jenc_packed(b, work);
+  if (stage == HC_JENC_BLOCKS) {
+    i += arg;
+    arg = 0u;
+  }
   if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:

@@ -141,6 +141,7 @@ struct JpegEncoder::Impl {
   std::shared_ptr<Device> device;
   JpegEncodeOptions options;
   std::unique_ptr<Queue> queue;
+  std::unique_ptr<Queue> upload_queue;  // a large image's samples, while its first bands run
   std::unique_ptr<DeviceBuffer> pixels, plan, work, data, coefs, out;
   std::unique_ptr<PinnedBuffer> staging;  // samples up, data down
   double data_per_block = 0;              // the last launch's entropy-coded bytes per block
@@ -179,8 +180,10 @@ struct JpegEncoder::Impl {
     detail::upload_pinned(*device, *queue, *pixels, spans, staging, pool,
                           std::min(options.threads, 8));
   }
-  // The files of images whose samples lie in `px`, in one launch per stage.
-  void encode(const DeviceBuffer& px, std::vector<Piece>& pieces);
+  // The files of images whose samples lie in `px`, in one launch per stage; with `banded`, the
+  // one image's samples are uploaded from there to `px` (the pixels buffer) meanwhile.
+  void encode(const DeviceBuffer& px, std::vector<Piece>& pieces,
+              const std::vector<detail::UploadSpan>* banded = nullptr);
   // The same, a failed launch of several images tried again image by image, so that only the
   // image at fault fails (its error in failed[index[i]]).
   void encode_apart(const DeviceBuffer& px, std::vector<Piece>& pieces,
@@ -336,7 +339,8 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
 
 }  // namespace
 
-void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& pieces) {
+void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& pieces,
+                               const std::vector<detail::UploadSpan>* banded) {
   const std::size_t n = pieces.size();
   for (Piece& piece : pieces) piece.tables = jpeg::standard_encode_tables();
   JpegEncodeKernels& k = device->jpeg_encode();
@@ -362,7 +366,32 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     return kp.data() + head.plans + m * HC_JENC_PLAN_TOTAL_WORDS;
   };
   queue->write(*plan, 0, kp.data(), kp.size() * 4);
-  run(HC_JENC_BLOCKS);
+  std::vector<std::unique_ptr<Event>> arrived;  // (kept until the queue is done with them)
+  if (!banded) {
+    run(HC_JENC_BLOCKS);
+  } else {
+    // The samples go up in parts on a queue of their own, and each band of HC_JENC_BLOCKS's
+    // work-groups whose MCU rows are all in starts here once the transfer of its last part ends.
+    if (!upload_queue) upload_queue = device->create_queue();
+    const auto& ip = *reinterpret_cast<const hc_jenc_plan*>(plan_of(0));
+    const std::size_t row_bytes = std::size_t(ip.width) * ip.pixel_bytes;
+    const std::size_t total = banded->back().at + banded->back().bytes;
+    std::uint32_t done = 0;
+    detail::upload_pinned(
+        *device, *upload_queue, *pixels, *banded, staging, pool, std::min(options.threads, 8),
+        [&](std::size_t sent) {
+          std::uint64_t ready = head.groups;
+          if (sent < total)
+            ready = std::min<std::uint64_t>(
+                ready, (sent / row_bytes >> ip.mcu_sy) * ip.mcus_x * ip.bpm / HC_JENC_GROUP_BLOCKS);
+          if (ready <= done) return;
+          arrived.push_back(upload_queue->record());
+          queue->wait_for(*arrived.back());
+          k.stage(*queue, HC_JENC_BLOCKS, done, std::uint32_t(ready) - done, px, *plan, *work,
+                  *work, *coefs, *work);
+          done = std::uint32_t(ready);
+        });
+  }
   lap(times.transform);
   if (options.optimize) {
     run(HC_JENC_HIST);
@@ -628,6 +657,15 @@ std::vector<Launch> launches_of(std::vector<Item>& items, std::size_t per,
 
 void JpegEncoder::Impl::run(Launch& l, BatchErrors* failed) {
   start();
+  // One large image from the host (not profiled, which times the upload apart): its first MCU
+  // rows are made into blocks while the rest are on their way.
+  if (!failed && !clock.on && l.pieces.size() == 1 && l.spans.size() == 1 &&
+      l.spans[0].bytes >= (std::size_t(4) << 20) && device->info().kind != DeviceKind::Cpu) {
+    ensure(pixels, l.spans[0].bytes);
+    encode(*pixels, l.pieces, &l.spans);
+    times.images += 1;
+    return;
+  }
   const DeviceBuffer* px = l.samples;
   if (!l.spans.empty()) {
     upload(l.spans);

@@ -19,11 +19,13 @@ void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst, const std::u
 
 void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
                    const std::vector<UploadSpan>& spans, std::unique_ptr<PinnedBuffer>& staging,
-                   WorkerPool& pool, int copy_threads) {
+                   WorkerPool& pool, int copy_threads,
+                   const std::function<void(std::size_t)>& on_part) {
   if (spans.empty()) return;
   const std::size_t bytes = spans.back().at + spans.back().bytes;
   if (spans.size() == 1 && bytes < (std::size_t(1) << 20)) {
     queue.write(dst, 0, spans[0].src, bytes);
+    if (on_part) on_part(bytes);
     return;
   }
   if (!staging || staging->size() < bytes) {
@@ -33,10 +35,15 @@ void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
   if (bytes < (std::size_t(1) << 20)) {  // small images: gathered, then one transfer
     for (const UploadSpan& s : spans) std::memcpy(staging->data() + s.at, s.src, s.bytes);
     queue.write(dst, 0, *staging, 0, bytes);
+    if (on_part) on_part(bytes);
     return;
   }
-  constexpr std::size_t kPiece = std::size_t(1) << 18, kParts = 4;
+  // Pieces of 256 KiB, copied in turn by the threads; parts of 2 MiB or more (4 to 16 of them),
+  // each sent once its pieces are in: small enough that the first starts early and the last
+  // ends soon after the copying, large enough that each transfer runs near the bus's rate.
+  constexpr std::size_t kPiece = std::size_t(1) << 18, kMaxParts = 16;
   const std::size_t pieces = (bytes + kPiece - 1) / kPiece;
+  const std::size_t kParts = std::clamp<std::size_t>(bytes >> 21, 4, kMaxParts);
   const std::size_t per_part = (pieces + kParts - 1) / kParts;
   std::uint8_t* to = staging->data();
   // The staging bytes [a, b) from the spans that overlap them.
@@ -48,7 +55,7 @@ void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
       copy_to_pinned(to + from, s->src + (from - s->at), end - from);
     }
   };
-  std::atomic<std::size_t> next{0}, copied[kParts];
+  std::atomic<std::size_t> next{0}, copied[kMaxParts];
   for (auto& c : copied) c = 0;
   auto work = [&] {
     for (std::size_t k; (k = next.fetch_add(1)) < pieces;) {
@@ -66,6 +73,7 @@ void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
           std::this_thread::yield();
         const std::size_t at = first * kPiece, end = std::min(bytes, last * kPiece);
         queue.write(dst, at, *staging, at, end - at);
+        if (on_part) on_part(end);
       }
     } catch (...) {
       failed = std::current_exception();

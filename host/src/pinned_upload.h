@@ -1,12 +1,14 @@
 // Host samples to a device buffer through pinned memory, for the encoders: the samples are
 // copied into a pinned staging buffer by pool threads piece by piece (streaming stores,
-// host/src/pinned_copy.h) while the calling thread starts each quarter's transfer as soon as its
-// pieces are in, so that the host copy and the DMA overlap. Small inputs go by a plain write.
+// host/src/pinned_copy.h) while another starts each part's transfer (4 to 16 parts of 2 MiB or
+// more) as soon as its pieces are in, so that the host copy and the DMA overlap. Small inputs go
+// by a plain write.
 #ifndef HETCODEC_HOST_PINNED_UPLOAD_H
 #define HETCODEC_HOST_PINNED_UPLOAD_H
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,10 +33,13 @@ struct UploadSpan {
 };
 
 // The same for several sources (a batch's images), `spans` in increasing `at` and apart: the
-// bytes between them are left as they were.
+// bytes between them are left as they were. `on_part`, if given, is called after each transfer
+// is enqueued with the bytes enqueued so far (all of them at the last call), from the thread
+// that enqueues them: to start work on `queue`'s device that needs only those.
 void upload_pinned(Device& device, Queue& queue, DeviceBuffer& dst,
                    const std::vector<UploadSpan>& spans, std::unique_ptr<PinnedBuffer>& staging,
-                   WorkerPool& pool, int copy_threads);
+                   WorkerPool& pool, int copy_threads,
+                   const std::function<void(std::size_t)>& on_part = {});
 
 }  // namespace hetcodec::detail
 
