@@ -31,20 +31,8 @@ class DeviceBuffer {
   std::size_t size_;
 };
 
-// Host memory the device's DMA engine reads and writes directly, allocated once and reused:
-// CUDA cudaHostAlloc; OpenCL a CL_MEM_ALLOC_HOST_PTR buffer mapped once (the "AHP" pattern).
-class PinnedBuffer {
- public:
-  virtual ~PinnedBuffer() = default;
-  std::uint8_t* data() { return data_; }
-  const std::uint8_t* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- protected:
-  PinnedBuffer(std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  std::uint8_t* data_;
-  std::size_t size_;
-};
+// PinnedBuffer (host memory the device's DMA engine reads and writes directly) is public:
+// hetcodec/device.h.
 
 // A point in a queue's work. complete() once everything enqueued before it has finished.
 class Event {

@@ -469,19 +469,20 @@ TEST_CASE("cli jpeg: bench jpeg-encode on a small directory checks and measures"
   CHECK(doc["benchmark"] == "jpeg-encode");
   CHECK(doc["settings"]["quality"] == 90);
   CHECK(doc["mismatches"] == 0);
-  // 4 one-at-a-time rows (2 images, then 2 profiled) and 4 batch rows (an untimed pass and,
+  // 6 one-at-a-time rows (2 images, then 2 profiled) and 6 batch rows (an untimed pass and,
   // with --min-time 0, one timed pass of 2 images).
-  CHECK(doc["checked"].get<int>() == 4 * (2 + 2) + 4 * (2 + 2));
+  CHECK(doc["checked"].get<int>() == 6 * (2 + 2) + 6 * (2 + 2));
   REQUIRE(doc["sets"].size() == 1);
   CHECK(doc["sets"][0]["images"] == 2);
-  int ours = 0, batches = 0, resident = 0, libjpeg = 0;
+  int ours = 0, batches = 0, resident = 0, pinned = 0, libjpeg = 0;
   for (const auto& row : doc["results"]) {
     if (row["kind"] == "hetcodec") {
       ++ours;
       CHECK(row["images_per_s"].get<double>() > 0);
       CHECK(row["mismatches"] == 0);
       CHECK(row["ratios"].contains("libjpeg-turbo 1 thread"));
-      if (row["batch"] == true) {  // encode_batch: host or device input, no stages
+      pinned += row["input"] == "pinned";
+      if (row["batch"] == true) {  // encode_batch: host, pinned or device input, no stages
         ++batches;
         resident += row["input"] == "device";
         CHECK(row["batch_images"] == 2);
@@ -491,9 +492,10 @@ TEST_CASE("cli jpeg: bench jpeg-encode on a small directory checks and measures"
     }
     if (row["kind"] == "libjpeg-turbo") ++libjpeg;
   }
-  CHECK(ours == 8);  // host and device input, alone and in a batch; device and host entropy
-  CHECK(batches == 4);
+  CHECK(ours == 12);  // 3 inputs, alone and in a batch; device and host entropy
+  CHECK(batches == 6);
   CHECK(resident == 2);
+  CHECK(pinned == 4);
   CHECK(libjpeg >= 1);
 }
 #endif  // HETCODEC_TEST_CLI

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "hetcodec/hetcodec.h"
+#include "host/src/pinned_registry.h"
 #include "tests/support/libjpeg_oracle.h"
 #include "tests/support/test_support.h"
 
@@ -562,5 +564,56 @@ TEST_CASE("jpeg encode: a large host image made into blocks band by band as it a
       CAPTURE(c.v);
       CHECK(encoder.encode(image_of(rgb)) == oracle(rgb, o, c.h, c.v));
     }
+  });
+}
+
+// Samples in pinned memory of alloc_pinned's are found there and sent straight from it (a large
+// image in parts, its bands made into blocks as they arrive; the images of a raw batch, beside
+// pageable ones and a bad one); each file libjpeg-turbo's. A freed buffer is no longer found.
+TEST_CASE("jpeg encode: raw pixels in pinned memory go straight from it") {
+  const test::Raster large = test::synthetic_rgb(1501, 1003, 31);  // (4.5 MB: banded)
+  const test::Raster small = test::synthetic_rgb(67, 45, 3), other = test::synthetic_rgb(16, 9, 4);
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (one encode per process there)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    CHECK_THROWS_AS(alloc_pinned(nullptr, 64), Error);
+    CHECK_THROWS_AS(alloc_pinned(shared, 0), Error);
+    std::shared_ptr<PinnedBuffer> buf = alloc_pinned(shared, large.samples.size() + 8192);
+    {
+      const detail::PinnedPlace found = detail::find_pinned(device, buf->data() + 100, 1000);
+      CHECK(found.buffer == buf);  // (which it holds while it lives)
+      CHECK(found.offset == 100);
+    }
+    CHECK_FALSE(detail::find_pinned(device, buf->data() + buf->size() - 10, 11).buffer);
+    CHECK_FALSE(detail::find_pinned(device, small.samples.data(), 10).buffer);
+
+    JpegEncodeOptions o;
+    o.quality = 88;
+    JpegEncoder encoder(shared, o);
+    std::memcpy(buf->data(), large.samples.data(), large.samples.size());
+    CHECK(encoder.encode(buf->data(), large.samples.size(), large.width, large.height,
+                         JpegPixels::RGB) == oracle(large, o, 2, 2));
+    std::uint8_t* at = buf->data() + 4001;  // (not aligned)
+    std::memcpy(at, small.samples.data(), small.samples.size());
+    CHECK(encoder.encode(at, small.samples.size(), small.width, small.height, JpegPixels::RGB) ==
+          oracle(small, o, 2, 2));
+    std::memcpy(at + 70000, other.samples.data(), other.samples.size());
+    BatchErrors errors;
+    const auto files = encoder.encode_batch(
+        {{at, small.samples.size(), small.width, small.height, JpegPixels::RGB},
+         {other.samples.data(), other.samples.size(), other.width, other.height, JpegPixels::RGB},
+         {at + 70000, other.samples.size() - 1, other.width, other.height, JpegPixels::RGB},
+         {at + 70000, other.samples.size(), other.width, other.height, JpegPixels::RGB}},
+        &errors);
+    REQUIRE(files.size() == 4);
+    CHECK(files[0] == oracle(small, o, 2, 2));
+    CHECK(files[1] == oracle(other, o, 2, 2));
+    CHECK(files[2].empty());
+    REQUIRE(errors[2]);
+    CHECK(errors[2]->code() == ErrorCode::InvalidArgument);
+    CHECK(files[3] == oracle(other, o, 2, 2));
+    const std::uint8_t* gone = buf->data();
+    buf.reset();
+    CHECK_FALSE(detail::find_pinned(device, gone, 1).buffer);
   });
 }

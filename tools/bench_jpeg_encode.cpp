@@ -241,7 +241,7 @@ struct BenchOptions {
   bool whole_set = true;  // the encode_batch rows
   double min_time = 0.3;
   JpegCliOptions jpeg;
-  std::string entropy = "both", input = "both";
+  std::string entropy = "both", input = "all";
   int threads = 0;
   int streams = 4;
   int batch_streams = JpegEncodeOptions{}.batch_streams;
@@ -281,7 +281,7 @@ struct Table {
                         {"megapixels_per_s", mp_s}};
     r.update(extra);
     results.push_back(r);
-    std::fprintf(stdout, "%-56s %9.1f img/s %9.1f MP/s\n", name.c_str(), img_s, mp_s);
+    std::fprintf(stdout, "%-60s %9.1f img/s %9.1f MP/s\n", name.c_str(), img_s, mp_s);
     std::fflush(stdout);
   }
 };
@@ -327,6 +327,33 @@ std::vector<DeviceImage> upload(Device& device, const ImageSet& set) {
   return out;
 }
 
+// Where our encoder takes a set's images from: the host images themselves ("host"), a copy in
+// pinned memory of alloc_pinned's ("pinned", sent without a copy on the host), or a copy in
+// device memory ("device").
+enum class Input { Host, Pinned, Device };
+const char* input_name(Input in) {
+  return in == Input::Host ? "host" : (in == Input::Pinned ? "pinned" : "device");
+}
+struct Sources {
+  std::vector<DeviceImage> resident;
+  std::shared_ptr<PinnedBuffer> pinned;
+  std::vector<JpegRawImage> raw;  // (in `pinned`)
+};
+
+// The set's images copied into one buffer of pinned memory, 4 KiB apart.
+void pin(const std::shared_ptr<Device>& device, const ImageSet& set, Sources& s) {
+  std::size_t total = 0;
+  for (const Image& im : set.images) total = (total + im.bytes() + 4095) / 4096 * 4096;
+  s.pinned = alloc_pinned(device, std::max<std::size_t>(total, 1));
+  std::size_t at = 0;
+  for (const Image& im : set.images) {
+    std::memcpy(s.pinned->data() + at, im.pixels.data(), im.bytes());
+    s.raw.push_back({s.pinned->data() + at, im.bytes(), im.width, im.height,
+                     im.format == PixelFormat::Gray ? JpegPixels::Gray : JpegPixels::RGB});
+    at = (at + im.bytes() + 4095) / 4096 * 4096;
+  }
+}
+
 // Images of a set whose stages are timed (profile on, waiting after each stage).
 constexpr std::size_t kProfiledImages = 8;
 
@@ -334,15 +361,20 @@ constexpr std::size_t kProfiledImages = 8;
 // libjpeg-turbo's, the timed run, and the stages of the first kProfiledImages images (their
 // files compared again).
 void measure_single(const DeviceInfo& info, const ImageSet& set, JpegEncoder& encoder,
-                    const std::vector<DeviceImage>& resident, bool from_device, const char* where,
-                    const BenchOptions& o, Table& table) {
+                    const Sources& src, Input in, const char* where, const BenchOptions& o,
+                    Table& table) {
   const std::size_t n = set.images.size();
-  const std::string name = "hetcodec " + info.spec + (from_device ? " device" : " host") +
-                           " input, " + where + " entropy";
+  const std::string name =
+      "hetcodec " + info.spec +
+      (in == Input::Device ? " device" : (in == Input::Pinned ? " pinned host" : " host")) +
+      " input, " + where + " entropy";
   const std::string row = info.spec + " (" + name + ")";
   std::fprintf(stderr, "  %s: %s (%s)...\n", set.name.c_str(), name.c_str(), info.name.c_str());
   auto encode = [&](std::size_t k) {
-    return from_device ? encoder.encode(resident[k]) : encoder.encode(set.images[k]);
+    if (in == Input::Device) return encoder.encode(src.resident[k]);
+    if (in == Input::Host) return encoder.encode(set.images[k]);
+    const JpegRawImage& r = src.raw[k];
+    return encoder.encode(r.data, r.size, r.width, r.height, r.layout);
   };
   std::uint64_t bytes = 0, bad = 0;
   for (std::size_t k = 0; k < n; ++k) {  // warm-up (kernel builds, buffers) and check
@@ -363,7 +395,7 @@ void measure_single(const DeviceInfo& info, const ImageSet& set, JpegEncoder& en
   const double per = 1e3 / double(std::max<std::uint64_t>(st.images, 1));
   table.add(set, name, "hetcodec", rate,
             {{"device", to_json(info)},
-             {"input", from_device ? "device" : "host"},
+             {"input", input_name(in)},
              {"entropy", where},
              {"batch", false},
              {"output_bytes", bytes},
@@ -390,19 +422,23 @@ void measure_single(const DeviceInfo& info, const ImageSet& set, JpegEncoder& en
 // would show. No stages: with profile on the encoder waits after each one, which is what a
 // batch is there to avoid.
 void measure_batch(const DeviceInfo& info, const ImageSet& set, JpegEncoder& encoder,
-                   const std::vector<DeviceImage>& resident, bool from_device, const char* where,
-                   const BenchOptions& o, Table& table) {
+                   const Sources& src, Input in, const char* where, const BenchOptions& o,
+                   Table& table) {
   const std::size_t n = set.images.size();
-  const std::string name = "hetcodec " + info.spec + " batch, " +
-                           (from_device ? "device" : "host") + " input, " + where + " entropy";
+  const std::string name =
+      "hetcodec " + info.spec + " batch, " +
+      (in == Input::Device ? "device" : (in == Input::Pinned ? "pinned host" : "host")) +
+      " input, " + where + " entropy";
   const std::string row = info.spec + " (" + name + ")";
   std::fprintf(stderr, "  %s: %s (%s)...\n", set.name.c_str(), name.c_str(), info.name.c_str());
   std::uint64_t bytes = 0, bad = 0, checked = 0;
   auto pass = [&](bool first) {
     BatchErrors errors;
     const auto t0 = Clock::now();
-    const auto files = from_device ? encoder.encode_batch(resident, &errors)
-                                   : encoder.encode_batch(set.images, &errors);
+    const auto files = in == Input::Device
+                           ? encoder.encode_batch(src.resident, &errors)
+                           : (in == Input::Host ? encoder.encode_batch(set.images, &errors)
+                                                : encoder.encode_batch(src.raw, &errors));
     const double t = since(t0);
     checked += n;
     for (std::size_t k = 0; k < n; ++k) {
@@ -427,7 +463,7 @@ void measure_batch(const DeviceInfo& info, const ImageSet& set, JpegEncoder& enc
   } while (t < o.min_time);
   table.add(set, name, "hetcodec", double(passes * n) / t,
             {{"device", to_json(info)},
-             {"input", from_device ? "device" : "host"},
+             {"input", input_name(in)},
              {"entropy", where},
              {"batch", true},
              {"batch_images", n},
@@ -442,13 +478,15 @@ void measure_batch(const DeviceInfo& info, const ImageSet& set, JpegEncoder& enc
   std::fflush(stdout);
 }
 
-// Our encoder on one device: host and device input one image at a time, and the whole set at
-// once from host input (sets of more than one image), with device and host entropy coding.
+// Our encoder on one device: host, pinned host and device input one image at a time, and the
+// whole set at once (sets of more than one image), with device and host entropy coding.
 void measure_ours(const DeviceInfo& info, const ImageSet& set, const JpegEncodeOptions& base,
                   const BenchOptions& o, Table& table) {
   auto device = open_device(info.spec);
-  std::vector<DeviceImage> resident;
-  if (o.input != "host") resident = upload(*device, set);
+  auto wanted = [&](Input in) { return o.input == "all" || o.input == input_name(in); };
+  Sources src;
+  if (wanted(Input::Device)) src.resident = upload(*device, set);
+  if (wanted(Input::Pinned)) pin(device, set, src);
   std::vector<JpegEntropy> entropies;
   if (o.entropy != "host") entropies.push_back(JpegEntropy::Device);
   if (o.entropy != "device") entropies.push_back(JpegEntropy::Host);
@@ -460,15 +498,11 @@ void measure_ours(const DeviceInfo& info, const ImageSet& set, const JpegEncodeO
     opts.batch_images = o.batch_images;
     JpegEncoder encoder(device, opts);
     const char* where = entropy == JpegEntropy::Device ? "device" : "host";
-    for (const bool from_device : {false, true}) {
-      if (o.input == (from_device ? "host" : "device")) continue;
-      measure_single(info, set, encoder, resident, from_device, where, o, table);
-    }
-    for (const bool from_device : {false, true}) {
-      if (!o.whole_set || set.images.size() < 2 || o.input == (from_device ? "host" : "device"))
-        continue;
-      measure_batch(info, set, encoder, resident, from_device, where, o, table);
-    }
+    for (const Input in : {Input::Host, Input::Pinned, Input::Device})
+      if (wanted(in)) measure_single(info, set, encoder, src, in, where, o, table);
+    for (const Input in : {Input::Host, Input::Pinned, Input::Device})
+      if (o.whole_set && set.images.size() > 1 && wanted(in))
+        measure_batch(info, set, encoder, src, in, where, o, table);
   }
 }
 
@@ -639,11 +673,14 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& global) {
   auto* cmd = bench.add_subcommand(
       "jpeg-encode",
       "JPEG encode throughput per selected device against libjpeg-turbo and nvJPEG, files checked\n"
-      "Host RGB in and the file on the host (\"host input\"), or RGB already in device memory\n"
-      "(\"device input\": uploaded once, as decode_to_device leaves it), with the Huffman coding\n"
+      "Host RGB in and the file on the host (\"host input\"), the same from pinned host memory\n"
+      "(\"pinned host input\": alloc_pinned's, sent without a copy on the host), or RGB already "
+      "in\n"
+      "device memory (\"device input\": uploaded once, as decode_to_device leaves it), with the\n"
+      "Huffman coding\n"
       "on the device and on host threads; the stages (upload, transform, entropy, download,\n"
       "host) from a profiled pass; and the whole set at once through encode_batch (\"batch\",\n"
-      "host and device input; sets of more than one image). In the same run: libjpeg-turbo\n"
+      "each input; sets of more than one image). In the same run: libjpeg-turbo\n"
       "(its C API, JDCT_ISLOW, the same settings) on one thread and on all threads (an image per\n"
       "thread), and nvJPEG's nvjpegEncodeImage (RGB interleaved from device memory: host input,\n"
       "device input, and --streams encoder states at once) where libnvjpeg loads. Every file of\n"
@@ -677,8 +714,9 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& global) {
   cmd->add_option("--entropy", o->entropy, "Huffman coding measured: device, host or both")
       ->check(CLI::IsMember({"device", "host", "both"}))
       ->capture_default_str();
-  cmd->add_option("--input", o->input, "input measured: host, device (resident) or both")
-      ->check(CLI::IsMember({"host", "device", "both"}))
+  cmd->add_option("--input", o->input,
+                  "input measured: host, pinned (host), device (resident) or all")
+      ->check(CLI::IsMember({"host", "pinned", "device", "all"}))
       ->capture_default_str();
   cmd->add_option("--threads", o->threads,
                   "host threads: our host entropy coding, libjpeg-turbo's all-threads row (0: one "

@@ -17,6 +17,7 @@
 #include "core/portable/jpeg_encode.h"
 #include "hetcodec/jpeg_encode.h"
 #include "host/src/parallel.h"
+#include "host/src/pinned_registry.h"
 #include "host/src/pinned_upload.h"
 #include "host/src/stage_clock.h"
 
@@ -173,12 +174,29 @@ struct JpegEncoder::Impl {
     clock.on = options.profile;
     clock.start();
   }
-  // Host samples to `pixels` (host/src/pinned_upload.h), copied into pinned memory on up to 8
-  // threads while the transfers run.
-  void upload(const std::vector<detail::UploadSpan>& spans) {
+  // Host samples to `pixels` on q: those in a buffer of alloc_pinned's straight from it, in
+  // parts of 2 MiB; the rest through the staging buffer (host/src/pinned_upload.h), copied into
+  // it on up to 8 threads while the transfers run. on_part: as upload_pinned's.
+  void upload(Queue& q, const std::vector<detail::UploadSpan>& spans,
+              const std::function<void(std::size_t)>& on_part = {}) {
     ensure(pixels, spans.back().at + spans.back().bytes);
-    detail::upload_pinned(*device, *queue, *pixels, spans, staging, pool,
-                          std::min(options.threads, 8));
+    std::vector<detail::UploadSpan> rest;
+    for (const detail::UploadSpan& s : spans) {
+      const detail::PinnedPlace from = detail::find_pinned(*device, s.src, s.bytes);
+      if (!from.buffer) {
+        rest.push_back(s);
+        continue;
+      }
+      constexpr std::size_t kPart = std::size_t(2) << 20;
+      for (std::size_t at = 0; at < s.bytes; at += kPart) {
+        const std::size_t n = std::min(kPart, s.bytes - at);
+        q.write(*pixels, s.at + at, *from.buffer, from.offset + at, n);
+        if (on_part) on_part(s.at + at + n);
+      }
+    }
+    if (!rest.empty())
+      detail::upload_pinned(*device, q, *pixels, rest, staging, pool, std::min(options.threads, 8),
+                            on_part);
   }
   // The files of images whose samples lie in `px`, in one launch per stage; with `banded`, the
   // one image's samples are uploaded from there to `px` (the pixels buffer) meanwhile.
@@ -377,9 +395,8 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     const std::size_t row_bytes = std::size_t(ip.width) * ip.pixel_bytes;
     const std::size_t total = banded->back().at + banded->back().bytes;
     std::uint32_t done = 0;
-    detail::upload_pinned(
-        *device, *upload_queue, *pixels, *banded, staging, pool, std::min(options.threads, 8),
-        [&](std::size_t sent) {
+    upload(
+        *upload_queue, *banded, [&](std::size_t sent) {
           std::uint64_t ready = head.groups;
           if (sent < total)
             ready = std::min<std::uint64_t>(
@@ -661,14 +678,14 @@ void JpegEncoder::Impl::run(Launch& l, BatchErrors* failed) {
   // rows are made into blocks while the rest are on their way.
   if (!failed && !clock.on && l.pieces.size() == 1 && l.spans.size() == 1 &&
       l.spans[0].bytes >= (std::size_t(4) << 20) && device->info().kind != DeviceKind::Cpu) {
-    ensure(pixels, l.spans[0].bytes);
+    ensure(pixels, l.spans[0].bytes);  // (before `pixels` is taken, so that it stays)
     encode(*pixels, l.pieces, &l.spans);
     times.images += 1;
     return;
   }
   const DeviceBuffer* px = l.samples;
   if (!l.spans.empty()) {
-    upload(l.spans);
+    upload(*queue, l.spans);
     lap(times.upload);
     px = pixels.get();
   }
@@ -773,20 +790,28 @@ std::vector<Item> items_of(const std::vector<Image>& images, BatchErrors& failed
 
 }  // namespace
 
+namespace {
+
+Item raw_item(const JpegRawImage& r, const JpegEncodeOptions& o) {
+  const Layout l = layout_of(r.layout);
+  if (r.width < 1 || r.height < 1)
+    bad("an image of " + std::to_string(r.width) + "x" + std::to_string(r.height) + " pixels");
+  const std::size_t need = std::size_t(r.width) * std::size_t(r.height) * std::size_t(l.bytes);
+  if (!r.data || r.size != need)
+    bad(std::to_string(r.size) + " bytes of samples for " + std::to_string(r.width) + "x" +
+        std::to_string(r.height) + " pixels of " + std::to_string(l.bytes) + " bytes (" +
+        std::to_string(need) + " expected)");
+  Item it = item_of(r.width, r.height, l, nullptr, o);
+  it.host = r.data;
+  it.bytes = need;
+  return it;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> JpegEncoder::encode(const std::uint8_t* pixels, std::size_t size,
                                               int width, int height, JpegPixels layout) {
-  const Layout l = layout_of(layout);
-  if (width < 1 || height < 1) bad("an image of " + std::to_string(width) + "x" +
-                                   std::to_string(height) + " pixels");
-  const std::size_t need = std::size_t(width) * std::size_t(height) * std::size_t(l.bytes);
-  if (!pixels || size != need)
-    bad(std::to_string(size) + " bytes of samples for " + std::to_string(width) + "x" +
-        std::to_string(height) + " pixels of " + std::to_string(l.bytes) + " bytes (" +
-        std::to_string(need) + " expected)");
-  Item it = item_of(width, height, l, nullptr, impl_->options);
-  it.host = pixels;
-  it.bytes = need;
-  return impl_->one(std::move(it));
+  return impl_->one(raw_item({pixels, size, width, height, layout}, impl_->options));
 }
 
 std::vector<std::uint8_t> JpegEncoder::encode(const Image& image) {
@@ -802,6 +827,15 @@ std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(const std::vect
   BatchErrors failed(images.size());
   std::vector<Item> items = items_of(
       images, failed, [&](const Image& image) { return host_item(image, impl_->options); });
+  auto files = impl_->batch(items, images.size(), failed);
+  return finish_batch(std::move(files), failed, errors);
+}
+
+std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(
+    const std::vector<JpegRawImage>& images, BatchErrors* errors) {
+  BatchErrors failed(images.size());
+  std::vector<Item> items = items_of(
+      images, failed, [&](const JpegRawImage& image) { return raw_item(image, impl_->options); });
   auto files = impl_->batch(items, images.size(), failed);
   return finish_batch(std::move(files), failed, errors);
 }

@@ -8,6 +8,7 @@
 #ifndef HETCODEC_DEVICE_H
 #define HETCODEC_DEVICE_H
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,6 +48,30 @@ enum class Wavefront { Auto, Tickets, Diagonals };
 class Device;
 // Device memory (opaque): where a DeviceImage's samples lie.
 class DeviceBuffer;
+
+// Host memory the device's DMA engine reads and writes directly ("pinned", page-locked),
+// allocated once and reused: CUDA cudaHostAlloc; OpenCL a CL_MEM_ALLOC_HOST_PTR buffer mapped
+// once; ordinary memory on the CPU reference.
+class PinnedBuffer {
+ public:
+  virtual ~PinnedBuffer() = default;
+  std::uint8_t* data() { return data_; }
+  const std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ protected:
+  PinnedBuffer(std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t* data_;
+  std::size_t size_;
+};
+
+// `bytes` of pinned memory of `device`, for samples to encode: the encoders (JpegEncoder's raw
+// encode and encode_batch of RawPixels) send samples that lie in such a buffer, while it lives,
+// to the device straight from it, where samples in pageable memory are first copied into
+// pinned memory on host threads (the slower of the two steps). Error(OutOfMemory) when the
+// device cannot give it.
+std::shared_ptr<PinnedBuffer> alloc_pinned(const std::shared_ptr<Device>& device,
+                                           std::size_t bytes);
 
 // Every device this process can use, in spec order: the CPU reference, CUDA devices, OpenCL
 // devices (platform by platform). Enumerated once per process.

@@ -34,6 +34,15 @@ enum class JpegEntropy { Auto, Device, Host };
 // alpha of RGBA, BGRA and GrayAlpha is ignored, as libjpeg-turbo's JCS_EXT_RGBA does.
 enum class JpegPixels { Gray, GrayAlpha, RGB, RGBA, BGR, BGRA };
 
+// Raw pixels of one image of a batch: `size` bytes of `layout` at `data`, rows without padding
+// (size = width * height * samples), kept alive by the caller until encode_batch returns.
+struct JpegRawImage {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+  int width = 0, height = 0;
+  JpegPixels layout = JpegPixels::RGB;
+};
+
 struct JpegEncodeOptions {
   int quality = 75;  // 1..100 (jpeg_set_quality with force_baseline)
   JpegSampling sampling = JpegSampling::S420;
@@ -86,6 +95,9 @@ class JpegEncoder {
   // cannot hold (no pixels, above 65535 either way, CMYK, 16-bit, samples of the wrong size).
   std::vector<std::uint8_t> encode(const Image& image);
   // Raw pixels of `layout`, rows without padding: `size` must be width * height * samples.
+  // Pixels that lie in a buffer of alloc_pinned's (hetcodec/device.h) for this encoder's device
+  // go to the device straight from it, the fastest way from host memory; others are first
+  // copied into the encoder's own pinned memory on host threads.
   std::vector<std::uint8_t> encode(const std::uint8_t* pixels, std::size_t size, int width,
                                    int height, JpegPixels layout);
   // An image already in this encoder's device memory (from a decoder's decode_to_device): it is
@@ -96,6 +108,10 @@ class JpegEncoder {
   // With `errors` null the first failure throws Error naming the image's index; otherwise a
   // failed image gives an empty file and errors[i] holds its Error.
   std::vector<std::vector<std::uint8_t>> encode_batch(const std::vector<Image>& images,
+                                                      BatchErrors* errors = nullptr);
+  // The same for raw pixels (as encode(pixels, ...) takes them, pinned ones straight from their
+  // buffer).
+  std::vector<std::vector<std::uint8_t>> encode_batch(const std::vector<JpegRawImage>& images,
                                                       BatchErrors* errors = nullptr);
   // The same for images in this encoder's device memory (decode_batch_to_device's): images
   // of the same buffer share launches.
