@@ -58,6 +58,8 @@ class Queue {
                     std::size_t src_offset, std::size_t bytes) = 0;
   virtual void copy(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
                     std::size_t src_offset, std::size_t bytes) = 0;
+  // Sets `bytes` of dst from dst_offset to zero.
+  virtual void zero(DeviceBuffer& dst, std::size_t dst_offset, std::size_t bytes) = 0;
   // Marks the current end of the queue.
   virtual std::unique_ptr<Event> record() = 0;
   // Work enqueued after this call starts only once `event` (possibly of another queue of the

@@ -496,7 +496,8 @@ TEST_CASE("jpeg encode: a batch over the device's largest allocation is retried 
 // A launch whose room for packed data (the bound of 1681 bits a block) would pass 64 MiB reads
 // the packed size back before packing instead: one 2720x2560 image at 4:4:4 (326400 blocks, a
 // bound of 68.6 MB) takes that path, with and without restarts.
-TEST_CASE("jpeg encode: an image past the packed-size bound's room equals libjpeg-turbo's") {
+TEST_CASE(
+    "jpeg encode: an image past the packed-size bound's room equals libjpeg-turbo's [large]") {
   test::for_each_device([](Device& device) {
     if (device.info().is_emulator) return;  // (hours there)
     if (device.info().max_alloc_bytes < (256u << 20)) return;  // (the limit's own test: above)
@@ -549,7 +550,7 @@ TEST_CASE("jpeg encode: data read as foretold by the image before, too many or t
 // One image of 4 MiB or more from the host goes up in parts on a queue of its own while the
 // bands of MCU rows that have arrived are made into blocks: odd sizes, every MCU height, with
 // and without restarts, each file libjpeg-turbo's.
-TEST_CASE("jpeg encode: a large host image made into blocks band by band as it arrives") {
+TEST_CASE("jpeg encode: a large host image made into blocks band by band as it arrives [large]") {
   const test::Raster rgb = test::synthetic_rgb(1501, 1003, 29);  // (4.5 MB)
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (one encode per process there)
@@ -570,7 +571,7 @@ TEST_CASE("jpeg encode: a large host image made into blocks band by band as it a
 // Samples in pinned memory of alloc_pinned's are found there and sent straight from it (a large
 // image in parts, its bands made into blocks as they arrive; the images of a raw batch, beside
 // pageable ones and a bad one); each file libjpeg-turbo's. A freed buffer is no longer found.
-TEST_CASE("jpeg encode: raw pixels in pinned memory go straight from it") {
+TEST_CASE("jpeg encode: raw pixels in pinned memory go straight from it [large]") {
   const test::Raster large = test::synthetic_rgb(1501, 1003, 31);  // (4.5 MB: banded)
   const test::Raster small = test::synthetic_rgb(67, 45, 3), other = test::synthetic_rgb(16, 9, 4);
   test::for_each_device([&](Device& device) {

@@ -63,6 +63,10 @@ class CpuQueue : public Queue {
     check_range("cpu: copy destination", dst_off, n, dst.size());
     if (n) std::memmove(buf(dst).data() + dst_off, buf(src).data() + src_off, n);
   }
+  void zero(DeviceBuffer& dst, std::size_t dst_off, std::size_t n) override {
+    check_range("cpu: zero", dst_off, n, dst.size());
+    if (n) std::memset(buf(dst).data() + dst_off, 0, n);
+  }
   std::unique_ptr<Event> record() override { return std::make_unique<DoneEvent>(); }
   void wait_for(Event&) override {}
   void finish() override {}

@@ -204,6 +204,13 @@ void CudaQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer&
                                 cudaMemcpyDeviceToDevice, stream_));
 }
 
+void CudaQueue::zero(DeviceBuffer& dst, std::size_t dst_off, std::size_t n) {
+  check_range("cuda: zero", dst_off, n, dst.size());
+  if (!n) return;
+  use(ordinal_);
+  HC_CUDA_CHECK(cudaMemsetAsync(ptr_of(dst) + dst_off, 0, n, stream_));
+}
+
 std::unique_ptr<Event> CudaQueue::record() {
   return std::make_unique<CudaEvent>(ordinal_, stream_);
 }

@@ -206,6 +206,11 @@ void ClQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& s
   if (n) HC_CL_CHECK(queue_.enqueueCopyBuffer(mem_of(src), mem_of(dst), src_off, dst_off, n));
 }
 
+void ClQueue::zero(DeviceBuffer& dst, std::size_t dst_off, std::size_t n) {
+  check_range("opencl: zero", dst_off, n, dst.size());
+  if (n) HC_CL_CHECK(queue_.enqueueFillBuffer(mem_of(dst), cl_uchar(0), dst_off, n));
+}
+
 std::unique_ptr<Event> ClQueue::record() {
   cl::Event e;
   HC_CL_CHECK(queue_.enqueueMarkerWithWaitList(nullptr, &e));

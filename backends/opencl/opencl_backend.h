@@ -46,6 +46,7 @@ class ClQueue : public Queue {
             std::size_t src_offset, std::size_t bytes) override;
   void copy(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src,
             std::size_t src_offset, std::size_t bytes) override;
+  void zero(DeviceBuffer& dst, std::size_t dst_offset, std::size_t bytes) override;
   std::unique_ptr<Event> record() override;
   void wait_for(Event& event) override;
   void finish() override;

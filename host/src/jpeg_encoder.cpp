@@ -471,13 +471,16 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   }
   ensure(data, (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4);
   const std::uint64_t out_max = 2ull * bytes + 2ull * head.intervals + 16;
+  const bool made = !out || out->size() < out_max;
   ensure(out, out_max);
+  if (made) queue->zero(*out, 0, out->size());  // (read past the data: below)
   run(HC_JENC_CLEAR);
   run(HC_JENC_PACK);
   scan(HC_JENC_SCAN_FF);
   run(HC_JENC_SCATTER);
   // The results and the data are read in one wait: as many bytes of the data as the last
   // launch's bytes per block foretell (with a margin), the rest after the wait if it was short.
+  // (The bytes read past the data are zeroes or an earlier launch's, never uninitialised.)
   // (Not while profiling, whose split times the download apart.)
   const double foretold = clock.on ? 0 : data_per_block * head.blocks * (1 + 1.0 / 16);
   const std::size_t guess =
