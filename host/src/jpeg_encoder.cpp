@@ -145,6 +145,7 @@ struct JpegEncoder::Impl {
   std::unique_ptr<Queue> upload_queue;  // a large image's samples, while its first bands run
   std::unique_ptr<DeviceBuffer> pixels, plan, work, data, coefs, out;
   std::unique_ptr<PinnedBuffer> staging;  // samples up, data down
+  std::unique_ptr<PinnedBuffer> plan_staging;  // the plan up
   double data_per_block = 0;              // the last launch's entropy-coded bytes per block
   detail::WorkerPool pool;
   StageTimes times;
@@ -383,7 +384,18 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   auto plan_of = [&](std::size_t m) {
     return kp.data() + head.plans + m * HC_JENC_PLAN_TOTAL_WORDS;
   };
-  queue->write(*plan, 0, kp.data(), kp.size() * 4);
+  // The plan goes up from pinned memory: a copy from pageable memory would hold this thread
+  // until the transfers before it (a launch's samples) are done, and may hold other queues'.
+  // (Each launch ends with the queue finished, so the pinned copy is free again by the next.)
+  auto send_plan = [&] {
+    const std::size_t plan_bytes = kp.size() * 4;
+    if (!plan_staging || plan_staging->size() < plan_bytes)
+      plan_staging =
+          device->alloc_pinned(std::max<std::size_t>(plan_bytes + plan_bytes / 8, 65536));
+    std::memcpy(plan_staging->data(), kp.data(), plan_bytes);
+    queue->write(*plan, 0, *plan_staging, 0, plan_bytes);
+  };
+  send_plan();
   std::vector<std::unique_ptr<Event>> arrived;  // (kept until the queue is done with them)
   if (!banded) {
     run(HC_JENC_BLOCKS);
@@ -418,7 +430,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
       pieces[m].tables = jpeg::optimal_encode_tables(counts.data() + m * HC_JENC_HIST_WORDS);
       image_codes(plan_of(m), pieces[m].tables);
     }
-    queue->write(*plan, 0, kp.data(), kp.size() * 4);
+    send_plan();         // (the queue has finished: the counts were read)
     lap(times.entropy);  // (the symbol counts and the tables are the Huffman coding's)
   }
   for (Piece& piece : pieces)
