@@ -4,6 +4,7 @@
 // layouts (BGR, RGBA, gray + alpha) and device-resident images; bad arguments are Errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -613,6 +614,30 @@ TEST_CASE("jpeg encode: raw pixels in pinned memory go straight from it [large]"
     REQUIRE(errors[2]);
     CHECK(errors[2]->code() == ErrorCode::InvalidArgument);
     CHECK(files[3] == oracle(other, o, 2, 2));
+    // A batch all in the pinned buffer, one after another with small gaps (kept as they lie,
+    // one transfer), then the same images in the other order (not).
+    std::uint8_t* run = buf->data() + 200000;
+    const std::size_t a = small.samples.size(), b = other.samples.size();
+    std::memcpy(run, small.samples.data(), a);
+    std::memcpy(run + a + 40, other.samples.data(), b);
+    std::memcpy(run + a + 40 + b + 7, small.samples.data(), a);
+    const std::vector<JpegRawImage> in_order = {
+        {run, a, small.width, small.height, JpegPixels::RGB},
+        {run + a + 40, b, other.width, other.height, JpegPixels::RGB},
+        {run + a + 40 + b + 7, a, small.width, small.height, JpegPixels::RGB}};
+    JpegEncodeOptions one_launch = o;
+    one_launch.batch_streams = 1;  // (the three in one launch)
+    JpegEncoder together(shared, one_launch);
+    for (const bool reversed : {false, true}) {
+      CAPTURE(reversed);
+      std::vector<JpegRawImage> batch = in_order;
+      if (reversed) std::reverse(batch.begin(), batch.end());
+      const auto got = together.encode_batch(batch);
+      REQUIRE(got.size() == 3);
+      CHECK(got[0] == oracle(small, o, 2, 2));
+      CHECK(got[1] == oracle(other, o, 2, 2));
+      CHECK(got[2] == oracle(small, o, 2, 2));
+    }
     const std::uint8_t* gone = buf->data();
     buf.reset();
     CHECK_FALSE(detail::find_pinned(device, gone, 1).buffer);
