@@ -193,7 +193,8 @@ struct JpegEncoder::Impl {
         continue;
       }
       std::size_t end = s.at + s.bytes;
-      for (++i; i < spans.size() && spans[i].src - s.src == std::ptrdiff_t(spans[i].at - s.at) &&
+      auto address = [](const std::uint8_t* p) { return reinterpret_cast<std::uintptr_t>(p); };
+      for (++i; i < spans.size() && address(spans[i].src) - address(s.src) == spans[i].at - s.at &&
                 detail::find_pinned(*device, spans[i].src, spans[i].bytes).buffer == from.buffer;
            ++i)
         end = spans[i].at + spans[i].bytes;
@@ -808,22 +809,13 @@ std::vector<std::vector<std::uint8_t>> JpegEncoder::Impl::batch(std::vector<Item
 
 namespace {
 
-// The files of a batch, its errors thrown (naming the image) or given back.
-std::vector<std::vector<std::uint8_t>> finish_batch(std::vector<std::vector<std::uint8_t>> files,
-                                                    BatchErrors& failed, BatchErrors* errors) {
-  if (!errors) {
-    for (std::size_t i = 0; i < failed.size(); ++i)
-      if (failed[i])
-        throw Error(failed[i]->code(), "image " + std::to_string(i) + ": " + failed[i]->what());
-  } else {
-    *errors = std::move(failed);
-  }
-  return files;
-}
-
-template <typename Image, typename Prepare>
-std::vector<Item> items_of(const std::vector<Image>& images, BatchErrors& failed,
-                           Prepare&& prepare) {
+// The files of a batch: each image checked and planned by `prepare` (an Error fails that
+// image alone), the rest coded by `impl` (JpegEncoder::Impl::batch); the errors thrown (naming
+// the image) or given back in `errors`.
+template <typename Impl, typename Image, typename Prepare>
+std::vector<std::vector<std::uint8_t>> batch_files(Impl& impl, const std::vector<Image>& images,
+                                                   BatchErrors* errors, Prepare&& prepare) {
+  BatchErrors failed(images.size());
   std::vector<Item> items;
   items.reserve(images.size());
   for (std::size_t i = 0; i < images.size(); ++i) {
@@ -834,12 +826,16 @@ std::vector<Item> items_of(const std::vector<Image>& images, BatchErrors& failed
       failed[i] = e;
     }
   }
-  return items;
+  auto files = impl.batch(items, images.size(), failed);
+  if (!errors) {
+    for (std::size_t i = 0; i < failed.size(); ++i)
+      if (failed[i])
+        throw Error(failed[i]->code(), "image " + std::to_string(i) + ": " + failed[i]->what());
+  } else {
+    *errors = std::move(failed);
+  }
+  return files;
 }
-
-}  // namespace
-
-namespace {
 
 Item raw_item(const JpegRawImage& r, const JpegEncodeOptions& o) {
   const Layout l = layout_of(r.layout);
@@ -873,29 +869,20 @@ std::vector<std::uint8_t> JpegEncoder::encode(const DeviceImage& image) {
 
 std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(const std::vector<Image>& images,
                                                                  BatchErrors* errors) {
-  BatchErrors failed(images.size());
-  std::vector<Item> items = items_of(
-      images, failed, [&](const Image& image) { return host_item(image, impl_->options); });
-  auto files = impl_->batch(items, images.size(), failed);
-  return finish_batch(std::move(files), failed, errors);
+  return batch_files(*impl_, images, errors,
+                     [&](const Image& image) { return host_item(image, impl_->options); });
 }
 
 std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(
     const std::vector<JpegRawImage>& images, BatchErrors* errors) {
-  BatchErrors failed(images.size());
-  std::vector<Item> items = items_of(
-      images, failed, [&](const JpegRawImage& image) { return raw_item(image, impl_->options); });
-  auto files = impl_->batch(items, images.size(), failed);
-  return finish_batch(std::move(files), failed, errors);
+  return batch_files(*impl_, images, errors,
+                     [&](const JpegRawImage& image) { return raw_item(image, impl_->options); });
 }
 
 std::vector<std::vector<std::uint8_t>> JpegEncoder::encode_batch(
     const std::vector<DeviceImage>& images, BatchErrors* errors) {
-  BatchErrors failed(images.size());
-  std::vector<Item> items = items_of(
-      images, failed, [&](const DeviceImage& image) { return device_item(image, impl_->options); });
-  auto files = impl_->batch(items, images.size(), failed);
-  return finish_batch(std::move(files), failed, errors);
+  return batch_files(*impl_, images, errors,
+                     [&](const DeviceImage& image) { return device_item(image, impl_->options); });
 }
 
 const JpegEncoder::StageTimes& JpegEncoder::stage_times() const { return impl_->times; }
