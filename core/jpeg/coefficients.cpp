@@ -201,30 +201,58 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
       for (std::uint32_t i = 0; i < group_end[g]; ++i) {
         const std::uint32_t id = g * 64 + i;
         const std::int16_t* blk = coef_.data() + std::size_t(id) * 64;
-        // The non-zero coefficients in zigzag order with their natural positions: from the
-        // progressive decoder's bitmap of non-zero AC coefficients where there is one, else
+        if (!nonzero_.empty()) {
+          // The progressive decoder's bitmap of non-zero AC coefficients (bit 63 - k for
+          // zigzag index k) walked from the top, each coefficient shifted into the token
+          // being filled as decode_block_tokens() does.
+          std::uint64_t x = nonzero_[id] | std::uint64_t(blk[0] != 0) << 63;
+          if (!x) continue;
+          if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
+          Token* const first = r.tokens.data() + nt;
+          Token* tp = first;
+          const std::uint32_t block_bits = i << 24;
+          std::uint64_t cv = 0;
+          std::uint32_t pw = 0;
+          int n = 0;
+          while (x) {
+            const int k = __builtin_clzll(x);
+            x ^= (std::uint64_t(1) << 63) >> k;
+            cv = cv >> 16 | std::uint64_t(std::uint16_t(blk[k])) << 48;
+            pw = pw >> 6 | kNatural.shifted[k + 1];
+            if (++n == 4) {
+              std::memcpy(tp->coef, &cv, 8);
+              tp->word = pw | block_bits;
+              ++tp;
+              n = 0;
+            }
+          }
+          if (n) {
+            for (; n < 4; ++n) {
+              cv = cv >> 16 | (cv & 0xFFFF000000000000u);
+              pw = pw >> 6 | (pw & 0xFC0000u);
+            }
+            std::memcpy(tp->coef, &cv, 8);
+            tp->word = pw | block_bits;
+            ++tp;
+          }
+          r.block_ids[nb] = id;
+          r.block_tokens[nb] = std::uint8_t(tp - first);
+          ++nb;
+          nt += std::size_t(tp - first);
+          continue;
+        }
+        // Elsewhere the non-zero coefficients in zigzag order with their natural positions,
         // found four at a time (most words of a block are zero).
         int m = 0;
-        if (!nonzero_.empty()) {
-          std::uint64_t x = nonzero_[id] | std::uint64_t(blk[0] != 0);
+        for (int w = 0; w < 16; ++w) {
+          std::uint64_t x;
+          std::memcpy(&x, blk + 4 * w, 8);
           while (x) {
-            const int k = __builtin_ctzll(x);
-            x &= x - 1;
+            const int lane = __builtin_ctzll(x) >> 4;
+            x &= ~(std::uint64_t(0xFFFF) << (16 * lane));
             ++m;
-            val[m] = blk[k];
-            pos[m] = std::uint8_t(zz[k]);
-          }
-        } else {
-          for (int w = 0; w < 16; ++w) {
-            std::uint64_t x;
-            std::memcpy(&x, blk + 4 * w, 8);
-            while (x) {
-              const int lane = __builtin_ctzll(x) >> 4;
-              x &= ~(std::uint64_t(0xFFFF) << (16 * lane));
-              ++m;
-              val[m] = blk[4 * w + lane];
-              pos[m] = std::uint8_t(zz[4 * w + lane]);
-            }
+            val[m] = blk[4 * w + lane];
+            pos[m] = std::uint8_t(zz[4 * w + lane]);
           }
         }
         if (!m) continue;

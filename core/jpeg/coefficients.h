@@ -82,13 +82,19 @@ void decode_arithmetic_scan(const std::uint8_t* data, std::size_t size, const He
                             std::vector<std::string>& warnings);
 
 // One progressive Huffman scan (T.81 G.2; libjpeg-turbo's jdphuff.c), likewise. `nonzero`
-// holds one word per block, bit k set when AC coefficient k is non-zero: kept up to date
+// holds one word per block, bit 63 - k set when AC coefficient k (zigzag order) is non-zero: kept up to date
 // here from scan to scan (zero before the first), it lets a refinement find the coefficients
 // that need a correction bit without looking at the others. In progressive.cpp.
 void decode_progressive_scan(const std::uint8_t* data, std::size_t size, const Header& header,
                              const Scan& scan, const ScanGeometry& geometry, std::int16_t* coef,
                              std::uint64_t* nonzero, ScanOutcome& outcome,
                              std::vector<std::string>& warnings);
+
+// Whether progressive refinement scans use the PDEP instruction; on by default where the CPU
+// runs it fast (x86-64: Intel since Haswell, AMD since Zen 3). Tests turn it off to check the
+// portable path; a request for it where it is slow or missing leaves it off. Returns whether it
+// is on now.
+bool use_pdep(bool on);
 
 class CoefficientDecoder {
  public:

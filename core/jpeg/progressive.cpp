@@ -2,7 +2,11 @@
 // selection and successive approximation with end-of-band runs, decoded into the frame's
 // coefficient buffer as libjpeg-turbo's jdphuff.c decodes them, corrupt data included.
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -112,6 +116,52 @@ bool read_to_the_end(const BitReader& br) {
   return true;
 }
 
+// The (r + 1)-th set bit of `x` as a one-bit mask, 0 where x has no more than r set bits.
+// PDEP does it in one instruction where it is fast (Intel since Haswell, AMD since Zen 3);
+// elsewhere the lowest bits are cleared one at a time.
+#if defined(__x86_64__)
+inline std::uint64_t deposit(std::uint64_t src, std::uint64_t mask) {
+  std::uint64_t r;
+  __asm__("pdepq %2, %1, %0" : "=r"(r) : "r"(src), "rm"(mask));
+  return r;
+}
+bool fast_pdep() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 8))) return false;  // BMI2
+  __get_cpuid(0, &a, &b, &c, &d);
+  const bool amd = b == 0x68747541;  // "Auth"enticAMD
+  if (!amd) return true;
+  __get_cpuid(1, &a, &b, &c, &d);
+  const unsigned family = ((a >> 8) & 15) + ((a >> 20) & 255);
+  return family >= 0x19;  // Zen 1 and 2 (0x17) run it in microcode
+}
+inline int count_ones(std::uint64_t x) {  // POPCNT: every CPU with BMI2 has it
+  std::uint64_t r;
+  __asm__("popcntq %1, %0" : "=r"(r) : "rm"(x));
+  return int(r);
+}
+#else
+inline std::uint64_t deposit(std::uint64_t, std::uint64_t) { return 0; }
+inline int count_ones(std::uint64_t x) { return __builtin_popcountll(x); }
+bool fast_pdep() { return false; }
+#endif
+
+// The bitmaps of non-zero coefficients (decode_progressive_scan's `nonzero`) hold zigzag
+// position k at bit 63 - k: then PDEP sends a run of correction bits, the first read at the
+// top, to their coefficients in order.
+constexpr std::uint64_t kTop = std::uint64_t(1) << 63;
+
+// The (r + 1)-th highest set bit of `x` as a one-bit mask, 0 where x has no more than r set bits.
+template <bool kPdep>
+__attribute__((always_inline)) inline std::uint64_t nth_highest_bit(std::uint64_t x, int r) {
+  if (kPdep) {
+    const int n = count_ones(x);
+    return n > r ? deposit(std::uint64_t(1) << (n - 1 - r), x) : 0;
+  }
+  for (; r > 0 && x; --r) x ^= kTop >> __builtin_clzll(x);
+  return x ? kTop >> __builtin_clzll(x) : 0;
+}
+
 struct PlainTable {
   static constexpr int kBits = 9;
   std::uint16_t entry[1 << kBits];  // length << 8 | symbol; 0: a longer code
@@ -191,7 +241,7 @@ const HuffmanTable& table_of(const Scan& scan, int slot, bool ac) {
 
 // decode_progressive_scan with libjpeg-turbo's reader followed (Reader = LibjpegReader) or
 // not (NoReader).
-template <typename Reader>
+template <typename Reader, bool kPdep>
 void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry& g,
                  std::int16_t* coef, std::uint64_t* nonzero, ScanOutcome& outcome,
                  std::vector<std::string>& warnings) {
@@ -216,8 +266,6 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
   }
 
   const int mcus = g.mcus();
-  const int per_interval = g.restart ? g.restart : mcus;
-  int until_restart = per_interval + 1;  // MCUs before the next restart marker, this one included
   int pred[4] = {0, 0, 0, 0};
   unsigned eobrun = 0;
   bool insufficient = false, bad_code = false, bad_refine = false;
@@ -233,7 +281,55 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
   };
   const std::uint32_t p1 = 1u << al;
   const int m1 = -(1 << al);
-  std::uint32_t interval = 0;
+  // A correction bit for each coefficient of `blk` that `x` marks (T.81 G.1.2.3), in order:
+  // one bit added to the magnitude of those whose bit al is still clear. With PDEP the bits
+  // are read up to 32 at a time and those set gathered in `up` (bit 63 - k for coefficient
+  // k), applied by apply() at the end of the block; the exact pass reads them one by one as
+  // libjpeg-turbo's reader does.
+  auto apply = [&](std::int16_t * blk, std::uint64_t up) __attribute__((always_inline)) {
+    while (up) {
+      const int k = __builtin_clzll(up);
+      up ^= kTop >> k;
+      const int c = blk[k];
+      if ((c & int(p1)) == 0) blk[k] = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
+    }
+  };
+  auto correct = [&](std::int16_t * blk, std::uint64_t x, std::uint64_t & up)
+      __attribute__((always_inline)) {
+    if (kPdep && !kExact) {
+      int n = count_ones(x);
+      if (__builtin_expect(n > 32, 0)) {
+        const std::uint64_t rest = deposit((std::uint64_t(1) << (n - 32)) - 1, x);
+        if (br.nbits < 32) br.fill();
+        up |= deposit(br.bits(32), x ^ rest);
+        x = rest;
+        n -= 32;
+      }
+      if (br.nbits < n) br.fill();
+      up |= deposit((br.buf >> (63 - n)) >> 1, x);  // n bits, none when n is 0
+      br.consume(n);
+      return;
+    }
+    if (kExact) {
+      while (x) {
+        const int k = __builtin_clzll(x);
+        x ^= kTop >> k;
+        up |= std::uint64_t(bits(1)) << (63 - k);
+      }
+      return;
+    }
+    while (x) {
+      const int n = std::min(__builtin_popcountll(x), 32);
+      if (br.nbits < n) br.fill();
+      std::uint32_t v = br.bits(n) << (32 - n);  // the first bit at the top
+      for (int i = 0; i < n; ++i) {
+        const int k = __builtin_clzll(x);
+        x ^= kTop >> k;
+        up |= std::uint64_t(v >> 31) << (63 - k);
+        v <<= 1;
+      }
+    }
+  };
   auto start_interval = [&](std::uint32_t k) {
     std::size_t begin = scan.data_offset, end = scan.data_end;
     if (k > 0) {
@@ -282,132 +378,154 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
                          std::to_string(scan.data_offset) + ", restart interval " +
                          std::to_string(k) + ")");
   };
+  // One interleaved DC scan's MCU m.
+  auto dc_mcu = [&](int m) __attribute__((always_inline)) {
+    const int mx = m % g.mcus_x, my = m / g.mcus_x;
+    for (const auto& b : g.mcu) {
+      const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
+      std::int16_t* blk =
+          coef + 64 * std::size_t(cl.first_block +
+                                  std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
+                                  std::uint32_t(mx * b.h + b.dx));
+      if (scan.ah == 0) {
+        const int s = tables[std::size_t(b.slot)].decode(br, lj, bad_code);
+        int diff = 0;
+        if (s) {
+          diff = extend(bits(s), s);
+        }
+        int& p = pred[b.slot];
+        if ((p >= 0 && diff > INT_MAX - p) || (p < 0 && diff < INT_MIN - p))
+          invalid(scan.data_offset, "DC coefficient out of range");
+        p += diff;
+        blk[0] = std::int16_t(std::uint32_t(p) << al);
+      } else {
+        if (bits(1)) blk[0] = std::int16_t(std::uint16_t(blk[0]) | p1);
+      }
+    }
+  };
+  // An AC scan (one component, one block an MCU): the first decoding of a band of one block.
+  auto ac_first = [&](std::int16_t * blk, std::uint64_t & nz) __attribute__((always_inline)) {
+    const PlainTable& t = tables[0];
+    for (int k = ss; k <= se; ++k) {
+      int s = t.decode(br, lj, bad_code);
+      int r = s >> 4;
+      s &= 15;
+      if (s) {
+        k += r;
+        const int v = extend(bits(s), s);
+        const int at = k < 64 ? k : 63;
+        blk[at] = std::int16_t(std::uint32_t(v) << al);
+        if (blk[at])
+          nz |= kTop >> at;
+        else  // a value that a corrupt run shifted out of 16 bits
+          nz &= ~(kTop >> at);
+      } else if (r == 15) {
+        k += 15;
+      } else {
+        eobrun = 1u << r;
+        if (r) eobrun += bits(r);
+        --eobrun;
+        break;
+      }
+    }
+  };
+  // Successive approximation refinement of a band of one block (T.81 G.1.2.3).
+  const std::uint64_t band = ~std::uint64_t(0) << (63 - se);  // [0, se]
+  auto ac_refine = [&](std::int16_t * blk, std::uint64_t & nz) __attribute__((always_inline)) {
+    const PlainTable& t = tables[0];
+    int k = ss;
+    std::uint64_t up = 0;
+    if (eobrun == 0) {
+      for (; k <= se; ++k) {
+        int s = t.decode(br, lj, bad_code);
+        int r = s >> 4;
+        s &= 15;
+        int value = 0;
+        if (s) {
+          if (s != 1) bad_refine = true;
+          value = bits(1) ? int(p1) : m1;
+        } else if (r != 15) {
+          eobrun = 1u << r;
+          if (r) eobrun += bits(r);
+          break;
+        }
+        // Past r still-zero coefficients, a correction bit for each non-zero one met on the
+        // way: the target is the (r + 1)-th zero of [k, se] (or past se).
+        const std::uint64_t from_k = band & (~std::uint64_t(0) >> k);
+        const std::uint64_t hit = nth_highest_bit<kPdep>(~nz & from_k, r);
+        correct(blk, nz & from_k & (hit ? 0 - (hit << 1) : ~std::uint64_t(0)), up);
+        k = hit ? __builtin_clzll(hit) : se + 1;
+        if (value) {  // (a new ±1 has bit al set: apply() leaves it)
+          const int at = k < 64 ? k : 63;
+          blk[at] = std::int16_t(value);
+          nz |= kTop >> at;
+        }
+      }
+    }
+    if (eobrun > 0) {
+      // A correction bit for each coefficient of [k, se] already non-zero.
+      correct(blk, nz & band & (~std::uint64_t(0) >> k), up);
+      --eobrun;
+    }
+    apply(blk, up);
+  };
+  // MCUs [m, end) of one restart interval (or the scan); once the data has run out, the rest
+  // are left as they are, the last that started with data left kept in last_good.
+  auto run = [&](int m, const int end) {
+    if (dc_band) {
+      for (; m < end && !insufficient; ++m) {
+        last_good = m;
+        dc_mcu(m);
+        if (br.exhausted()) insufficient = true;
+      }
+      return;
+    }
+    const ComponentLayout& cl = g.layout->components[std::size_t(g.mcu[0].component)];
+    const std::size_t skip = std::size_t(cl.grid_w) - std::size_t(g.mcus_x);
+    int mx = m % g.mcus_x;
+    std::size_t id =
+        cl.first_block + std::size_t(m / g.mcus_x) * std::size_t(cl.grid_w) + std::size_t(mx);
+    auto next = [&](int n) __attribute__((always_inline)) {  // n MCUs on
+      m += n;
+      mx += n;
+      id += std::size_t(n);
+      if (mx >= g.mcus_x) {
+        id += skip * std::size_t(mx / g.mcus_x);
+        mx %= g.mcus_x;
+      }
+    };
+    if (scan.ah == 0) {
+      while (m < end && !insufficient) {
+        last_good = m;
+        if (eobrun > 0) {  // blocks an end-of-band run covers: nothing to read
+          const int n = int(std::min<unsigned>(eobrun, unsigned(end - m)));
+          eobrun -= unsigned(n);
+          last_good = m + n - 1;
+          next(n);
+          continue;
+        }
+        ac_first(coef + 64 * id, nonzero[id]);
+        if (br.exhausted()) insufficient = true;
+        next(1);
+      }
+    } else {
+      while (m < end && !insufficient) {
+        last_good = m;
+        ac_refine(coef + 64 * id, nonzero[id]);
+        if (br.exhausted()) insufficient = true;
+        next(1);
+      }
+    }
+  };
+  std::uint32_t interval = 0;
   start_interval(0);
-  int mx = 0, my = 0;
-  for (int m = 0; m < mcus; ++m) {
-    if (!insufficient) last_good = m;
-    if (--until_restart == 0) {
-      until_restart = per_interval;
+  const int per_interval = g.restart ? g.restart : mcus;
+  for (int m = 0; m < mcus; m += per_interval) {
+    if (m > 0) {
       finish_interval(interval);
       start_interval(++interval);
     }
-    if (!insufficient) {
-      if (dc_band) {
-        for (const auto& b : g.mcu) {
-          const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
-          std::int16_t* blk =
-              coef + 64 * std::size_t(cl.first_block +
-                                      std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
-                                      std::uint32_t(mx * b.h + b.dx));
-          if (scan.ah == 0) {
-            const int s = tables[std::size_t(b.slot)].decode(br, lj, bad_code);
-            int diff = 0;
-            if (s) {
-              diff = extend(bits(s), s);
-            }
-            int& p = pred[b.slot];
-            if ((p >= 0 && diff > INT_MAX - p) || (p < 0 && diff < INT_MIN - p))
-              invalid(scan.data_offset, "DC coefficient out of range");
-            p += diff;
-            blk[0] = std::int16_t(std::uint32_t(p) << al);
-          } else {
-            if (bits(1)) blk[0] = std::int16_t(std::uint16_t(blk[0]) | p1);
-          }
-        }
-      } else {
-        const ScanGeometry::Block& b = g.mcu[0];
-        const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
-        const std::size_t id =
-            cl.first_block + std::uint32_t(my) * std::uint32_t(cl.grid_w) + std::uint32_t(mx);
-        std::int16_t* blk = coef + 64 * id;
-        std::uint64_t& nz = nonzero[id];
-        const PlainTable& t = tables[0];
-        if (scan.ah == 0) {
-          if (eobrun > 0) {
-            --eobrun;
-          } else {
-            for (int k = ss; k <= se; ++k) {
-              int s = t.decode(br, lj, bad_code);
-              int r = s >> 4;
-              s &= 15;
-              if (s) {
-                k += r;
-                const int v = extend(bits(s), s);
-                const int at = k < 64 ? k : 63;
-                blk[at] = std::int16_t(std::uint32_t(v) << al);
-                if (blk[at])
-                  nz |= std::uint64_t(1) << at;
-                else  // a value that a corrupt run shifted out of 16 bits
-                  nz &= ~(std::uint64_t(1) << at);
-              } else if (r == 15) {
-                k += 15;
-              } else {
-                eobrun = 1u << r;
-                if (r) eobrun += bits(r);
-                --eobrun;
-                break;
-              }
-            }
-          }
-        } else {
-          // Successive approximation refinement of an AC band (T.81 G.1.2.3).
-          int k = ss;
-          const std::uint64_t band =
-              se == 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << (se + 1)) - 1;
-          if (eobrun == 0) {
-            for (; k <= se; ++k) {
-              int s = t.decode(br, lj, bad_code);
-              int r = s >> 4;
-              s &= 15;
-              int value = 0;
-              if (s) {
-                if (s != 1) bad_refine = true;
-                value = bits(1) ? int(p1) : m1;
-              } else if (r != 15) {
-                eobrun = 1u << r;
-                if (r) eobrun += bits(r);
-                break;
-              }
-              // Past r still-zero coefficients, appending a correction bit to each non-zero
-              // one met on the way: the target is the (r + 1)-th zero of [k, se] (or past se).
-              const std::uint64_t from_k = band & (~std::uint64_t(0) << k);
-              std::uint64_t zeros = ~nz & from_k;
-              for (; r > 0 && zeros; --r) zeros &= zeros - 1;
-              const int target = zeros ? __builtin_ctzll(zeros) : se + 1;
-              std::uint64_t x =
-                  nz & from_k &
-                  (target > 63 ? ~std::uint64_t(0) : (std::uint64_t(1) << target) - 1);
-              while (x) {
-                std::int16_t& c = blk[__builtin_ctzll(x)];
-                x &= x - 1;
-                if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
-              }
-              k = target;
-              if (value) {
-                const int at = k < 64 ? k : 63;
-                blk[at] = std::int16_t(value);
-                nz |= std::uint64_t(1) << at;
-              }
-            }
-          }
-          if (eobrun > 0) {
-            // A correction bit for each coefficient of [k, se] already non-zero.
-            std::uint64_t x = nz & band & (~std::uint64_t(0) << k);
-            while (x) {
-              std::int16_t& c = blk[__builtin_ctzll(x)];
-              x &= x - 1;
-              if (bits(1) && (c & int(p1)) == 0) c = std::int16_t(c >= 0 ? c + int(p1) : c + m1);
-            }
-            --eobrun;
-          }
-        }
-      }
-      if (br.exhausted()) insufficient = true;
-    }
-    if (++mx == g.mcus_x) {
-      mx = 0;
-      ++my;
-    }
+    run(m, std::min(mcus, m + per_interval));
   }
   finish_interval(interval);
   if (!kExact && outcome.needs_exact) return;  // (the exact pass gives the warnings)
@@ -422,15 +540,28 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
         std::to_string(scan.data_offset) + ")");
 }
 
+std::atomic<bool>& pdep_flag() {
+  static std::atomic<bool> on{fast_pdep()};
+  return on;
+}
+
 }  // namespace
+
+bool use_pdep(bool on) {
+  pdep_flag().store(on && fast_pdep());
+  return on && fast_pdep();
+}
 
 void decode_progressive_scan(const std::uint8_t* data, std::size_t, const Header&, const Scan& scan,
                              const ScanGeometry& g, std::int16_t* coef, std::uint64_t* nonzero,
                              ScanOutcome& outcome, std::vector<std::string>& warnings) {
+  const bool pdep = pdep_flag().load(std::memory_order_relaxed);
   if (outcome.exact)
-    decode_scan<LibjpegReader>(data, scan, g, coef, nonzero, outcome, warnings);
+    decode_scan<LibjpegReader, false>(data, scan, g, coef, nonzero, outcome, warnings);
+  else if (pdep)
+    decode_scan<NoReader, true>(data, scan, g, coef, nonzero, outcome, warnings);
   else
-    decode_scan<NoReader>(data, scan, g, coef, nonzero, outcome, warnings);
+    decode_scan<NoReader, false>(data, scan, g, coef, nonzero, outcome, warnings);
 }
 
 }  // namespace hetcodec::jpeg

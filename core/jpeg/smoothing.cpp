@@ -177,7 +177,7 @@ void CoefficientDecoder::smooth() {
                 nonzero_[std::size_t(cl.first_block) + std::size_t(row) * std::size_t(cl.grid_w) +
                          std::size_t(col)];
             for (int i = 1; i <= 9; ++i)
-              if (ws[i]) nz |= std::uint64_t(1) << i;
+              if (ws[i]) nz |= (std::uint64_t(1) << 63) >> i;  // bit 63 - k: coefficient k
           }
           for (int r = 0; r < 5; ++r)
             for (int x = 0; x < 4; ++x) w[r][x] = w[r][x + 1];
