@@ -16,6 +16,16 @@ namespace {
   throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
 }
 
+// The buffers of the last decoder a thread ended, for its next one: an image's coefficients
+// then go to memory already mapped rather than fresh pages (each faulted in and cleared by the
+// kernel). Buffers past kKeepBytes are freed.
+struct Spare {
+  std::vector<std::int16_t> coef;
+  std::vector<std::uint64_t> nonzero;
+};
+thread_local Spare spare;
+constexpr std::size_t kKeepBytes = std::size_t(16) << 20;
+
 }  // namespace
 
 ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Scan& scan) {
@@ -69,6 +79,8 @@ std::vector<std::int16_t> CoefficientDecoder::natural_coefficients() const {
 CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t size,
                                        const Header& header, const Layout& layout)
     : data_(data), size_(size), header_(header), layout_(layout) {
+  coef_.swap(spare.coef);
+  nonzero_.swap(spare.nonzero);
   progressive_ = header.sof_marker == 0xC2 || header.sof_marker == 0xCA;
   arithmetic_ = header.sof_marker == 0xC9 || header.sof_marker == 0xCA;
   for (const Scan& scan : header.scans) {
@@ -77,6 +89,11 @@ CoefficientDecoder::CoefficientDecoder(const std::uint8_t* data, std::size_t siz
       invalid(scan.data_offset, "an MCU of " + std::to_string(geometry_.back().mcu.size()) +
                                     " blocks (T.81 allows at most 10)");
   }
+}
+
+CoefficientDecoder::~CoefficientDecoder() {
+  if (coef_.capacity() * sizeof(std::int16_t) <= kKeepBytes) spare.coef.swap(coef_);
+  if (nonzero_.capacity() * sizeof(std::uint64_t) <= kKeepBytes) spare.nonzero.swap(nonzero_);
 }
 
 void CoefficientDecoder::run(std::vector<std::string>& warnings) {
@@ -93,7 +110,10 @@ void CoefficientDecoder::run(std::vector<std::string>& warnings) {
 bool CoefficientDecoder::pass(bool exact, std::vector<std::string>& warnings) {
   const std::size_t nc = header_.components.size();
   coef_.assign(std::size_t(layout_.groups) * 64 * 64, 0);
-  if (!arithmetic_) nonzero_.assign(std::size_t(layout_.groups) * 64, 0);
+  if (arithmetic_)
+    nonzero_.clear();  // (empty: tokenize() finds the non-zero coefficients itself)
+  else
+    nonzero_.assign(std::size_t(layout_.groups) * 64, 0);
   quant_.assign(nc, {});
   raw_quant_.assign(nc, {});
   latched_.assign(nc, false);

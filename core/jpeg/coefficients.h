@@ -101,6 +101,9 @@ class CoefficientDecoder {
   // Checks what can be checked before decoding: tables each scan needs, scan parameters.
   CoefficientDecoder(const std::uint8_t* data, std::size_t size, const Header& header,
                      const Layout& layout);
+  ~CoefficientDecoder();
+  CoefficientDecoder(const CoefficientDecoder&) = delete;
+  CoefficientDecoder& operator=(const CoefficientDecoder&) = delete;
 
   // Decodes every scan in order, then applies block smoothing where libjpeg-turbo would.
   // Warnings go to `warnings`.
