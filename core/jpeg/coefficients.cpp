@@ -16,6 +16,13 @@ namespace {
   throw Error(ErrorCode::InvalidData, "jpeg: byte " + std::to_string(at) + ": " + what);
 }
 
+std::uint64_t reverse_bits(std::uint64_t x) {
+  x = __builtin_bswap64(x);
+  x = (x >> 4 & 0x0F0F0F0F0F0F0F0Fu) | (x & 0x0F0F0F0F0F0F0F0Fu) << 4;
+  x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
+  return (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
+}
+
 // The buffers of the last decoder a thread ended, for its next one: an image's coefficients
 // then go to memory already mapped rather than fresh pages (each faulted in and cleared by the
 // kernel). Buffers past kKeepBytes are freed.
@@ -225,7 +232,9 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
           // The progressive decoder's bitmap of non-zero AC coefficients (bit 63 - k for
           // zigzag index k) walked from the top, each coefficient shifted into the token
           // being filled as decode_block_tokens() does.
-          std::uint64_t x = nonzero_[id] | std::uint64_t(blk[0] != 0) << 63;
+          // Reversed once, so that the loop below clears the lowest bit (one cycle) rather
+          // than finding the highest.
+          std::uint64_t x = reverse_bits(nonzero_[id]) | std::uint64_t(blk[0] != 0);
           if (!x) continue;
           if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
           Token* const first = r.tokens.data() + nt;
@@ -235,8 +244,8 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
           std::uint32_t pw = 0;
           int n = 0;
           while (x) {
-            const int k = __builtin_clzll(x);
-            x ^= (std::uint64_t(1) << 63) >> k;
+            const int k = __builtin_ctzll(x);
+            x &= x - 1;
             cv = cv >> 16 | std::uint64_t(std::uint16_t(blk[k])) << 48;
             pw = pw >> 6 | kNatural.shifted[k + 1];
             if (++n == 4) {
