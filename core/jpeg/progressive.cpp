@@ -378,31 +378,6 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
                          std::to_string(scan.data_offset) + ", restart interval " +
                          std::to_string(k) + ")");
   };
-  // One interleaved DC scan's MCU m.
-  auto dc_mcu = [&](int m) __attribute__((always_inline)) {
-    const int mx = m % g.mcus_x, my = m / g.mcus_x;
-    for (const auto& b : g.mcu) {
-      const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
-      std::int16_t* blk =
-          coef + 64 * std::size_t(cl.first_block +
-                                  std::uint32_t(my * b.v + b.dy) * std::uint32_t(cl.grid_w) +
-                                  std::uint32_t(mx * b.h + b.dx));
-      if (scan.ah == 0) {
-        const int s = tables[std::size_t(b.slot)].decode(br, lj, bad_code);
-        int diff = 0;
-        if (s) {
-          diff = extend(bits(s), s);
-        }
-        int& p = pred[b.slot];
-        if ((p >= 0 && diff > INT_MAX - p) || (p < 0 && diff < INT_MIN - p))
-          invalid(scan.data_offset, "DC coefficient out of range");
-        p += diff;
-        blk[0] = std::int16_t(std::uint32_t(p) << al);
-      } else {
-        if (bits(1)) blk[0] = std::int16_t(std::uint16_t(blk[0]) | p1);
-      }
-    }
-  };
   // An AC scan (one component, one block an MCU): the first decoding of a band of one block.
   auto ac_first = [&](std::int16_t * blk, std::uint64_t & nz) __attribute__((always_inline)) {
     const PlainTable& t = tables[0];
@@ -433,10 +408,15 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
   const std::uint64_t band = ~std::uint64_t(0) << (63 - se);  // [0, se]
   auto ac_refine = [&](std::int16_t * blk, std::uint64_t & nz) __attribute__((always_inline)) {
     const PlainTable& t = tables[0];
-    int k = ss;
+    // The coefficients of [ss, se] not yet passed: those still zero and those non-zero. Each
+    // symbol passes a run of them; kept as masks (and with PDEP a count), so that no step
+    // waits on where the last one ended.
+    const std::uint64_t from_ss = band & (~std::uint64_t(0) >> ss);
+    std::uint64_t zr = ~nz & from_ss, nzr = nz & from_ss;
     std::uint64_t up = 0;
     if (eobrun == 0) {
-      for (; k <= se; ++k) {
+      int zc = kPdep ? count_ones(zr) : 0;
+      while (zr | nzr) {
         int s = t.decode(br, lj, bad_code);
         int r = s >> 4;
         s &= 15;
@@ -450,21 +430,27 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
           break;
         }
         // Past r still-zero coefficients, a correction bit for each non-zero one met on the
-        // way: the target is the (r + 1)-th zero of [k, se] (or past se).
-        const std::uint64_t from_k = band & (~std::uint64_t(0) >> k);
-        const std::uint64_t hit = nth_highest_bit<kPdep>(~nz & from_k, r);
-        correct(blk, nz & from_k & (hit ? 0 - (hit << 1) : ~std::uint64_t(0)), up);
-        k = hit ? __builtin_clzll(hit) : se + 1;
+        // way: the target is the (r + 1)-th zero left (or past se).
+        std::uint64_t hit;
+        if (kPdep) {
+          hit = zc > r ? deposit(std::uint64_t(1) << (zc - 1 - r), zr) : 0;
+          zc -= r + 1;
+        } else {
+          hit = nth_highest_bit<false>(zr, r);
+        }
+        const std::uint64_t passed = hit ? ~(hit - 1) : ~std::uint64_t(0);  // hit and before
+        correct(blk, nzr & passed, up);
+        zr &= ~passed;
+        nzr &= ~passed;
         if (value) {  // (a new ±1 has bit al set: apply() leaves it)
-          const int at = k < 64 ? k : 63;
+          const int at = hit ? __builtin_clzll(hit) : se < 63 ? se + 1 : 63;
           blk[at] = std::int16_t(value);
           nz |= kTop >> at;
         }
       }
     }
     if (eobrun > 0) {
-      // A correction bit for each coefficient of [k, se] already non-zero.
-      correct(blk, nz & band & (~std::uint64_t(0) >> k), up);
+      correct(blk, nzr, up);  // a correction bit for each non-zero coefficient left
       --eobrun;
     }
     apply(blk, up);
@@ -473,10 +459,48 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
   // are left as they are, the last that started with data left kept in last_good.
   auto run = [&](int m, const int end) {
     if (dc_band) {
+      // Each block of the MCU at its global index, moved on MCU by MCU.
+      const int nb = int(g.mcu.size());
+      std::size_t id[10], step[10], row_jump[10];
+      int slot[10];
+      const int mx0 = m % g.mcus_x, my0 = m / g.mcus_x;
+      for (int j = 0; j < nb; ++j) {
+        const ScanGeometry::Block& b = g.mcu[std::size_t(j)];
+        const ComponentLayout& cl = g.layout->components[std::size_t(b.component)];
+        id[j] = cl.first_block + std::size_t(my0 * b.v + b.dy) * std::size_t(cl.grid_w) +
+                std::size_t(mx0 * b.h + b.dx);
+        step[j] = std::size_t(b.h);
+        row_jump[j] = std::size_t(b.v) * std::size_t(cl.grid_w) - std::size_t(g.mcus_x * b.h);
+        slot[j] = b.slot;
+      }
+      int mx = mx0;
       for (; m < end && !insufficient; ++m) {
         last_good = m;
-        dc_mcu(m);
+        if (scan.ah == 0) {
+          for (int j = 0; j < nb; ++j) {
+            const int s = tables[std::size_t(slot[j])].decode(br, lj, bad_code);
+            const int diff = s ? extend(bits(s), s) : 0;
+            int& p = pred[slot[j]];
+            if ((p >= 0 && diff > INT_MAX - p) || (p < 0 && diff < INT_MIN - p))
+              invalid(scan.data_offset, "DC coefficient out of range");
+            p += diff;
+            coef[64 * id[j]] = std::int16_t(std::uint32_t(p) << al);
+          }
+        } else if (kExact) {
+          for (int j = 0; j < nb; ++j)
+            if (bits(1)) coef[64 * id[j]] = std::int16_t(std::uint16_t(coef[64 * id[j]]) | p1);
+        } else {
+          const std::uint32_t v = bits(nb);  // one bit a block, the first at the top
+          for (int j = 0; j < nb; ++j)
+            if (v >> (nb - 1 - j) & 1)
+              coef[64 * id[j]] = std::int16_t(std::uint16_t(coef[64 * id[j]]) | p1);
+        }
         if (br.exhausted()) insufficient = true;
+        for (int j = 0; j < nb; ++j) id[j] += step[j];
+        if (++mx == g.mcus_x) {
+          mx = 0;
+          for (int j = 0; j < nb; ++j) id[j] += row_jump[j];
+        }
       }
       return;
     }
