@@ -379,7 +379,55 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
                          std::to_string(k) + ")");
   };
   // An AC scan (one component, one block an MCU): the first decoding of a band of one block.
+  // The fast pass's AC first scans decode with the sequential decoder's table, whose entries
+  // give a code's run and value at once where code and magnitude bits fit in its lookahead.
+  std::shared_ptr<const HuffmanLookup> full;
+  if (!kExact && !dc_band && scan.ah == 0) full = cached_derive(table_of(scan, 0, true), true);
+  auto store = [&](std::int16_t * blk, std::uint64_t & nz, int at, int v)
+      __attribute__((always_inline)) {
+    blk[at] = std::int16_t(std::uint32_t(v) << al);
+    if (blk[at])
+      nz |= kTop >> at;
+    else  // a value that a corrupt run shifted out of 16 bits
+      nz &= ~(kTop >> at);
+  };
   auto ac_first = [&](std::int16_t * blk, std::uint64_t & nz) __attribute__((always_inline)) {
+    if (!kExact) {
+      const HuffmanLookup& f = *full;
+      for (int k = ss; k <= se;) {  // k: the zigzag index of the next coefficient
+        if (br.nbits < 32) br.fill();
+        const std::int32_t e = f.entry[br.peek(HuffmanLookup::kBits)];
+        if (e & HuffmanLookup::kFull) {
+          br.consume(e & 63);
+          if (e & HuffmanLookup::kEnd) break;  // EOB: a run of one block, this one
+          k += ((e >> 8) & 31) - 1;
+          store(blk, nz, k < 64 ? k : 63, e >> 16);
+          ++k;
+          continue;
+        }
+        int sym;
+        if (e) {
+          br.consume(e & 63);
+          sym = (e >> 8) & 0xFF;
+        } else {
+          sym = decode_long_symbol(br, f, bad_code);
+        }
+        const int r = sym >> 4, s = sym & 15;
+        if (s) {
+          k += r;
+          store(blk, nz, k < 64 ? k : 63, extend(bits(s), s));
+          ++k;
+        } else if (r == 15) {
+          k += 16;
+        } else {
+          eobrun = 1u << r;
+          if (r) eobrun += bits(r);
+          --eobrun;
+          break;
+        }
+      }
+      return;
+    }
     const PlainTable& t = tables[0];
     for (int k = ss; k <= se; ++k) {
       int s = t.decode(br, lj, bad_code);
@@ -387,13 +435,7 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
       s &= 15;
       if (s) {
         k += r;
-        const int v = extend(bits(s), s);
-        const int at = k < 64 ? k : 63;
-        blk[at] = std::int16_t(std::uint32_t(v) << al);
-        if (blk[at])
-          nz |= kTop >> at;
-        else  // a value that a corrupt run shifted out of 16 bits
-          nz &= ~(kTop >> at);
+        store(blk, nz, k < 64 ? k : 63, extend(bits(s), s));
       } else if (r == 15) {
         k += 15;
       } else {
