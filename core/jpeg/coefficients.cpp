@@ -4,8 +4,12 @@
 #include "core/jpeg/coefficients.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/jpeg/entropy_parts.h"
 
@@ -23,6 +27,48 @@ std::uint64_t reverse_bits(std::uint64_t x) {
   return (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
 }
 
+#if defined(__x86_64__)
+// One block's tokens with AVX-512 VBMI2: the non-zero coefficients (bit k of `mask` for zigzag
+// index k; at least one) and their natural positions compressed to the front of a vector each,
+// four of each then make a token, positions packed by PEXT. The last token is padded by
+// repeating its last coefficient and position, as pack_block() does. Returns the count.
+alignas(64) constexpr std::uint8_t kNaturalBytes[64] = HC_JPEG_NATURAL_ORDER;
+
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi2,popcnt"))) int block_tokens_vbmi2(
+    const std::int16_t* blk, std::uint64_t mask, std::uint32_t block_bits, Token* tp) {
+  alignas(64) std::int16_t val[64 + 32];
+  alignas(64) std::uint8_t pos[64 + 64];
+  const __mmask32 lo = __mmask32(mask), hi = __mmask32(mask >> 32);
+  const int nlo = int(_mm_popcnt_u32(lo)), m = int(_mm_popcnt_u64(mask));
+  _mm512_store_si512(val, _mm512_maskz_compress_epi16(lo, _mm512_loadu_si512(blk)));
+  _mm512_storeu_si512(val + nlo, _mm512_maskz_compress_epi16(hi, _mm512_loadu_si512(blk + 32)));
+  _mm512_store_si512(pos, _mm512_maskz_compress_epi8(mask, _mm512_load_si512(kNaturalBytes)));
+  val[m] = val[m + 1] = val[m + 2] = val[m - 1];
+  pos[m] = pos[m + 1] = pos[m + 2] = pos[m - 1];
+  const int count = (m + 3) >> 2;
+  for (int t = 0; t < count; ++t) {
+    std::memcpy(tp[t].coef, val + 4 * t, 8);
+    std::uint32_t x;
+    std::memcpy(&x, pos + 4 * t, 4);
+    tp[t].word = block_bits | std::uint32_t(_pext_u32(x, 0x3F3F3F3Fu));
+  }
+  return count;
+}
+
+bool has_vbmi2() {
+  return __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("bmi2") && use_pdep(true);  // (PEXT as fast as PDEP)
+}
+#else
+int block_tokens_vbmi2(const std::int16_t*, std::uint64_t, std::uint32_t, Token*) { return 0; }
+bool has_vbmi2() { return false; }
+#endif
+
+std::atomic<bool>& vbmi2_flag() {
+  static std::atomic<bool> on{has_vbmi2()};
+  return on;
+}
+
 // The buffers of the last decoder a thread ended, for its next one: an image's coefficients
 // then go to memory already mapped rather than fresh pages (each faulted in and cleared by the
 // kernel). Buffers past kKeepBytes are freed.
@@ -34,6 +80,12 @@ thread_local Spare spare;
 constexpr std::size_t kKeepBytes = std::size_t(16) << 20;
 
 }  // namespace
+
+bool use_vbmi2(bool on) {
+  const bool now = on && has_vbmi2();
+  vbmi2_flag().store(now);
+  return now;
+}
 
 ScanGeometry scan_geometry(const Header& header, const Layout& layout, const Scan& scan) {
   ScanGeometry g;
@@ -212,6 +264,7 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
     for (std::uint32_t g = 0; g < cl.groups; ++g)
       group_end[cl.first_group + g] = std::min(64u, cl.blocks - 64 * g);
   static const int zz[64] = HC_JPEG_NATURAL_ORDER;
+  const bool vbmi2 = vbmi2_flag().load(std::memory_order_relaxed);
   auto piece = [&](std::size_t k) {
     const std::uint32_t g0 = std::uint32_t(groups * k / n),
                         g1 = std::uint32_t(groups * (k + 1) / n);
@@ -236,6 +289,15 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
           // than finding the highest.
           std::uint64_t x = reverse_bits(nonzero_[id]) | std::uint64_t(blk[0] != 0);
           if (!x) continue;
+          if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
+          if (vbmi2) {
+            const int count = block_tokens_vbmi2(blk, x, i << 24, r.tokens.data() + nt);
+            r.block_ids[nb] = id;
+            r.block_tokens[nb] = std::uint8_t(count);
+            ++nb;
+            nt += std::size_t(count);
+            continue;
+          }
           if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
           Token* const first = r.tokens.data() + nt;
           Token* tp = first;

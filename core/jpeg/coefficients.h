@@ -95,6 +95,8 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t size, const H
 // portable path; a request for it where it is slow or missing leaves it off. Returns whether it
 // is on now.
 bool use_pdep(bool on);
+// Likewise for AVX-512 VBMI2 (with BMI2's PEXT), which tokenize() uses where the CPU has it.
+bool use_vbmi2(bool on);
 
 class CoefficientDecoder {
  public:
