@@ -1,8 +1,8 @@
 // Host samples to a device buffer through pinned memory, for the encoders: the samples are
 // copied into a pinned staging buffer by pool threads piece by piece (streaming stores,
 // host/src/pinned_copy.h) while another starts each part's transfer (4 to 16 parts of 2 MiB or
-// more) as soon as its pieces are in, so that the host copy and the DMA overlap. Small inputs go
-// by a plain write.
+// more) as soon as its pieces are in, so that the host copy and the DMA overlap. Inputs under
+// 1 MiB are copied in on several threads, then sent in one transfer.
 #ifndef HETCODEC_HOST_PINNED_UPLOAD_H
 #define HETCODEC_HOST_PINNED_UPLOAD_H
 
