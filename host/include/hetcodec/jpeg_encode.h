@@ -60,8 +60,10 @@ struct JpegEncodeOptions {
   // queue (the host stages and transfers of one overlap the kernels of another). 1..16.
   int batch_streams = 4;
   // encode_batch: images per launch, each stage one launch for all of them, 0..4096 (0: the
-  // batch shared evenly among the streams, up to 4 megapixels a launch). A launch also stops at
-  // 16 megapixels, and holds images of one device buffer only.
+  // batch shared evenly among the streams, up to 4 megapixels a launch where some images come
+  // from the host, 16 where all are on the device). A launch also stops at 16 megapixels, and
+  // holds images of one device buffer only. The host threads that copy host images into pinned
+  // memory are shared among the streams.
   int batch_images = 0;
   // Time each step (waiting for the device after each, which costs a little): stage_times().
   bool profile = false;
