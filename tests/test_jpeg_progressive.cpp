@@ -226,7 +226,7 @@ TEST_CASE("progressive jpeg coefficients equal libjpeg-turbo's after every scan"
   // Both ways of decoding refinement scans: with PDEP where the CPU has it fast, and without.
   for (const bool pdep : {false, true}) {
     if (jpeg::use_pdep(pdep) != pdep) continue;
-    jpeg::use_vbmi2(pdep);
+    jpeg::use_token_simd(pdep ? 2 : 0);
     INFO("pdep " << pdep);
     int checked = 0;
     for (const auto& s : full_corpus()) {
@@ -235,33 +235,35 @@ TEST_CASE("progressive jpeg coefficients equal libjpeg-turbo's after every scan"
     CHECK(checked == int(full_corpus().size()));  // complete files are never smoothed
   }
   jpeg::use_pdep(true);  // the defaults
-  jpeg::use_vbmi2(true);
+  jpeg::use_token_simd(2);
 }
 
 TEST_CASE("progressive tokens are the same with and without the x86 extensions") {
-  // tokenize() with AVX-512 VBMI2 where the CPU has it, against the portable loop.
-  if (!jpeg::use_vbmi2(true)) return;
-  for (const auto& s : full_corpus()) {
-    INFO(s.name);
-    const jpeg::Header h = jpeg::parse(s.bytes.data(), s.bytes.size());
-    const jpeg::Layout layout = jpeg::make_layout(h);
-    jpeg::CoefficientDecoder d(s.bytes.data(), s.bytes.size(), h, layout);
-    std::vector<std::string> warnings;
-    d.run(warnings);
-    std::vector<jpeg::EntropyResult> with, without;
-    d.tokenize(3, {}, with);
-    jpeg::use_vbmi2(false);
-    d.tokenize(3, {}, without);
-    jpeg::use_vbmi2(true);
-    REQUIRE(with.size() == without.size());
-    for (std::size_t k = 0; k < with.size(); ++k) {
-      CHECK(with[k].block_ids == without[k].block_ids);
-      CHECK(with[k].block_tokens == without[k].block_tokens);
-      REQUIRE(with[k].tokens.size() == without[k].tokens.size());
-      CHECK(std::memcmp(with[k].tokens.data(), without[k].tokens.data(),
-                        with[k].tokens.size() * sizeof(jpeg::Token)) == 0);
+  // tokenize() with each level of AVX-512 the CPU has, against the portable loop.
+  const int best = jpeg::use_token_simd(2);
+  for (int level = 1; level <= best; ++level)
+    for (const auto& s : full_corpus()) {
+      INFO(s.name << " level " << level);
+      const jpeg::Header h = jpeg::parse(s.bytes.data(), s.bytes.size());
+      const jpeg::Layout layout = jpeg::make_layout(h);
+      jpeg::CoefficientDecoder d(s.bytes.data(), s.bytes.size(), h, layout);
+      std::vector<std::string> warnings;
+      d.run(warnings);
+      std::vector<jpeg::EntropyResult> with, without;
+      jpeg::use_token_simd(level);
+      d.tokenize(3, {}, with);
+      jpeg::use_token_simd(0);
+      d.tokenize(3, {}, without);
+      jpeg::use_token_simd(best);
+      REQUIRE(with.size() == without.size());
+      for (std::size_t k = 0; k < with.size(); ++k) {
+        CHECK(with[k].block_ids == without[k].block_ids);
+        CHECK(with[k].block_tokens == without[k].block_tokens);
+        REQUIRE(with[k].tokens.size() == without[k].tokens.size());
+        CHECK(std::memcmp(with[k].tokens.data(), without[k].tokens.data(),
+                          with[k].tokens.size() * sizeof(jpeg::Token)) == 0);
+      }
     }
-  }
 }
 
 TEST_CASE("progressive and arithmetic-coded jpeg decode equals libjpeg-turbo on every device") {

@@ -28,21 +28,16 @@ std::uint64_t reverse_bits(std::uint64_t x) {
 }
 
 #if defined(__x86_64__)
-// One block's tokens with AVX-512 VBMI2: the non-zero coefficients (bit k of `mask` for zigzag
-// index k; at least one) and their natural positions compressed to the front of a vector each,
-// four of each then make a token, positions packed by PEXT. The last token is padded by
-// repeating its last coefficient and position, as pack_block() does. Returns the count.
+// One block's tokens with AVX-512: the non-zero coefficients (bit k of `mask` for zigzag index k;
+// at least one) and their natural positions compressed to the front of a vector each, four of
+// each then make a token, positions packed by PEXT. The last token is padded by repeating its
+// last coefficient and position, as pack_block() does. Returns the count. VBMI2 compresses
+// 16-bit and 8-bit lanes; without it they are widened to 32 bits, 16 at a time.
 alignas(64) constexpr std::uint8_t kNaturalBytes[64] = HC_JPEG_NATURAL_ORDER;
 
-__attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi2,popcnt"))) int block_tokens_vbmi2(
-    const std::int16_t* blk, std::uint64_t mask, std::uint32_t block_bits, Token* tp) {
-  alignas(64) std::int16_t val[64 + 32];
-  alignas(64) std::uint8_t pos[64 + 64];
-  const __mmask32 lo = __mmask32(mask), hi = __mmask32(mask >> 32);
-  const int nlo = int(_mm_popcnt_u32(lo)), m = int(_mm_popcnt_u64(mask));
-  _mm512_store_si512(val, _mm512_maskz_compress_epi16(lo, _mm512_loadu_si512(blk)));
-  _mm512_storeu_si512(val + nlo, _mm512_maskz_compress_epi16(hi, _mm512_loadu_si512(blk + 32)));
-  _mm512_store_si512(pos, _mm512_maskz_compress_epi8(mask, _mm512_load_si512(kNaturalBytes)));
+__attribute__((target("bmi2"))) inline int finish_tokens(std::int16_t* val, std::uint8_t* pos,
+                                                         int m, std::uint32_t block_bits,
+                                                         Token* tp) {
   val[m] = val[m + 1] = val[m + 2] = val[m - 1];
   pos[m] = pos[m + 1] = pos[m + 2] = pos[m - 1];
   const int count = (m + 3) >> 2;
@@ -55,18 +50,55 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi2,popcnt"))) int block_to
   return count;
 }
 
-bool has_vbmi2() {
-  return __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("bmi2") && use_pdep(true);  // (PEXT as fast as PDEP)
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,bmi2,popcnt"))) int block_tokens_vbmi2(
+    const std::int16_t* blk, std::uint64_t mask, std::uint32_t block_bits, Token* tp) {
+  alignas(64) std::int16_t val[64 + 32];
+  alignas(64) std::uint8_t pos[64 + 64];
+  const __mmask32 lo = __mmask32(mask), hi = __mmask32(mask >> 32);
+  const int nlo = int(_mm_popcnt_u32(lo)), m = int(_mm_popcnt_u64(mask));
+  _mm512_store_si512(val, _mm512_maskz_compress_epi16(lo, _mm512_loadu_si512(blk)));
+  _mm512_storeu_si512(val + nlo, _mm512_maskz_compress_epi16(hi, _mm512_loadu_si512(blk + 32)));
+  _mm512_store_si512(pos, _mm512_maskz_compress_epi8(mask, _mm512_load_si512(kNaturalBytes)));
+  return finish_tokens(val, pos, m, block_bits, tp);
+}
+
+__attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) int block_tokens_avx512(
+    const std::int16_t* blk, std::uint64_t mask, std::uint32_t block_bits, Token* tp) {
+  alignas(64) std::int16_t val[64 + 32];
+  alignas(64) std::uint8_t pos[64 + 64];
+  int m = 0;
+  for (int j = 0; j < 4; ++j) {
+    const __mmask16 k = __mmask16(mask >> (16 * j));
+    const __m512i v =
+        _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 16 * j)));
+    const __m512i p = _mm512_cvtepu8_epi32(
+        _mm_load_si128(reinterpret_cast<const __m128i*>(kNaturalBytes + 16 * j)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(val + m),
+                        _mm512_cvtepi32_epi16(_mm512_maskz_compress_epi32(k, v)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pos + m),
+                     _mm512_cvtepi32_epi8(_mm512_maskz_compress_epi32(k, p)));
+    m += int(_mm_popcnt_u32(k));
+  }
+  return finish_tokens(val, pos, m, block_bits, tp);
+}
+
+// The instructions tokenize() may use here: 2 with VBMI2, 1 with AVX-512 BW alone, 0 without
+// (PEXT as fast as PDEP: BMI2 where it is not microcoded).
+int best_token_simd() {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("bmi2") || !use_pdep(true))
+    return 0;
+  return __builtin_cpu_supports("avx512vbmi2") ? 2 : 1;
 }
 #else
 int block_tokens_vbmi2(const std::int16_t*, std::uint64_t, std::uint32_t, Token*) { return 0; }
-bool has_vbmi2() { return false; }
+int block_tokens_avx512(const std::int16_t*, std::uint64_t, std::uint32_t, Token*) { return 0; }
+int best_token_simd() { return 0; }
 #endif
 
-std::atomic<bool>& vbmi2_flag() {
-  static std::atomic<bool> on{has_vbmi2()};
-  return on;
+std::atomic<int>& token_simd() {
+  static std::atomic<int> level{best_token_simd()};
+  return level;
 }
 
 // The buffers of the last decoder a thread ended, for its next one: an image's coefficients
@@ -81,9 +113,9 @@ constexpr std::size_t kKeepBytes = std::size_t(16) << 20;
 
 }  // namespace
 
-bool use_vbmi2(bool on) {
-  const bool now = on && has_vbmi2();
-  vbmi2_flag().store(now);
+int use_token_simd(int level) {
+  const int now = std::max(0, std::min(level, best_token_simd()));
+  token_simd().store(now);
   return now;
 }
 
@@ -264,7 +296,7 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
     for (std::uint32_t g = 0; g < cl.groups; ++g)
       group_end[cl.first_group + g] = std::min(64u, cl.blocks - 64 * g);
   static const int zz[64] = HC_JPEG_NATURAL_ORDER;
-  const bool vbmi2 = vbmi2_flag().load(std::memory_order_relaxed);
+  const int simd = token_simd().load(std::memory_order_relaxed);
   auto piece = [&](std::size_t k) {
     const std::uint32_t g0 = std::uint32_t(groups * k / n),
                         g1 = std::uint32_t(groups * (k + 1) / n);
@@ -290,8 +322,10 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
           std::uint64_t x = reverse_bits(nonzero_[id]) | std::uint64_t(blk[0] != 0);
           if (!x) continue;
           if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
-          if (vbmi2) {
-            const int count = block_tokens_vbmi2(blk, x, i << 24, r.tokens.data() + nt);
+          if (simd) {
+            const int count = simd == 2
+                                  ? block_tokens_vbmi2(blk, x, i << 24, r.tokens.data() + nt)
+                                  : block_tokens_avx512(blk, x, i << 24, r.tokens.data() + nt);
             r.block_ids[nb] = id;
             r.block_tokens[nb] = std::uint8_t(count);
             ++nb;

@@ -95,8 +95,10 @@ void decode_progressive_scan(const std::uint8_t* data, std::size_t size, const H
 // portable path; a request for it where it is slow or missing leaves it off. Returns whether it
 // is on now.
 bool use_pdep(bool on);
-// Likewise for AVX-512 VBMI2 (with BMI2's PEXT), which tokenize() uses where the CPU has it.
-bool use_vbmi2(bool on);
+// Likewise for the AVX-512 instructions tokenize() uses (with BMI2's PEXT): level 2 with VBMI2's
+// 16- and 8-bit compress, 1 with AVX-512 F and BW alone, 0 for none. A level the CPU lacks is
+// lowered to the best it has; returns the level now in use.
+int use_token_simd(int level);
 
 class CoefficientDecoder {
  public:
