@@ -61,7 +61,7 @@ struct JpegEncodeOptions {
   int batch_streams = 4;
   // encode_batch: images per launch, each stage one launch for all of them, 0..4096 (0: the
   // batch shared evenly among the streams, up to 4 megapixels a launch where some images come
-  // from the host, 16 where all are on the device). A launch also stops at 16 megapixels, and
+  // from the host; where all are on the device, at least 32 images and up to 16 megapixels). A launch also stops at 16 megapixels, and
   // holds images of one device buffer only. The host threads that copy host images into pinned
   // memory are shared among the streams.
   int batch_images = 0;
