@@ -315,10 +315,9 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
         const std::int16_t* blk = coef_.data() + std::size_t(id) * 64;
         if (!nonzero_.empty()) {
           // The progressive decoder's bitmap of non-zero AC coefficients (bit 63 - k for
-          // zigzag index k) walked from the top, each coefficient shifted into the token
-          // being filled as decode_block_tokens() does.
-          // Reversed once, so that the loop below clears the lowest bit (one cycle) rather
-          // than finding the highest.
+          // zigzag index k), reversed (bit k) so that the loop below clears the lowest bit (one
+          // cycle) rather than finding the highest; each coefficient is shifted into the token
+          // being filled as decode_block_tokens() does. Or AVX-512's compress.
           std::uint64_t x = reverse_bits(nonzero_[id]) | std::uint64_t(blk[0] != 0);
           if (!x) continue;
           if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
@@ -332,7 +331,6 @@ void CoefficientDecoder::tokenize(int pieces, const EntropyDecoder::Parallel& pa
             nt += std::size_t(count);
             continue;
           }
-          if (r.tokens.size() < nt + 17) r.tokens.resize(2 * (nt + 17));
           Token* const first = r.tokens.data() + nt;
           Token* tp = first;
           const std::uint32_t block_bits = i << 24;

@@ -151,13 +151,9 @@ bool fast_pdep() { return false; }
 // top, to their coefficients in order.
 constexpr std::uint64_t kTop = std::uint64_t(1) << 63;
 
-// The (r + 1)-th highest set bit of `x` as a one-bit mask, 0 where x has no more than r set bits.
-template <bool kPdep>
-__attribute__((always_inline)) inline std::uint64_t nth_highest_bit(std::uint64_t x, int r) {
-  if (kPdep) {
-    const int n = count_ones(x);
-    return n > r ? deposit(std::uint64_t(1) << (n - 1 - r), x) : 0;
-  }
+// The (r + 1)-th highest set bit of `x` as a one-bit mask, 0 where x has no more than r set bits
+// (without PDEP; with it, one PDEP does this given the count of x's bits).
+inline std::uint64_t nth_highest_bit(std::uint64_t x, int r) {
   for (; r > 0 && x; --r) x ^= kTop >> __builtin_clzll(x);
   return x ? kTop >> __builtin_clzll(x) : 0;
 }
@@ -478,7 +474,7 @@ void decode_scan(const std::uint8_t* data, const Scan& scan, const ScanGeometry&
           hit = zc > r ? deposit(std::uint64_t(1) << (zc - 1 - r), zr) : 0;
           zc -= r + 1;
         } else {
-          hit = nth_highest_bit<false>(zr, r);
+          hit = nth_highest_bit(zr, r);
         }
         const std::uint64_t passed = hit ? ~(hit - 1) : ~std::uint64_t(0);  // hit and before
         correct(blk, nzr & passed, up);
