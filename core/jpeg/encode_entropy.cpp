@@ -33,7 +33,7 @@ constexpr std::size_t kMaxBlockBytes = 64 * 33 / 8;
 // block takes 2 at least: a DC code and an AC code, each 1 bit or more): the byte that ends
 // one piece never reaches past the next one.
 constexpr std::uint64_t kMinPieceMcus = 8;
-// With threads <= 0, a thread per this many MCUs at most: small scans are not worth a thread.
+// A thread per this many MCUs at most (scan_threads): small scans are not worth a thread.
 constexpr std::uint64_t kAutoMcusPerThread = 2048;
 
 [[noreturn]] void bad(const std::string& what) {
@@ -508,6 +508,11 @@ std::vector<std::uint32_t> count_symbols(const EncodePlan& plan, const std::int1
   return counts;
 }
 
+int scan_threads(const EncodePlan& plan, int threads) {
+  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  return int(std::min<std::uint64_t>(std::uint64_t(threads), plan.mcus() / kAutoMcusPerThread + 1));
+}
+
 std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables& tables,
                                       const std::int16_t* blocks) {
   const ScanJob s = scan_of(plan, &tables, blocks);
@@ -517,10 +522,7 @@ std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables
 std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables& tables,
                                       const std::int16_t* blocks, int threads) {
   const ScanJob s = scan_of(plan, &tables, blocks);
-  if (threads <= 0) {
-    threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    threads = int(std::min<std::uint64_t>(std::uint64_t(threads), s.mcus / kAutoMcusPerThread + 1));
-  }
+  if (threads <= 0) threads = scan_threads(plan, 0);
   const std::uint64_t intervals = (s.mcus + s.interval - 1) / s.interval;
   if (threads <= 1 || s.mcus < 2 * kMinPieceMcus) return encode_intervals(s, 0, s.mcus);
   if (intervals < std::uint64_t(threads)) return encode_pieces(s, threads);

@@ -85,13 +85,14 @@ std::vector<std::uint8_t> write_headers(const EncodePlan& plan, const EncodeTabl
 // zigzag order (dummy blocks included), with restart markers and 0xFF stuffing (jchuff.c).
 std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables& tables,
                                       const std::int16_t* blocks);
-// The same on `threads` host threads (<= 0: one per hardware thread), the same bytes.
+// The same bytes, coded on `threads` threads (<= 0: scan_threads(plan, 0)): whole restart
+// intervals per thread, or pieces of an interval joined at their bit offsets.
 std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables& tables,
                                       const std::int16_t* blocks, int threads);
-// The same bytes, coded on `threads` threads (<= 0: the hardware's, fewer for small scans):
-// whole restart intervals per thread, or pieces of an interval joined at their bit offsets.
-std::vector<std::uint8_t> encode_scan(const EncodePlan& plan, const EncodeTables& tables,
-                                      const std::int16_t* blocks, int threads);
+// The threads worth coding a scan on: up to `threads` (<= 0: one per hardware thread), one for
+// each 2048 MCUs (a 500x375 4:2:0 image is coded on one; a thread started for a small scan
+// costs more than it codes).
+int scan_threads(const EncodePlan& plan, int threads);
 // Symbol counts of the same blocks (the input of optimal_encode_tables).
 std::vector<std::uint32_t> count_symbols(const EncodePlan& plan, const std::int16_t* blocks);
 

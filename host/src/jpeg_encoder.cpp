@@ -152,7 +152,7 @@ struct JpegEncoder::Impl {
   // encode_batch: encoders of the same device for the other streams, and their threads.
   std::vector<std::unique_ptr<JpegEncoder>> streams;
   detail::WorkerPool batch_pool;
-  int copy_share = 1;  // the streams of a batch uploading at once (upload()'s threads shared)
+  int copy_share = 1;  // the streams of a batch at once (upload()'s and host coding's threads)
   detail::StageClock clock;
   void lap(double& slot) { clock.lap(*queue, slot); }
   void ensure(std::unique_ptr<DeviceBuffer>& b, std::size_t n) {
@@ -463,14 +463,24 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     queue->finish();
     lap(times.download);
     const auto* blocks = reinterpret_cast<const std::int16_t*>(staging->data());
-    for (std::size_t m = 0; m < n; ++m) {
-      const std::size_t first = kp[HC_JENC_TABLE_WORD + m * HC_JENC_TABLE_STRIDE + HC_JENC_T_BLOCK];
-      const auto scan_data =
-          jpeg::encode_scan(pieces[m].plan, pieces[m].tables, blocks + first * 64, options.threads);
-      std::vector<std::uint8_t>& file = *pieces[m].file;
-      file.insert(file.end(), scan_data.begin(), scan_data.end());
-      file.insert(file.end(), {0xFF, 0xD9});
-    }
+    // The launch's images side by side on the encoder's share of the host threads (the
+    // streams of a batch share them), each on its share of those where it is large enough to
+    // be worth more than one (jpeg::scan_threads).
+    const int threads = std::max(1, options.threads / copy_share);
+    const int share = std::max(1, threads / int(std::min<std::size_t>(n, 1u << 16)));
+    detail::parallel_for(
+        n, threads,
+        [&](std::size_t m) {
+          const std::size_t first =
+              kp[HC_JENC_TABLE_WORD + m * HC_JENC_TABLE_STRIDE + HC_JENC_T_BLOCK];
+          const auto scan_data =
+              jpeg::encode_scan(pieces[m].plan, pieces[m].tables, blocks + first * 64,
+                                jpeg::scan_threads(pieces[m].plan, share));
+          std::vector<std::uint8_t>& file = *pieces[m].file;
+          file.insert(file.end(), scan_data.begin(), scan_data.end());
+          file.insert(file.end(), {0xFF, 0xD9});
+        },
+        &pool);
     lap(times.entropy);
     return;
   }
