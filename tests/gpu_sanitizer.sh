@@ -1,8 +1,10 @@
 #!/bin/sh
 # Runs the backend suite on the first CUDA device under one compute-sanitizer tool; any report
 # fails. Exits 77 (CTest: skipped) where there is no CUDA device.
-# usage: gpu_sanitizer.sh COMPUTE_SANITIZER TOOL HETCODEC_CLI TEST_BINARY
+# usage: gpu_sanitizer.sh COMPUTE_SANITIZER TOOL HETCODEC_CLI TEST_BINARY [DOCTEST OPTIONS...]
+# (the options choose a part of the suite, as --first=N --last=M)
 sanitizer=$1 tool=$2 cli=$3 suite=$4
+shift 4
 if ! "$cli" --device cuda devices >/dev/null 2>&1; then
   echo "no CUDA device on this machine: compute-sanitizer $tool skipped"
   exit 77
@@ -11,4 +13,4 @@ fi
 # cases named [large] (megapixel images, for paths that only large inputs take: their kernels
 # are the same as the others') are left out, as they take minutes under racecheck.
 HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" --error-exitcode 1 "$suite" \
-  --duration=true '--test-case-exclude=*[large]*'
+  --duration=true '--test-case-exclude=*[large]*' "$@"
