@@ -13,6 +13,8 @@
 #include "core/error.h"
 #include "hetcodec/device.h"
 
+struct hc_filter_params;  // core/portable/filters.h
+
 namespace hetcodec {
 
 // DeviceKind, DeviceInfo and the registry's functions (list_devices, open_device, ...) are
@@ -317,6 +319,25 @@ class JpegEncodeKernels {
                          DeviceBuffer& data, DeviceBuffer& coefs, DeviceBuffer& out) = 0;
 };
 
+// ---- filters on device images (DESIGN.md §3 "Filters") --------------------------------------
+
+class FilterKernels {
+ public:
+  virtual ~FilterKernels() = default;
+  // One kernel (HC_FILTER_SMOOTH .. HC_FILTER_MANDELBROT of core/portable/filters.h) over an
+  // image of p.width x p.height pixels: `src` at `src_offset` (p.channels samples a pixel; read
+  // by smoothing and texture only, may be null otherwise) into `dst` at `dst_offset` (p.channels
+  // samples a pixel, 4 bytes a pixel for float Perlin noise). Checks the kernel, the
+  // parameters and the buffers' ranges (InvalidArgument).
+  void run(Queue& queue, int kind, const hc_filter_params& p, const DeviceBuffer* src,
+           std::size_t src_offset, DeviceBuffer& dst, std::size_t dst_offset);
+
+ protected:
+  virtual void run_kernel(Queue& queue, int kind, const hc_filter_params& p,
+                          const DeviceBuffer* src, std::size_t src_offset, DeviceBuffer& dst,
+                          std::size_t dst_offset) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -330,6 +351,7 @@ class Device {
   virtual PngKernels& png() = 0;
   virtual LjpegKernels& ljpeg() = 0;
   virtual JpegEncodeKernels& jpeg_encode() = 0;
+  virtual FilterKernels& filters() = 0;
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/portable/filters.h"
 #include "core/portable/jpeg_encode.h"
 #include "core/portable/jpeg_job.h"
 #include "backends/launch_plan.h"
@@ -132,6 +133,29 @@ void JpegEncodeKernels::stage(Queue& queue, int stage, std::uint32_t arg, std::u
     throw Error(ErrorCode::InvalidArgument, "jpeg encode: no stage " + std::to_string(stage));
   check_range("jpeg encode plan", 0, 4 * HC_JENC_PLAN_TOTAL_WORDS, plan.size());
   if (items) run_stage(queue, stage, arg, items, pixels, plan, work, data, coefs, out);
+}
+
+void FilterKernels::run(Queue& queue, int kind, const hc_filter_params& p, const DeviceBuffer* src,
+                        std::size_t src_offset, DeviceBuffer& dst, std::size_t dst_offset) {
+  if (kind < 0 || kind >= HC_FILTER_KINDS)
+    throw Error(ErrorCode::InvalidArgument, "filters: no kernel " + std::to_string(kind));
+  if (p.channels < 1 || p.channels > 4 || p.colours > p.channels)
+    throw Error(ErrorCode::InvalidArgument, "filters: " + std::to_string(p.colours) + " of " +
+                                                std::to_string(p.channels) + " channels");
+  // Pixel indices are 32-bit in the bodies.
+  const std::uint64_t pixels = std::uint64_t(p.width) * p.height;
+  if (pixels > 0xffffffffu)
+    throw Error(ErrorCode::InvalidArgument, "filters: " + std::to_string(pixels) + " pixels");
+  const bool reads = kind == HC_FILTER_SMOOTH || kind == HC_FILTER_TEXTURE;
+  const std::size_t per = kind == HC_FILTER_PERLIN && p.mode == HC_PERLIN_F32 ? 4 : p.channels;
+  if (reads) {
+    if (!src) throw Error(ErrorCode::InvalidArgument, "filters: no input image");
+    check_range("filter input", src_offset, std::size_t(pixels) * p.channels, src->size());
+  }
+  check_range("filter output", dst_offset, std::size_t(pixels) * per, dst.size());
+  if (kind == HC_FILTER_SMOOTH && p.tiles_x != (p.width + HC_SMOOTH_TILE - 1) / HC_SMOOTH_TILE)
+    throw Error(ErrorCode::InvalidArgument, "filters: smoothing tiles across do not fit the width");
+  if (pixels) run_kernel(queue, kind, p, src, src_offset, dst, dst_offset);
 }
 
 void PngKernels::unpack(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& rows,

@@ -6,6 +6,7 @@
 
 #include "backends/backend.h"
 #include "core/portable/jpeg_decode.h"
+#include "core/portable/filters.h"
 #include "core/portable/jpeg_encode.h"
 #include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
@@ -159,6 +160,14 @@ Launch plan_png_deflate(int stage, std::uint32_t items) {
 Launch plan_jpeg_encode(int stage, std::uint32_t items) {
   const std::uint32_t lanes = hc_jenc_lanes(stage);
   return hc_jenc_is_group_stage(stage) ? launch_groups(items, lanes) : launch_items(items, lanes);
+}
+
+Launch plan_filter(int kind, std::uint32_t width, std::uint32_t height) {
+  if (kind == HC_FILTER_SMOOTH)
+    return launch_groups(((width + HC_SMOOTH_TILE - 1) / HC_SMOOTH_TILE) *
+                             ((height + HC_SMOOTH_TILE - 1) / HC_SMOOTH_TILE),
+                         HC_SMOOTH_LANES);
+  return launch_items(std::uint64_t(width) * height, HC_FILTER_ITEM_LANES);
 }
 
 Launch plan_jpeg_decode_idct(std::uint32_t groups) {

@@ -83,6 +83,11 @@ cudaError_t launch_jpeg_encode(cudaStream_t stream, const Launch& l, int stage, 
                                const std::uint32_t* plan, std::uint32_t* work,
                                std::uint32_t* data, std::int16_t* coefs, std::uint8_t* out);
 
+// Filters (kernels_cu/filters.cu): one kernel of core/portable/filters.h, `src` and `dst` at
+// the image's first byte.
+cudaError_t launch_filter(cudaStream_t stream, int kind, const hc_filter_params& p,
+                          const std::uint8_t* src, std::uint8_t* dst);
+
 }  // namespace hetcodec::cuda
 
 #endif  // HETCODEC_KERNELS_CU_LAUNCH_H

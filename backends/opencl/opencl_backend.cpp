@@ -312,6 +312,10 @@ JpegEncodeKernels& ClDevice::jpeg_encode() {
   return kernels_once(jpeg_encode_, [this] { return make_jpeg_encode_kernels(*this); });
 }
 
+FilterKernels& ClDevice::filters() {
+  return kernels_once(filters_, [this] { return make_filter_kernels(*this); });
+}
+
 std::string ClDevice::build_options() const {
   // -cl-std=CL1.2: the kernels are OpenCL C 1.2, the common floor of NVIDIA, PoCL and Oclgrind.
   // No -cl-fast-relaxed-math or -cl-mad-enable anywhere: every backend must compute the same

@@ -78,6 +78,7 @@ class ClDevice : public Device {
   PngKernels& png() override;
   LjpegKernels& ljpeg() override;
   JpegEncodeKernels& jpeg_encode() override;
+  FilterKernels& filters() override;
 
   // A program from kernels_cl/ by file name, built once per device (through the disk cache).
   const cl::Program& program(const std::string& name);
@@ -96,6 +97,7 @@ class ClDevice : public Device {
   std::unique_ptr<PngKernels> png_;
   std::unique_ptr<LjpegKernels> ljpeg_;
   std::unique_ptr<JpegEncodeKernels> jpeg_encode_;
+  std::unique_ptr<FilterKernels> filters_;
   template <typename T, typename Make>
   T& kernels_once(std::unique_ptr<T>& slot, Make make);
 };
@@ -131,6 +133,7 @@ std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device);
 std::unique_ptr<PngKernels> make_png_kernels(ClDevice& device);
 std::unique_ptr<LjpegKernels> make_ljpeg_kernels(ClDevice& device);
 std::unique_ptr<JpegEncodeKernels> make_jpeg_encode_kernels(ClDevice& device);
+std::unique_ptr<FilterKernels> make_filter_kernels(ClDevice& device);
 
 // Program binaries cached on disk, keyed by a hash of source, options, device and driver.
 // Returns a built program; throws Error(DeviceError) with the compiler log if the build fails.

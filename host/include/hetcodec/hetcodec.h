@@ -8,7 +8,8 @@
 //   std::puts(hetcodec::device_info(decoder.device()).name.c_str());
 //
 // Headers: hetcodec/device.h (devices), hetcodec/image.h (images, batch inputs and errors),
-// hetcodec/jpeg.h (JpegDecoder), hetcodec/png.h (PngDecoder, PngEncoder). The pipelines share
+// hetcodec/jpeg.h (JpegDecoder), hetcodec/png.h (PngDecoder, PngEncoder), hetcodec/filters.h
+// (Filters). The pipelines share
 // their conventions: a decoder's info() gives the size and format before decoding, warnings
 // come in the image, batches take Inputs and report BatchErrors, and stage_times() returns the
 // pipeline's StageTimes. Every failure is a hetcodec::Error with a code (core/error.h). The
@@ -19,6 +20,7 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "hetcodec/device.h"
+#include "hetcodec/filters.h"
 #include "hetcodec/image.h"
 #include "hetcodec/jpeg.h"
 #include "hetcodec/jpeg_encode.h"
