@@ -5,6 +5,7 @@
 #include "backends/backend_util.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +29,16 @@ void check_range(const char* what, std::size_t offset, std::size_t bytes, std::s
                                                 std::to_string(size) + " bytes");
   }
 }
+
+namespace {
+std::atomic<std::uint64_t> g_device_to_host{0};
+}  // namespace
+
+void count_device_to_host(std::size_t bytes) {
+  g_device_to_host.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+std::uint64_t device_to_host_bytes() { return g_device_to_host.load(std::memory_order_relaxed); }
 
 void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what) {
   if (info.max_alloc_bytes && bytes > info.max_alloc_bytes)

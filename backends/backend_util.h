@@ -24,6 +24,12 @@ Derived& backend_cast(Base& object, const char* backend) {
 // Throws InvalidArgument unless [offset, offset + bytes) lies inside a buffer of `size` bytes.
 void check_range(const char* what, std::size_t offset, std::size_t bytes, std::size_t size);
 
+// Bytes copied from device memory to the host by every queue of the process (each backend's
+// Queue::read counts them), so that a test can check that a chain of stages kept its pixels
+// on the device.
+void count_device_to_host(std::size_t bytes);
+std::uint64_t device_to_host_bytes();
+
 // Throws LimitExceeded, naming the device, when a buffer of `bytes` is over the device's largest
 // single allocation (DeviceInfo::max_alloc_bytes), before the runtime is asked for it.
 void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what);

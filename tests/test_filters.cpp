@@ -7,6 +7,8 @@
 #include <random>
 
 #include "hetcodec/hetcodec.h"
+#include "backends/backend_util.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 
 namespace hetcodec {
@@ -341,3 +343,107 @@ TEST_CASE("filters refuse bad arguments with an error naming them") {
 }
 
 }  // namespace hetcodec
+
+namespace hetcodec {
+
+// transcode --filter's chain (tools/cmd_transcode.cpp): JPEG decoded into device memory,
+// filtered there, encoded as PNG there. What comes back to the host is the PNG's data, not
+// the pixels (backends/backend_util.h counts every device-to-host copy).
+TEST_CASE("filters: decode, filter and encode without the pixels coming back to the host") {
+  Image src = random_image(640, 480, PixelFormat::RGB, 9, true);
+  for (std::size_t i = 0; i < src.pixels.size(); ++i) src.pixels[i] = std::uint8_t(i / 3 % 640 / 3);
+  const std::vector<std::uint8_t> jpeg = JpegEncoder("cpu").encode(src);
+  test::for_each_device([&](Device& device) {
+    // (The CPU reference's memory is the host's; emulators deflate on the host by design.)
+    if (device.info().kind == DeviceKind::Cpu || device.info().is_emulator) return;
+    auto shared = borrowed(device);
+    JpegDecoder decoder(shared);
+    Filters filters(shared);
+    PngEncoder encoder(shared);
+    const DeviceImage decoded = decoder.decode_to_device(jpeg.data(), jpeg.size());
+    const std::uint64_t before = device_to_host_bytes();
+    const DeviceImage smoothed = filters.smooth(decoded, SmoothOptions{3.0});
+    const std::vector<std::uint8_t> png = encoder.encode(smoothed);
+    const std::uint64_t back = device_to_host_bytes() - before;
+    INFO(device.info().spec << ": " << back << " bytes back for a PNG of " << png.size()
+                            << " bytes of an image of " << smoothed.bytes());
+    CHECK(back <= png.size() + 65536);
+    CHECK(back * 4 < smoothed.bytes());
+    // And the file holds the filtered pixels.
+    const Image host = filters.download(smoothed);
+    CHECK(PngDecoder("cpu").decode(png.data(), png.size()).pixels == host.pixels);
+  });
+}
+
+}  // namespace hetcodec
+
+#ifdef HETCODEC_TEST_CLI
+namespace hetcodec {
+
+// `filter`, `generate` and `transcode --filter`: the files hold what the library gives, on every
+// device the command is pointed at; bad arguments are refused, named.
+TEST_CASE("cli filters: filter, generate and transcode --filter write the library's images") {
+  test::Scratch s("filters");
+  const std::string jpeg = std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/testorig.jpg";
+  const std::vector<std::uint8_t> jpeg_bytes = test::bytes_of(jpeg);
+  Filters cpu("cpu");
+  const Image decoded = JpegDecoder("cpu").decode(jpeg_bytes.data(), jpeg_bytes.size());
+  auto png_pixels = [&](const std::string& name) {
+    const std::vector<std::uint8_t> b = test::bytes_of(s.dir / name);
+    return PngDecoder("cpu").decode(b.data(), b.size()).pixels;
+  };
+  for (const DeviceInfo& d : test::test_devices()) {
+    if (d.is_emulator) continue;
+    const std::string dev = "-q -d " + d.spec + " ";
+    INFO(d.spec);
+    test::Run r = test::cli(s.dir, dev + "filter smooth --factor 2.5 '" + jpeg + "' s.png");
+    REQUIRE_MESSAGE(r.status == 0, r.log);
+    CHECK(png_pixels("s.png") == cpu.smooth(decoded, SmoothOptions{2.5}).pixels);
+    r = test::cli(s.dir, dev + "transcode '" + jpeg + "' t.png --filter smooth:2.5");
+    REQUIRE_MESSAGE(r.status == 0, r.log);
+    CHECK(png_pixels("t.png") == png_pixels("s.png"));
+    r = test::cli(s.dir, dev + "filter texture --octaves 5 '" + jpeg + "' x.pam");
+    REQUIRE_MESSAGE(r.status == 0, r.log);
+    TextureOptions t;
+    t.noise.octaves = 5;
+    const std::vector<std::uint8_t> pam = test::bytes_of(s.dir / "x.pam");
+    const std::vector<std::uint8_t> expect = cpu.texture(decoded, t).pixels;
+    REQUIRE(pam.size() >= expect.size());
+    CHECK(std::vector<std::uint8_t>(pam.end() - std::ptrdiff_t(expect.size()), pam.end()) ==
+          expect);
+    r = test::cli(s.dir, dev + "generate perlin --size 120x80 --octaves 16 p.png");
+    REQUIRE_MESSAGE(r.status == 0, r.log);
+    PerlinOptions po;
+    po.octaves = 16;
+    CHECK(png_pixels("p.png") == cpu.download(cpu.perlin(120, 80, po)).pixels);
+    r = test::cli(s.dir, dev +
+                             "generate mandelbrot --size 96x64 --fire --iterations 90 "
+                             "--center -0.5,0.25 --span 1.5 m.png");
+    REQUIRE_MESSAGE(r.status == 0, r.log);
+    MandelbrotOptions mo;
+    mo.fire = true, mo.iterations = 90, mo.center_x = -0.5, mo.center_y = 0.25, mo.span = 1.5;
+    CHECK(png_pixels("m.png") == cpu.download(cpu.mandelbrot(96, 64, mo)).pixels);
+  }
+  // Refusals, each naming what is wrong, with no file written.
+  const std::pair<std::string, std::string> bad[] = {
+      {"filter smooth --factor 0 '" + jpeg + "' a.png", "factor"},
+      {"filter smooth '" + jpeg + "' a.gif", ".gif"},
+      {"generate perlin --size 0x10 a.png", "--size"},
+      {"generate perlin --size 10 a.png", "--size"},
+      {"generate mandelbrot --size 10x10 --span -1 a.png", "span"},
+      {"generate perlin --size 10x10 --frequency 0 a.png", "frequency"},
+      {"transcode '" + jpeg + "' a.png --filter blur", "unknown filter"},
+      {"transcode '" + jpeg + "' a.png --filter smooth:x", "not a number"},
+      {"filter smooth '" + std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg/monkey12.jpg' a.png",
+       "16-bit"}};
+  for (const auto& [args, word] : bad) {
+    const test::Run r = test::cli(s.dir, "-d cpu " + args);
+    INFO(args << "\n" << r.log);
+    CHECK(r.status != 0);
+    CHECK(r.says(word));
+    CHECK(!std::filesystem::exists(s.dir / "a.png"));
+  }
+}
+
+}  // namespace hetcodec
+#endif

@@ -109,6 +109,16 @@ Image read_image_file(const std::string& path, const std::shared_ptr<Device>& de
                       std::vector<std::string>* notes = nullptr,
                       std::optional<PngLayout>* png_layout = nullptr, bool keep_cmyk = false);
 void add_corpus_command(CLI::App& app);
+// `filter smooth|texture` and `generate perlin|mandelbrot` (tools/cmd_filter.cpp).
+void add_filter_commands(CLI::App& app, GlobalOptions& options);
+// transcode's --filter NAME[:VALUE]: smooth[:factor] (3 by default) or texture[:octaves] (8).
+// Error(InvalidArgument) naming the value for an unknown name or a bad value.
+struct FilterSpec {
+  std::string name;
+  double value = 0;
+};
+FilterSpec parse_filter_spec(const std::string& spec);
+void apply_filter_spec(const std::string& spec, Filters& filters, DeviceImage& image);
 void add_demo_command(CLI::App& app, GlobalOptions& options);
 
 }  // namespace hetcodec::tools

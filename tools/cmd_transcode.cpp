@@ -19,6 +19,7 @@ struct TranscodeOptions {
   std::string output_dir;
   std::string format;  // jpeg or png; "": by the output's name
   bool strip = false;
+  std::string filter;  // --filter NAME[:VALUE], or empty
   JpegCliOptions jpeg;
 };
 
@@ -96,7 +97,10 @@ int run_transcode(const GlobalOptions& g, const TranscodeOptions& o) {
   p.jpeg_options = jpeg_encode_options(o.jpeg);
   p.jpeg_options.keep_metadata = !o.strip;
   const auto jobs = plan_jobs("transcode", o.files, o.output_dir, format == "png" ? "png" : "jpg");
+  if (!o.filter.empty()) parse_filter_spec(o.filter);  // (refused before any work)
   p.device = open_selected_device(g, "transcode");
+  std::unique_ptr<Filters> filters;
+  if (!o.filter.empty()) filters = std::make_unique<Filters>(p.device);
   if (!g.quiet)
     std::cerr << "transcoding " << jobs.size() << " file" << (jobs.size() == 1 ? "" : "s") << " on "
               << p.device->info().spec << " (" << p.device->info().name << ") to "
@@ -167,8 +171,9 @@ int run_transcode(const GlobalOptions& g, const TranscodeOptions& o) {
           throw Error(ErrorCode::InvalidData, input + ": warnings are errors (--strict)");
         if (o.strip) im.metadata = {};
         if (format == "jpeg") Pipelines::check_for_jpeg(input, im);
+        if (filters) apply_filter_spec(o.filter, *filters, im);  // on the device, in place
       } catch (const Error& e) {
-        failure[k] = e;
+        failure[k] = named(input, e);
         continue;
       }
       to_encode.push_back(k);
@@ -231,6 +236,7 @@ void add_transcode_command(CLI::App& app, GlobalOptions& global) {
       "  hetcodec transcode IN.jpg OUT.jpg --quality 80 [JPEG options]\n"
       "  hetcodec transcode IN.png OUT.jpg       (PNG in: decoded on the device too)\n"
       "  hetcodec transcode IN.jpg OUT.png       (PNG out: the parallel mode of `encode`)\n"
+      "  hetcodec transcode IN.jpg OUT.png --filter smooth:3   (filtered on the device too)\n"
       "  hetcodec transcode --output-dir DIR [--format jpeg|png] FILES...\n"
       "Each file is decoded into device memory and encoded from there on the same device\n"
       "(one device, opened once): only the input's and the output's bytes cross the bus. A\n"
@@ -250,6 +256,11 @@ void add_transcode_command(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({"png", "jpeg", "jpg"}));
   add_jpeg_options(*cmd, o->jpeg);
   cmd->add_flag("--strip", o->strip, "leave out the input's ICC profile and EXIF");
+  cmd->add_option("--filter", o->filter,
+                  "filter each image on the device between decoding and encoding: smooth[:factor]\n"
+                  "(adaptive smoothing, factor 3 by default) or texture[:octaves] (Perlin noise\n"
+                  "blended in, 8 octaves by default); see `hetcodec filter`")
+      ->type_name("NAME[:VALUE]");
   cmd->callback([&global, o] {
     const int rc = run_transcode(global, *o);
     if (rc) throw CLI::RuntimeError(rc);

@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   tools::add_info_command(app);
   tools::add_encode_command(app, options);
   tools::add_transcode_command(app, options);
+  tools::add_filter_commands(app, options);
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
   tools::add_demo_command(app, options);

@@ -45,6 +45,7 @@ class CpuQueue : public Queue {
   }
   void read(void* dst, const DeviceBuffer& src, std::size_t off, std::size_t n) override {
     check_range("cpu: read", off, n, src.size());
+    count_device_to_host(n);
     if (n) std::memcpy(dst, buf(src).data() + off, n);
   }
   void write(DeviceBuffer& dst, std::size_t dst_off, const PinnedBuffer& src, std::size_t src_off,
@@ -55,7 +56,7 @@ class CpuQueue : public Queue {
   void read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer& src, std::size_t src_off,
             std::size_t n) override {
     check_range("cpu: read into pinned", dst_off, n, dst.size());
-    read(dst.data() + dst_off, src, src_off, n);
+    read(dst.data() + dst_off, src, src_off, n);  // (counted there)
   }
   void copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src, std::size_t src_off,
             std::size_t n) override {

@@ -171,6 +171,7 @@ void CudaQueue::write(DeviceBuffer& dst, std::size_t off, const void* src, std::
 
 void CudaQueue::read(void* dst, const DeviceBuffer& src, std::size_t off, std::size_t n) {
   check_range("cuda: read", off, n, src.size());
+  count_device_to_host(n);
   if (!n) return;
   use(ordinal_);
   HC_CUDA_CHECK(cudaMemcpyAsync(dst, ptr_of(src) + off, n, cudaMemcpyDeviceToHost, stream_));
@@ -193,6 +194,7 @@ void CudaQueue::read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer&
   check_range("cuda: read into pinned", dst_off, n, dst.size());
   check_range("cuda: read into pinned", src_off, n, src.size());
   backend_cast<CudaPinned>(dst, "cuda");
+  count_device_to_host(n);
   if (!n) return;
   use(ordinal_);
   HC_CUDA_CHECK(cudaMemcpyAsync(dst.data() + dst_off, ptr_of(src) + src_off, n,

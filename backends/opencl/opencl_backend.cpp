@@ -175,6 +175,7 @@ void ClQueue::write(DeviceBuffer& dst, std::size_t off, const void* src, std::si
 
 void ClQueue::read(void* dst, const DeviceBuffer& src, std::size_t off, std::size_t n) {
   check_range("opencl: read", off, n, src.size());
+  count_device_to_host(n);
   if (!n) return;
   cl::Event done;
   HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_FALSE, off, n, dst, nullptr, &done));
@@ -195,6 +196,7 @@ void ClQueue::read(PinnedBuffer& dst, std::size_t dst_off, const DeviceBuffer& s
   check_range("opencl: read into pinned", dst_off, n, dst.size());
   check_range("opencl: read into pinned", src_off, n, src.size());
   backend_cast<ClPinned>(dst, "opencl");
+  count_device_to_host(n);
   if (n)
     HC_CL_CHECK(queue_.enqueueReadBuffer(mem_of(src), CL_FALSE, src_off, n, dst.data() + dst_off));
 }
