@@ -208,6 +208,7 @@ void add_bench_command(CLI::App& app, GlobalOptions& options) {
   add_bench_png_command(*bench, options);
   add_bench_png_decode_command(*bench, options);
   add_bench_ljpeg_command(*bench, options);
+  add_bench_filters_command(*bench, options);
   auto opt = std::make_shared<TransferOptions>();
   auto* transfer = bench->add_subcommand(
       "transfer", "host<->device bandwidth, pageable and pinned, per selected device");

@@ -98,6 +98,7 @@ void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_ljpeg_command(CLI::App& bench, GlobalOptions& options);
+void add_bench_filters_command(CLI::App& bench, GlobalOptions& options);
 
 // An image file as PNG samples: PGM/PPM/PAM (maxval 255 or 65535), PNG (expanded to 8 or 16
 // bits without a palette) or JPEG (decoded on `device`). Error(InvalidData) naming the file.
