@@ -153,24 +153,7 @@ void put_text(const fs::path& p, const std::string& s) {
 
 // The devices the CLI is run on: every test device ($HETCODEC_TEST_DEVICES, or every device
 // but emulators); an emulator only for the first encode case.
-// The test devices the tool, started from this process, can open: a child process does not
-// always see every OpenCL platform its parent sees (NVIDIA's, registered through
-// $HETCODEC_OPENCL_ICDS, was missing from the tool's list under ctest on the GPU machine); such
-// a device is named and left out rather than failed, as the library tests cover it.
-std::vector<hetcodec::DeviceInfo> devices() {
-  static const std::vector<hetcodec::DeviceInfo> seen = [] {
-    std::vector<hetcodec::DeviceInfo> out;
-    const std::filesystem::path here = std::filesystem::temp_directory_path();
-    for (const auto& d : hetcodec::test::test_devices()) {
-      if (cli(here, "-d " + d.spec + " devices").status == 0)
-        out.push_back(d);
-      else
-        MESSAGE("the tool does not see " << d.spec << " (" << d.name << "): left out");
-    }
-    return out;
-  }();
-  return seen;
-}
+std::vector<hetcodec::DeviceInfo> devices() { return hetcodec::test::cli_devices(); }
 
 }  // namespace
 

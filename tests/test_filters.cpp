@@ -392,7 +392,7 @@ TEST_CASE("cli filters: filter, generate and transcode --filter write the librar
     const std::vector<std::uint8_t> b = test::bytes_of(s.dir / name);
     return PngDecoder("cpu").decode(b.data(), b.size()).pixels;
   };
-  for (const DeviceInfo& d : test::test_devices()) {
+  for (const DeviceInfo& d : test::cli_devices()) {
     if (d.is_emulator) continue;
     const std::string dev = "-q -d " + d.spec + " ";
     INFO(d.spec);
