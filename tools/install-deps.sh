@@ -10,6 +10,7 @@ packages=(
   libjpeg-dev libpng-dev zlib1g-dev libdeflate-dev
   doctest-dev libcli11-dev nlohmann-json3-dev
   pngcheck
+  clang
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,8 @@
 # Installs the dependencies, builds, and runs the whole test suite: unit, backend (every device
 # found), emulator (Oclgrind) and gpu (skipped without an NVIDIA GPU). HETCODEC_TEST_STRICT=1
 # makes a missing emulator a failure rather than a skip, since the dependencies include it.
+# Then every libFuzzer target for HETCODEC_FUZZ_SECONDS (60) each, after its kept findings
+# (tools/fuzz.sh; HETCODEC_FUZZ_SECONDS=0 leaves fuzzing out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
@@ -10,3 +12,8 @@ cmake -S . -B build -G Ninja -DHETCODEC_CUDA_ARCHITECTURES="$(hetcodec_cuda_arch
 cmake --build build -j"$(nproc)"
 cd build
 HETCODEC_TEST_STRICT=1 ctest --output-on-failure -j"$(nproc)"
+cd ..
+fuzz_seconds=${HETCODEC_FUZZ_SECONDS:-60}
+if [[ $fuzz_seconds != 0 ]]; then
+  bash tools/fuzz.sh --all "$fuzz_seconds"
+fi
