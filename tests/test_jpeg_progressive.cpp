@@ -521,3 +521,30 @@ TEST_CASE("progressive scans warn of extraneous data exactly where libjpeg-turbo
         CHECK(m.find("restart interval 0)") == std::string::npos);
     }
 }
+
+// JpegDecodeOptions::max_scans: a file of more scans is refused before decoding, named, and
+// one within it decodes (the limit guards against files of many tiny scans, each a pass over
+// all of the image's coefficients).
+TEST_CASE("progressive files of more scans than max_scans are refused with LimitExceeded") {
+  const Raster photo = hetcodec::test::synthetic_rgb(40, 24, 5);
+  RecodeParams sa;
+  sa.scans = hetcodec::test::successive_approximation_script(3);
+  const auto file = hetcodec::test::libjpeg_recode(baseline(photo, 2, 2, 75), sa);
+  std::size_t scans = 0;
+  for (std::size_t i = 0; i + 1 < file.size(); ++i) scans += file[i] == 0xFF && file[i + 1] == 0xDA;
+  REQUIRE(scans > 3);
+  std::shared_ptr<Device> cpu = open_device("cpu");
+  JpegDecodeOptions o;
+  o.max_scans = int(scans);
+  const Image whole = JpegDecoder(cpu, o).decode(file);
+  CHECK(whole.width == 40);
+  o.max_scans = int(scans) - 1;
+  try {
+    JpegDecoder(cpu, o).decode(file);
+    FAIL("a file of " << scans << " scans decoded with max_scans " << o.max_scans);
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::LimitExceeded);
+    CHECK(std::string(e.what()).find("max_scans") != std::string::npos);
+  }
+  CHECK(JpegDecodeOptions{}.max_scans == 1000);
+}

@@ -107,6 +107,7 @@ struct DecodeOptions {
   bool strip = false;  // no metadata in PNG outputs
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
+  int max_scans = 1000;
   std::string scale = "1/1";  // --scale: 1/1, 1/2, 1/4 or 1/8
   std::string crop;           // --crop WxH+X+Y, or empty
   RowTableFiles row_tables;   // lossless files: --row-table, --write-row-table
@@ -151,6 +152,7 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   d.fused = !o.separate;
   d.threads = o.threads;
   d.max_pixels = o.max_pixels;
+  d.max_scans = o.max_scans;
   d.scale_denom = scale_denom(o.scale);
   return d;
 }
@@ -399,6 +401,10 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
       ->capture_default_str();
+  cmd->add_option("--max-scans", o->max_scans,
+                  "refuse JPEG files of more scans (LimitExceeded; as djpeg -maxscans)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--scale", o->scale,
                   "decode JPEGs at 1/N of their size, as djpeg -scale 1/N -dct int (the same\n"
                   "bytes)")

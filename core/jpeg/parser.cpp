@@ -349,6 +349,10 @@ std::size_t scan_data(const std::uint8_t* d, std::size_t pos, std::size_t size, 
 void parse_sos(Reader& r, std::size_t at, const std::uint8_t* d, std::size_t size, const Tables& t,
                Header& h, const Limits& limits) {
   if (!h.sof_marker) invalid(at, "scan (SOS) before the frame header (SOFn)");
+  if (h.scans.size() >= std::size_t(std::max(limits.max_scans, 1)))
+    throw Error(ErrorCode::LimitExceeded, "jpeg: byte " + std::to_string(at) + ": more than " +
+                                              std::to_string(limits.max_scans) +
+                                              " scans, the limit (max_scans)");
   Scan s;
   int n = r.u8();
   if (n < 1 || n > 4 || n > int(h.components.size()))

@@ -15,6 +15,9 @@ namespace hetcodec::jpeg {
 
 struct Limits {
   std::uint64_t max_pixels = 1ull << 28;  // 268 MP: 16384 x 16384
+  // Scans of one file: each scan of a progressive file is a pass over the image's coefficients,
+  // so a small file of many tiny scans would cost time out of all proportion to its size.
+  int max_scans = 1000;
   // Entropy-coded data of this many bytes or more is searched for markers on several threads
   // (scan_threads; 0: one per hardware thread, at most one per 2 MiB). The result is the same;
   // tests lower it to run that path on small files.

@@ -268,6 +268,7 @@ Device& JpegDecoder::device() { return *impl_->device; }
 ImageInfo JpegDecoder::info(const std::uint8_t* data, std::size_t size) const {
   jpeg::Limits limits;
   limits.max_pixels = impl_->options.max_pixels;
+  limits.max_scans = impl_->options.max_scans;
   const jpeg::Header h = jpeg::parse_headers(data, size, limits);
   ImageInfo info;
   info.width = h.width;
@@ -389,6 +390,7 @@ std::vector<DeviceImage> JpegDecoder::decode_batch_to_device(
   std::vector<std::size_t> offsets(n, 0), part_of(n, 0), part_bytes{0};
   jpeg::Limits limits;
   limits.max_pixels = impl_->options.max_pixels;
+  limits.max_scans = impl_->options.max_scans;
   const std::uint64_t limit = impl_->device->info().max_alloc_bytes;
   for (std::size_t i = 0; i < n; ++i) {
     std::size_t bytes = 0;

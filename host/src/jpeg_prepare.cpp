@@ -60,6 +60,7 @@ void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int thre
   try {
     jpeg::Limits limits;
     limits.max_pixels = options.max_pixels;
+    limits.max_scans = options.max_scans;
     const jpeg::Header header = jpeg::parse(data, size, limits);
     jpeg::Layout layout = jpeg::make_layout(header, options.scale_denom);
     if (!input.crop.whole())

@@ -62,6 +62,7 @@ jpeg::Header parse_lossless(const std::uint8_t* data, std::size_t size,
                             const JpegDecodeOptions& options) {
   jpeg::Limits limits;
   limits.max_pixels = options.max_pixels;
+  limits.max_scans = options.max_scans;
   return jpeg::parse(data, size, limits);
 }
 

@@ -30,6 +30,11 @@ struct JpegDecodeOptions {
   // Images larger than this many pixels are refused with Error(LimitExceeded) before any
   // memory is allocated for them. 2^28 = 16384 x 16384.
   std::uint64_t max_pixels = 1ull << 28;
+  // Files of more scans than this are refused with Error(LimitExceeded) before decoding: each
+  // scan of a progressive file is a pass over all of the image's coefficients, so a small file
+  // of many tiny scans would take time out of all proportion to its size (libjpeg-turbo's
+  // djpeg -maxscans). Real files have a handful (a progressive one about 10).
+  int max_scans = 1000;
   // CPU threads for the Huffman stage: images of a batch in parallel, and restart intervals of
   // one large image. 0: one per hardware thread.
   int threads = 0;
