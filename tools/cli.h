@@ -109,6 +109,14 @@ void add_bench_filters_command(CLI::App& bench, GlobalOptions& options);
 Image read_image_file(const std::string& path, const std::shared_ptr<Device>& device,
                       std::vector<std::string>* notes = nullptr,
                       std::optional<PngLayout>* png_layout = nullptr, bool keep_cmyk = false);
+// Why an image of format `pf` cannot be written as `format` (pam, png, pnm, ppm, pgm), or ""
+// when it can (tools/cmd_decode.cpp).
+std::string format_problem(PixelFormat pf, const std::string& format);
+// Writes an image as `format` (checked with format_problem first), as `decode` writes it:
+// `from_png` a PNG's samples (our encoder for .png), `precision` a lossless or 12-bit JPEG's
+// sample bits (0 otherwise), `device` the device of that encoder.
+void write_image(const Image& img, bool from_png, int precision, const std::string& format,
+                 const std::string& path, const std::shared_ptr<Device>& device);
 void add_corpus_command(CLI::App& app);
 // `filter smooth|texture` and `generate perlin|mandelbrot` (tools/cmd_filter.cpp).
 void add_filter_commands(CLI::App& app, GlobalOptions& options);

@@ -12,42 +12,16 @@
 #include "tools/png_metadata.h"
 
 namespace hetcodec::tools {
-namespace {
-
-namespace fs = std::filesystem;
-
-const char* const kFormats = "pnm, ppm, pgm, pam or png";
-
-bool known_format(const std::string& f) {
-  return f == "pnm" || f == "ppm" || f == "pgm" || f == "pam" || f == "png";
-}
-
-bool has_alpha(PixelFormat f) { return f == PixelFormat::GrayAlpha || f == PixelFormat::RGBA; }
 
 // Why `format` cannot hold an image of this format, or "" when it can. PAM holds everything;
 // PNG everything (CMYK converted to RGB as djpeg does); PNM, PPM and PGM no alpha; PGM gray only.
 std::string format_problem(PixelFormat pf, const std::string& format) {
   if (format == "pam" || format == "png") return "";
-  if (has_alpha(pf))
+  if (pf == PixelFormat::GrayAlpha || pf == PixelFormat::RGBA)
     return "the image has an alpha channel, which " + format + " cannot hold (use .pam)";
   if (format == "pgm" && pf != PixelFormat::Gray)
     return "a colour image cannot be written as PGM (use .ppm, .pnm or .pam)";
   return "";
-}
-
-// The format of an image in --output-dir mode without --format: PAM where PNM would lose
-// something (alpha, 16 bits, CMYK), PNM otherwise.
-std::string format_for(const ImageInfo& info) {
-  return has_alpha(info.format) || info.bit_depth == 16 || info.format == PixelFormat::CMYK ? "pam"
-                                                                                            : "pnm";
-}
-
-// The output format named by a path's extension ("" for none).
-std::string format_of(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  if (!ext.empty()) ext.erase(0, 1);
-  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
 }
 
 // Writes a decoded image as `format` (checked with format_problem first): pam keeps its
@@ -98,6 +72,33 @@ void write_image(const Image& img, bool from_png, int precision, const std::stri
     write_bytes(path, "P6\n" + dims + "\n" + maxval + "\n",
                 cmyk ? cmyk_as_rgb(img, netpbm_maxval(img, precision)) : img.pixels);
   }
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kFormats = "pnm, ppm, pgm, pam or png";
+
+bool known_format(const std::string& f) {
+  return f == "pnm" || f == "ppm" || f == "pgm" || f == "pam" || f == "png";
+}
+
+bool has_alpha(PixelFormat f) { return f == PixelFormat::GrayAlpha || f == PixelFormat::RGBA; }
+
+// The format of an image in --output-dir mode without --format: PAM where PNM would lose
+// something (alpha, 16 bits, CMYK), PNM otherwise.
+std::string format_for(const ImageInfo& info) {
+  return has_alpha(info.format) || info.bit_depth == 16 || info.format == PixelFormat::CMYK ? "pam"
+                                                                                            : "pnm";
+}
+
+// The output format named by a path's extension ("" for none).
+std::string format_of(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
 }
 
 struct DecodeOptions {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -49,35 +50,9 @@ void write_device_image(const std::string& path, const DeviceImage& im,
     return;
   }
   const Image host = filters.download(im);
-  const bool alpha = host.format == PixelFormat::GrayAlpha || host.format == PixelFormat::RGBA;
-  const bool gray = host.format == PixelFormat::Gray;
-  const std::string dims = std::to_string(host.width) + " " + std::to_string(host.height);
-  if (ext == "pam" || alpha) {
-    if (ext != "pam")
-      throw Error(ErrorCode::InvalidArgument, path + ": the image has an alpha channel, which ." +
-                                                  ext + " cannot hold (use .pam)");
-    const char* tuple = gray                                    ? "GRAYSCALE"
-                        : host.format == PixelFormat::GrayAlpha ? "GRAYSCALE_ALPHA"
-                        : host.format == PixelFormat::RGB       ? "RGB"
-                                                                : "RGB_ALPHA";
-    write_bytes(path,
-                "P7\nWIDTH " + std::to_string(host.width) + "\nHEIGHT " +
-                    std::to_string(host.height) + "\nDEPTH " + std::to_string(host.channels()) +
-                    "\nMAXVAL 255\nTUPLTYPE " + tuple + "\nENDHDR\n",
-                host.pixels);
-  } else if (gray && ext != "ppm") {
-    write_bytes(path, "P5\n" + dims + "\n255\n", host.pixels);
-  } else if (gray) {
-    std::vector<std::uint8_t> rgb;
-    rgb.reserve(host.pixels.size() * 3);
-    for (std::uint8_t v : host.pixels) rgb.insert(rgb.end(), {v, v, v});
-    write_bytes(path, "P6\n" + dims + "\n255\n", rgb);
-  } else {
-    if (ext == "pgm")
-      throw Error(ErrorCode::InvalidArgument,
-                  path + ": a colour image cannot be written as PGM (use .ppm, .pnm or .pam)");
-    write_bytes(path, "P6\n" + dims + "\n255\n", host.pixels);
-  }
+  const std::string problem = format_problem(host.format, ext);
+  if (!problem.empty()) throw Error(ErrorCode::InvalidArgument, path + ": " + problem);
+  write_image(host, false, 0, ext, path, device);
 }
 
 // An input file in device memory: JPEG and PNG decoded there, the others (PNM, PAM) read on the
@@ -197,59 +172,47 @@ void add_filter_commands(CLI::App& app, GlobalOptions& global) {
       "(encoded on the device), .pgm/.ppm/.pnm/.pam. 8-bit gray, gray + alpha, RGB and RGBA;\n"
       "alpha is kept. The bytes are the same on every device (the CPU reference, CUDA, OpenCL).");
   filter->require_subcommand(1);
-  struct Paths {
-    std::string in, out;
+  // A `filter NAME IN OUT` subcommand: `apply` filters the decoded image on the device.
+  using Apply = std::function<DeviceImage(Filters&, const DeviceImage&)>;
+  auto add_image_filter = [&](const char* name, const char* help, const char* done, Apply apply) {
+    auto paths = std::make_shared<std::pair<std::string, std::string>>();
+    auto* cmd = filter->add_subcommand(name, help);
+    cmd->add_option("input", paths->first, "image file")->required()->type_name("IN");
+    cmd->add_option("output", paths->second, std::string("output file: ") + kOutputs)
+        ->required()
+        ->type_name("OUT");
+    cmd->callback([&global, paths, done, apply] {
+      const auto& [in, out_path] = *paths;
+      check_output(out_path);
+      auto device = open_selected_device(global, "filter");
+      Filters filters(device);
+      const auto t0 = std::chrono::steady_clock::now();
+      const DeviceImage out = apply(filters, read_device_image(in, device));
+      write_device_image(out_path, out, device, filters);
+      report(global, in + " " + done, out_path, out, *device, since(t0));
+    });
+    return cmd;
   };
-  {
-    auto paths = std::make_shared<Paths>();
-    auto opts = std::make_shared<SmoothOptions>();
-    auto* cmd = filter->add_subcommand(
-        "smooth",
-        "adaptive smoothing (AForge's AdaptiveSmoothing): each sample the mean of its 3x3\n"
-        "neighbourhood weighted by exp(-(Gx^2 + Gy^2) / (2 factor^2)), so that edges stay sharp;\n"
-        "the two pixels along each edge are kept");
-    cmd->add_option("input", paths->in, "image file")->required()->type_name("IN");
-    cmd->add_option("output", paths->out, std::string("output file: ") + kOutputs)
-        ->required()
-        ->type_name("OUT");
-    cmd->add_option("--factor", opts->factor, "smoothing factor (> 0; larger smooths more)")
-        ->capture_default_str();
-    cmd->callback([&global, paths, opts] {
-      check_output(paths->out);
-      auto device = open_selected_device(global, "filter");
-      Filters filters(device);
-      const auto t0 = std::chrono::steady_clock::now();
-      const DeviceImage out = filters.smooth(read_device_image(paths->in, device), *opts);
-      write_device_image(paths->out, out, device, filters);
-      report(global, paths->in + " smoothed", paths->out, out, *device, since(t0));
-    });
-  }
-  {
-    auto paths = std::make_shared<Paths>();
-    auto opts = std::make_shared<TextureOptions>();
-    auto* cmd = filter->add_subcommand(
-        "texture",
-        "blend Perlin noise into the image as AForge's Texturer: each colour sample s becomes\n"
-        "min(255, preserve s + filter s t), t the noise's level in [0, 1] at the pixel");
-    cmd->add_option("input", paths->in, "image file")->required()->type_name("IN");
-    cmd->add_option("output", paths->out, std::string("output file: ") + kOutputs)
-        ->required()
-        ->type_name("OUT");
-    add_noise_options(*cmd, opts->noise);
-    cmd->add_option("--preserve", opts->preserve, "the share of each sample kept")
-        ->capture_default_str();
-    cmd->add_option("--filter-level", opts->filter, "the share scaled by the texture")
-        ->capture_default_str();
-    cmd->callback([&global, paths, opts] {
-      check_output(paths->out);
-      auto device = open_selected_device(global, "filter");
-      Filters filters(device);
-      const auto t0 = std::chrono::steady_clock::now();
-      const DeviceImage out = filters.texture(read_device_image(paths->in, device), *opts);
-      write_device_image(paths->out, out, device, filters);
-      report(global, paths->in + " textured", paths->out, out, *device, since(t0));
-    });
-  }
+  auto smooth = std::make_shared<SmoothOptions>();
+  add_image_filter(
+      "smooth",
+      "adaptive smoothing (AForge's AdaptiveSmoothing): each sample the mean of its 3x3\n"
+      "neighbourhood weighted by exp(-(Gx^2 + Gy^2) / (2 factor^2)), so that edges stay sharp;\n"
+      "the two pixels along each edge are kept",
+      "smoothed", [smooth](Filters& f, const DeviceImage& im) { return f.smooth(im, *smooth); })
+      ->add_option("--factor", smooth->factor, "smoothing factor (> 0; larger smooths more)")
+      ->capture_default_str();
+  auto texture = std::make_shared<TextureOptions>();
+  auto* tex = add_image_filter(
+      "texture",
+      "blend Perlin noise into the image as AForge's Texturer: each colour sample s becomes\n"
+      "min(255, preserve s + filter s t), t the noise's level in [0, 1] at the pixel",
+      "textured", [texture](Filters& f, const DeviceImage& im) { return f.texture(im, *texture); });
+  add_noise_options(*tex, texture->noise);
+  tex->add_option("--preserve", texture->preserve, "the share of each sample kept")
+      ->capture_default_str();
+  tex->add_option("--filter-level", texture->filter, "the share scaled by the texture")
+      ->capture_default_str();
 
   auto* generate = app.add_subcommand(
       "generate",
