@@ -38,18 +38,19 @@ dict_of() {
 }
 
 build_targets() {
+  mkdir -p "$build"
   if [[ ! -f $build/build.ninja && ! -f $build/Makefile ]]; then
     local gen=()
     command -v ninja >/dev/null && gen=(-G Ninja)
     CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DHETCODEC_FUZZ=ON -DHETCODEC_WITH_CUDA=OFF -DHETCODEC_WITH_OPENCL=OFF \
-      -DHETCODEC_BUILD_TESTS=OFF >"$build.configure.log" 2>&1 ||
-      { cat "$build.configure.log"; exit 1; }
+      -DHETCODEC_BUILD_TESTS=OFF >"$build/fuzz-configure.log" 2>&1 ||
+      { cat "$build/fuzz-configure.log"; exit 1; }
   fi
   local names=() name
   for name in "${targets[@]}"; do names+=("fuzz_$name"); done
-  cmake --build "$build" -j"$(nproc)" --target "${names[@]}" >"$build.build.log" 2>&1 ||
-    { tail -40 "$build.build.log"; exit 1; }
+  cmake --build "$build" -j"$(nproc)" --target "${names[@]}" >"$build/fuzz-build.log" 2>&1 ||
+    { tail -40 "$build/fuzz-build.log"; exit 1; }
 }
 
 # The corpus directory of a target, seeded with the files of its seed directories (flattened,
