@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "tools/bench_failures.h"
+#include "tools/bench_time.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -26,22 +27,6 @@ struct FilterBenchOptions {
   double min_seconds = 0.5;
   std::string json_path;
 };
-
-double median_seconds(const std::function<void()>& run, double min_seconds) {
-  run();
-  std::vector<double> times;
-  const auto start = std::chrono::steady_clock::now();
-  while (times.size() < 3 ||
-         (times.size() < 1000 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-              min_seconds)) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(times.size() / 2), times.end());
-  return times[times.size() / 2];
-}
 
 // A photo-like RGB test image: gradients, edges and noise.
 Image test_image(int width, int height) {
@@ -139,9 +124,9 @@ void add_bench_filters_command(CLI::App& bench, GlobalOptions& options) {
                         info.spec + ": " + names[k] + " differs from the CPU reference's bytes");
           const double mp = k == 3 ? double(opt->mandel) * opt->mandel / 1e6
                                    : double(opt->width) * opt->height / 1e6;
-          // (The CPU reference, single-threaded and slow, is timed for one call after warm-up.)
-          const double s = median_seconds([&] { runs[k](); },
-                                          info.kind == DeviceKind::Cpu ? 0 : opt->min_seconds);
+          // (The CPU reference, single-threaded and slow: three calls after the warm-up.)
+          const double s = median_seconds(
+              [&] { runs[k](); }, info.kind == DeviceKind::Cpu ? 0 : opt->min_seconds, 1000, 3);
           rows.push_back({names[k], info.spec, info.name, mp, s});
         }
       } catch (const Error& e) {

@@ -16,6 +16,7 @@
 
 #include "backends/backend.h"
 #include "tools/bench_failures.h"
+#include "tools/bench_time.h"
 #include "tools/cli.h"
 
 namespace hetcodec::tools {
@@ -26,33 +27,6 @@ struct TransferOptions {
   double min_seconds = 0.3;
   std::string json_path;
 };
-
-// The median of repeated samples (`sample` returns the seconds it measured), after one untimed
-// warm-up: first-touch, mapping, lazy driver work. At least 5 samples, more until `min_seconds`
-// have passed, at most `max_samples`.
-double median_of(const std::function<double()>& sample, double min_seconds,
-                 std::size_t max_samples) {
-  sample();
-  std::vector<double> times;
-  auto start = std::chrono::steady_clock::now();
-  while (times.size() < 5 ||
-         (times.size() < max_samples &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
-              min_seconds))
-    times.push_back(sample());
-  std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(times.size() / 2), times.end());
-  return times[times.size() / 2];
-}
-
-double median_seconds(const std::function<void()>& run, double min_seconds) {
-  return median_of(
-      [&] {
-        auto t0 = std::chrono::steady_clock::now();
-        run();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      },
-      min_seconds, 200);
-}
 
 nlohmann::json bench_device(const DeviceInfo& info, const TransferOptions& opt) {
   auto device = open_device(info.spec);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "backends/backend_util.h"
 #include "backends/launch_plan.h"
 
 namespace hetcodec::cpu {
@@ -20,6 +21,11 @@ class Buffer : public DeviceBuffer {
  private:
   std::unique_ptr<std::uint8_t[]> data_;
 };
+
+// A CPU buffer's bytes, for the kernels' bodies (which take const and mutable buffers alike).
+inline std::uint8_t* bytes(const DeviceBuffer& b) {
+  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
+}
 
 DeviceInfo device_info();
 std::shared_ptr<Device> open_device(const DeviceInfo& info);

@@ -10,10 +10,6 @@
 namespace hetcodec::cpu {
 namespace {
 
-std::uint8_t* bytes(const DeviceBuffer& b) {
-  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
-}
-
 class CpuFilterKernels : public FilterKernels {
  protected:
   void run_kernel(Queue&, int kind, const hc_filter_params& p, const DeviceBuffer* src,

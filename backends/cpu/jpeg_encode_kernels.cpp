@@ -10,10 +10,6 @@
 namespace hetcodec::cpu {
 namespace {
 
-std::uint8_t* bytes(const DeviceBuffer& b) {
-  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
-}
-
 class CpuJpegEncodeKernels : public JpegEncodeKernels {
  public:
   void run_stage(Queue&, int stage, std::uint32_t arg, std::uint32_t items,

@@ -12,9 +12,6 @@ namespace {
 const hc_u32* words(const DeviceBuffer& b) {
   return reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(b, "cpu").data());
 }
-std::uint8_t* bytes(const DeviceBuffer& b) {
-  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
-}
 
 class CpuJpegKernels : public JpegKernels {
  public:

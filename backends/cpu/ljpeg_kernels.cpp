@@ -13,9 +13,6 @@
 namespace hetcodec::cpu {
 namespace {
 
-std::uint8_t* bytes(const DeviceBuffer& b) {
-  return const_cast<Buffer&>(backend_cast<const Buffer>(b, "cpu")).data();
-}
 hc_u32* words(const DeviceBuffer& b) { return reinterpret_cast<hc_u32*>(bytes(b)); }
 
 // body(i) for i in [0, n) on `threads` threads (0: one per hardware thread), in interleaved
