@@ -4,6 +4,7 @@
 #ifndef HETCODEC_BACKENDS_BACKEND_H
 #define HETCODEC_BACKENDS_BACKEND_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,14 +24,19 @@ namespace hetcodec {
 // Memory on a device. On the CPU reference it is ordinary host memory.
 class DeviceBuffer {
  public:
-  virtual ~DeviceBuffer() = default;
+  virtual ~DeviceBuffer() {
+    if (in_use_) in_use_->fetch_sub(size_, std::memory_order_relaxed);
+  }
   std::size_t size() const { return size_; }
 
  protected:
   explicit DeviceBuffer(std::size_t size) : size_(size) {}
 
  private:
+  friend class Device;
   std::size_t size_;
+  // The device's count of bytes in buffers (Device::alloc), given back when this one goes.
+  std::shared_ptr<std::atomic<std::uint64_t>> in_use_;
 };
 
 // PinnedBuffer (host memory the device's DMA engine reads and writes directly) is public:
@@ -343,7 +349,15 @@ class Device {
   virtual ~Device() = default;
   const DeviceInfo& info() const { return info_; }
 
-  virtual std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) = 0;
+  // A device buffer of `bytes`: Error(LimitExceeded) past DeviceInfo::max_alloc_bytes, and
+  // Error(OutOfMemory) when the buffers alive on the device would pass its memory limit
+  // (limit_device_memory()) or the runtime has no memory for it.
+  std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes);
+  // The bytes of the buffers alive on the device, and the most they may be (0: no limit).
+  std::uint64_t memory_in_use() const { return in_use_->load(std::memory_order_relaxed); }
+  std::uint64_t memory_limit() const { return limit_.load(std::memory_order_relaxed); }
+  void set_memory_limit(std::uint64_t bytes) { limit_.store(bytes, std::memory_order_relaxed); }
+
   virtual std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) = 0;
   virtual std::unique_ptr<Queue> create_queue() = 0;
   // Kernels are built on first use (OpenCL: from the embedded sources, through the disk cache).
@@ -352,12 +366,21 @@ class Device {
   virtual LjpegKernels& ljpeg() = 0;
   virtual JpegEncodeKernels& jpeg_encode() = 0;
   virtual FilterKernels& filters() = 0;
+  // The kernels the device's programs hold, by entry-point name, where the runtime can list
+  // them (OpenCL: every embedded program built); empty elsewhere.
+  virtual std::vector<std::string> kernel_names() { return {}; }
 
  protected:
-  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  // The limit starts as $HETCODEC_DEVICE_MEMORY (bytes) where that is set.
+  explicit Device(DeviceInfo info);
+  // The backend's buffer of `bytes` (its runtime's allocation), after the checks of alloc().
+  virtual std::unique_ptr<DeviceBuffer> make_buffer(std::size_t bytes) = 0;
 
  private:
   DeviceInfo info_;
+  std::shared_ptr<std::atomic<std::uint64_t>> in_use_ =
+      std::make_shared<std::atomic<std::uint64_t>>(0);
+  std::atomic<std::uint64_t> limit_{0};
 };
 
 // The registry and selection (backends/registry.cpp) are declared in hetcodec/device.h.

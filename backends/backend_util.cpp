@@ -1,14 +1,17 @@
 // What every backend shares behind the interface of backends/backend.h: the checks of each
 // JpegKernels and PngKernels stage's arguments, made once before the backend's run_* (so a bad
 // size is the same InvalidArgument on every device), the JPEG chunk table's writer, and the
-// cache directory and HETCODEC_SYNC helpers.
+// cache directory, HETCODEC_SYNC and kernel log helpers, and the device memory limit.
 #include "backends/backend_util.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "core/portable/filters.h"
 #include "core/portable/jpeg_encode.h"
@@ -46,6 +49,38 @@ void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what) {
                 info.spec + ": " + what + " of " + std::to_string(bytes) +
                     " bytes is over the device's largest single allocation, " +
                     std::to_string(info.max_alloc_bytes) + " bytes");
+}
+
+Device::Device(DeviceInfo info) : info_(std::move(info)) {
+  const char* v = std::getenv("HETCODEC_DEVICE_MEMORY");
+  if (!v || !*v) return;
+  char* end = nullptr;
+  const unsigned long long limit = std::strtoull(v, &end, 10);
+  if (!*end) limit_ = limit;  // (not a byte count: ignored)
+}
+
+std::unique_ptr<DeviceBuffer> Device::alloc(std::size_t bytes) {
+  check_alloc(info_, bytes, "device buffer");
+  // The bytes are taken before the runtime is asked, so that buffers made at once on several
+  // threads cannot pass the limit together.
+  const std::uint64_t before = in_use_->fetch_add(bytes, std::memory_order_relaxed);
+  const std::uint64_t limit = memory_limit();
+  if (limit && before + bytes > limit) {
+    in_use_->fetch_sub(bytes, std::memory_order_relaxed);
+    throw Error(ErrorCode::OutOfMemory,
+                info_.spec + ": a device buffer of " + std::to_string(bytes) +
+                    " bytes would pass the device memory limit of " + std::to_string(limit) +
+                    " bytes (" + std::to_string(before) + " in use)");
+  }
+  std::unique_ptr<DeviceBuffer> buffer;
+  try {
+    buffer = make_buffer(bytes);
+  } catch (...) {
+    in_use_->fetch_sub(bytes, std::memory_order_relaxed);
+    throw;
+  }
+  buffer->in_use_ = in_use_;
+  return buffer;
 }
 
 std::uint64_t capped_max_alloc(std::uint64_t reported) {
@@ -372,6 +407,25 @@ bool sync_each_launch() {
     return v && *v && std::string(v) != "0";
   }();
   return sync;
+}
+
+bool kernel_log_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("HETCODEC_KERNEL_LOG");
+    return v && *v;
+  }();
+  return on;
+}
+
+void log_kernel(const std::string& name) {
+  static std::mutex mutex;
+  static std::set<std::string> logged;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!logged.insert(name).second) return;
+  if (FILE* f = std::fopen(std::getenv("HETCODEC_KERNEL_LOG"), "a")) {
+    std::fprintf(f, "%s\n", name.c_str());
+    std::fclose(f);
+  }
 }
 
 }  // namespace hetcodec

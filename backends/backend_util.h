@@ -46,6 +46,13 @@ std::string cache_directory();
 // HETCODEC_SYNC=1: synchronise after every kernel launch, to localise a fault to its kernel.
 bool sync_each_launch();
 
+// HETCODEC_KERNEL_LOG=FILE: the entry point of every kernel launched is appended to FILE, a line
+// for each the first time this process launches it (the OpenCL kernel's function name, the CUDA
+// kernel's mangled name), so that tests/kernel_coverage.sh can check that a run under a checking
+// tool (Oclgrind, compute-sanitizer) launched every kernel of the build.
+bool kernel_log_enabled();
+void log_kernel(const std::string& name);
+
 }  // namespace hetcodec
 
 #endif  // HETCODEC_BACKENDS_BACKEND_UTIL_H

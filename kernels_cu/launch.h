@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backends/backend.h"
+#include "backends/backend_util.h"
 #include "backends/launch_plan.h"
 
 namespace hetcodec::cuda {
@@ -21,6 +22,11 @@ inline dim3 grid_of(const Launch& l) { return dim3(l.groups_x, l.groups_y); }
 // entry points' launchers in kernels_cu/*.cu; g++ compiles this header too, without it).
 template <class... Params, class... Args>
 cudaError_t launch(void (*kernel)(Params...), cudaStream_t stream, const Launch& l, Args... args) {
+  if (kernel_log_enabled()) {
+    const char* name = nullptr;
+    if (cudaFuncGetName(&name, reinterpret_cast<const void*>(kernel)) == cudaSuccess && name)
+      log_kernel(name);
+  }
   kernel<<<grid_of(l), l.lanes, 0, stream>>>(args...);
   return cudaGetLastError();
 }

@@ -12,5 +12,8 @@ fi
 # --duration=true names each test case as it ends, so a run that stalls shows where. The test
 # cases named [large] (megapixel images, for paths that only large inputs take: their kernels
 # are the same as the others') are left out, as they take minutes under racecheck.
-HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" --error-exitcode 1 "$suite" \
+# memcheck also checks for leaks: device memory still allocated when the process ends.
+leaks=
+[ "$tool" = memcheck ] && leaks="--leak-check full"
+HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" $leaks --error-exitcode 1 "$suite" \
   --duration=true '--test-case-exclude=*[large]*' "$@"

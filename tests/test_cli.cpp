@@ -253,4 +253,37 @@ TEST_CASE("cli: --fallback-cpu covers a device that is absent") {
   CHECK(read_netpbm(bytes_of(s.dir / "b.ppm")).samples ==
         hetcodec::test::libjpeg_decode_default(some_jpeg()).samples);
 }
+
+TEST_CASE("cli: a device out of memory fails the file, or with --fallback-cpu the CPU decodes it") {
+  std::string spec;
+  for (const auto& d : hetcodec::test::cli_devices())
+    if (d.kind != hetcodec::DeviceKind::Cpu && !d.is_emulator) spec = d.spec;
+  if (spec.empty()) {
+    MESSAGE("no device but the CPU reference: nothing to fall back from");
+    return;
+  }
+  INFO(spec);
+  Scratch s("device-memory");
+  const auto jpeg = hetcodec::test::libjpeg_encode_ex(hetcodec::test::synthetic_rgb(640, 480, 5),
+                                                      hetcodec::test::EncodeParams{});
+  put(s.dir / "x.jpg", jpeg);
+  put(s.dir / "small.jpg", some_jpeg());
+  // 640x480 needs more than 64 KiB of device memory.
+  Run r = cli(s.dir, "-d " + spec + " --device-memory 64KiB decode x.jpg x.ppm");
+  INFO(r.log);
+  CHECK(r.status == 1);
+  CHECK(r.says("out of memory"));
+  CHECK(r.says("device memory limit of 65536 bytes"));
+  CHECK(!fs::exists(s.dir / "x.ppm"));
+  r = cli(s.dir,
+          "-d " + spec + " --device-memory 64KiB --fallback-cpu decode -o back x.jpg small.jpg");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("x.jpg: out of memory"));
+  CHECK(r.says("decoding it on the CPU reference"));
+  CHECK(read_netpbm(bytes_of(s.dir / "back" / "small.pnm")).samples ==
+        hetcodec::test::libjpeg_decode_default(some_jpeg()).samples);
+  CHECK(read_netpbm(bytes_of(s.dir / "back" / "x.pnm")).samples ==
+        hetcodec::test::libjpeg_decode_default(jpeg).samples);
+}
 #endif

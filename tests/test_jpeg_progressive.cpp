@@ -548,3 +548,53 @@ TEST_CASE("progressive files of more scans than max_scans are refused with Limit
   }
   CHECK(JpegDecodeOptions{}.max_scans == 1000);
 }
+
+// JpegDecodeOptions::max_tokens and max_memory_bytes: each refuses a file past it, named, and
+// lets it through at exactly what it takes.
+TEST_CASE("jpeg files past max_tokens or max_memory_bytes are refused with LimitExceeded") {
+  const Raster photo = hetcodec::test::synthetic_rgb(64, 48, 9);
+  std::shared_ptr<Device> cpu = open_device("cpu");
+  auto refused = [&](const std::vector<std::uint8_t>& file, const JpegDecodeOptions& o,
+                     const std::string& what) {
+    try {
+      JpegDecoder(cpu, o).decode(file);
+      FAIL("decoded");
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::LimitExceeded);
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+    }
+  };
+  for (const bool progressive : {false, true}) {
+    INFO("progressive " << progressive);
+    const auto base = baseline(photo, 2, 2, 95);
+    RecodeParams simple;
+    simple.progressive = true;
+    const auto file = progressive ? hetcodec::test::libjpeg_recode(base, simple) : base;
+    // The tokens: the non-zero coefficients of every block, four to a token.
+    const auto coefs = hetcodec::test::libjpeg_coefficients(file);
+    std::uint64_t tokens = 0;
+    for (const auto& component : coefs.blocks)
+      for (std::size_t b = 0; b < component.size() / 64; ++b) {
+        int nonzero = 0;
+        for (int k = 0; k < 64; ++k) nonzero += component[b * 64 + std::size_t(k)] != 0;
+        tokens += std::uint64_t(nonzero + 3) / 4;
+      }
+    REQUIRE(tokens > 0);
+    JpegDecodeOptions o;
+    o.max_tokens = tokens;
+    CHECK(JpegDecoder(cpu, o).decode(file).pixels ==
+          hetcodec::test::libjpeg_decode_default(file).samples);
+    o.max_tokens = tokens - 1;
+    refused(file, o, "max_tokens " + std::to_string(tokens - 1));
+    // The memory: 64x48 RGB out (twice: device and host) is 18432 bytes, the planes and the
+    // token stream more; a limit below the output alone refuses the file before decoding.
+    o = {};
+    o.max_memory_bytes = 18431;
+    refused(file, o, progressive ? "output, planes and coefficients" : "output and planes");
+    o.max_memory_bytes = 128 << 10;  // room for all of it
+    CHECK(JpegDecoder(cpu, o).decode(file).width == 64);
+  }
+  CHECK(JpegDecodeOptions{}.max_tokens == (1ull << 27));
+  CHECK(JpegDecodeOptions{}.max_memory_bytes == (4ull << 30));
+}

@@ -137,6 +137,11 @@ TEST_CASE("ljpeg decode on every device: every reconstruction order, device imag
         if (e.digest == "unsupported" || refused_sampling(e.name) || !small_enough(d, e)) continue;
         // The engine's tiles are 256 bytes by 32 rows: the larger files cross several.
         if (e.width * e.height < 2000 && !d.info().is_emulator) continue;
+        // Oclgrind cannot see the ticket order's synchronisation between work-groups: there,
+        // tickets on images of one tile (one work-group), whose every kernel it checks.
+        if (d.info().is_emulator && order == Wavefront::Tickets &&
+            (e.width * e.components * (e.precision > 8 ? 2 : 1) > 256 || e.height > 32))
+          continue;
         CAPTURE(e.name);
         CAPTURE(int(order));
         const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
@@ -145,7 +150,7 @@ TEST_CASE("ljpeg decode on every device: every reconstruction order, device imag
         CHECK(digest(download(d, im)) == e.digest);
         ++checked;
       }
-      CHECK(checked > 10);
+      CHECK(checked > (d.info().is_emulator && order == Wavefront::Tickets ? 0 : 10));
     }
   });
 }

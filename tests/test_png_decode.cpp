@@ -195,6 +195,34 @@ TEST_CASE("png decode: limits and decompression bombs") {
     small.max_inflated_bytes = 1 << 20;
     CHECK_THROWS_AS(decode_cpu(f, nullptr, small), Error);
   }
+  // The memory limit, at IHDR: 2 x (inflated rows + output with the alpha tRNS could add).
+  {
+    const std::vector<std::uint8_t> rows(3 * (1 + 300 * 3), 0);
+    const auto f = make_png(300, 3, 8, png::kRgb, rows);
+    const std::uint64_t need = 2 * (std::uint64_t(rows.size()) + 300 * 3 * 4);
+    png::DecodeLimits limits;
+    limits.max_memory_bytes = need;
+    CHECK(decode_cpu(f, nullptr, limits).width == 300);
+    limits.max_memory_bytes = need - 1;
+    try {
+      decode_cpu(f, nullptr, limits);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::LimitExceeded);
+      CHECK(std::string(e.what()).find("max_memory_bytes " + std::to_string(need - 1)) !=
+            std::string::npos);
+    }
+    // A huge IHDR within the pixel limit over a tiny IDAT: refused before the rows are made.
+    limits.max_memory_bytes = 256u << 20;
+    const auto bomb = make_png(16000, 16000, 8, png::kRgba, {0});
+    try {
+      decode_cpu(bomb, nullptr, limits);
+      FAIL("no error");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::LimitExceeded);
+      CHECK(std::string(e.what()).find("memory") != std::string::npos);
+    }
+  }
   // A zTXt bomb: 64 MiB of text in a small chunk. Skipped with a warning; the image decodes.
   {
     std::vector<std::uint8_t> z = {'C', 'o', 'm', 'm', 'e', 'n', 't', 0, 0};

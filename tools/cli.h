@@ -26,6 +26,7 @@ struct GlobalOptions {
   bool quiet = false;                // --quiet: no progress output
   bool fallback_cpu = false;         // --fallback-cpu: the CPU reference if the device is absent
   bool strict = false;               // --strict: a warning fails the file (as djpeg -strict)
+  std::uint64_t device_memory = 0;   // --device-memory: limit_device_memory(), 0 none
 };
 
 // The one reading of --device for every command: the devices the options select, each spec
@@ -39,7 +40,7 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
 DeviceInfo single_device(const GlobalOptions& options, const std::string& command);
 
 // The device of a one-device command; with --fallback-cpu, the CPU reference (and a note on
-// stderr) when the device selected is absent or fails to open.
+// stderr) when the device selected is absent or fails to open. --device-memory applies to it.
 std::shared_ptr<Device> open_selected_device(const GlobalOptions& g, const std::string& command);
 
 nlohmann::json to_json(const DeviceInfo& info);

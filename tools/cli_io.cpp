@@ -16,7 +16,9 @@ namespace fs = std::filesystem;
 
 std::shared_ptr<Device> open_selected_device(const GlobalOptions& g, const std::string& command) {
   try {
-    return open_device(single_device(g, command).spec);
+    auto device = open_device(single_device(g, command).spec);
+    if (g.device_memory) limit_device_memory(*device, g.device_memory);
+    return device;
   } catch (const Error& e) {
     // A device that is absent (no spec matches it) or fails to open; never a command line
     // that selects several devices for a one-device command.

@@ -109,6 +109,8 @@ struct DecodeOptions {
   int threads = 0;
   std::uint64_t max_pixels = 1ull << 28;
   int max_scans = 1000;
+  std::uint64_t max_tokens = 1ull << 27;
+  std::uint64_t max_memory = 4ull << 30;
   std::string scale = "1/1";  // --scale: 1/1, 1/2, 1/4 or 1/8
   std::string crop;           // --crop WxH+X+Y, or empty
   RowTableFiles row_tables;   // lossless files: --row-table, --write-row-table
@@ -154,6 +156,8 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   d.threads = o.threads;
   d.max_pixels = o.max_pixels;
   d.max_scans = o.max_scans;
+  d.max_tokens = o.max_tokens;
+  d.max_memory_bytes = o.max_memory;
   d.scale_denom = scale_denom(o.scale);
   return d;
 }
@@ -168,6 +172,8 @@ struct DecodeRun {
   std::shared_ptr<Device> device;
   JpegDecoder decoder;
   std::unique_ptr<PngDecoder> png_decoder;
+  std::unique_ptr<JpegDecoder> cpu_jpeg;  // --fallback-cpu: the files the device failed on
+  std::unique_ptr<PngDecoder> cpu_png;
   int failed = 0, warned = 0;
 
   // One file on its way: its bytes, kind, output format, and the error that stopped it.
@@ -181,14 +187,40 @@ struct DecodeRun {
     std::string format, error;
   };
 
+  PngDecodeOptions png_options() const {
+    PngDecodeOptions po;
+    po.max_pixels = o.max_pixels;
+    po.max_memory_bytes = o.max_memory;
+    if (o.threads > 0) po.threads = o.threads;
+    return po;
+  }
   PngDecoder& pngs() {
-    if (!png_decoder) {
-      PngDecodeOptions po;
-      po.max_pixels = o.max_pixels;
-      if (o.threads > 0) po.threads = o.threads;
-      png_decoder = std::make_unique<PngDecoder>(device, po);
-    }
+    if (!png_decoder) png_decoder = std::make_unique<PngDecoder>(device, png_options());
     return *png_decoder;
+  }
+
+  // With --fallback-cpu, a file the device ran out of memory on (or faulted on) is decoded
+  // again on the CPU reference, with a note saying so; `error` is what the device gave.
+  bool decode_on_cpu(File& f, const Input& in, const Error& error, const FileJob& job) {
+    if (!g.fallback_cpu || device->info().kind == DeviceKind::Cpu ||
+        (error.code() != ErrorCode::OutOfMemory && error.code() != ErrorCode::DeviceError))
+      return false;
+    std::cerr << job.input << ": " << describe(error) << "; decoding it on the CPU reference\n";
+    try {
+      auto cpu = open_device("cpu");
+      if (f.png) {
+        if (!cpu_png) cpu_png = std::make_unique<PngDecoder>(cpu, png_options());
+        f.image = cpu_png->decode(in.data, in.size);
+      } else {
+        if (!cpu_jpeg) cpu_jpeg = std::make_unique<JpegDecoder>(cpu, decoder_options(o));
+        f.image = f.apart ? decode_with_row_table(*cpu_jpeg, f.bytes, o.row_tables)
+                          : cpu_jpeg->decode(in);
+      }
+      if (o.strip) f.image.metadata = {};
+    } catch (const Error& e) {
+      f.error = describe(e);
+    }
+    return true;
   }
 
   // Reads a file and checks, from its header, that it can be decoded and written as asked;
@@ -306,15 +338,21 @@ struct DecodeRun {
         try {
           f.image = decode_with_row_table(decoder, f.bytes, o.row_tables);
           if (o.strip) f.image.metadata = {};
-          img = &f.image;
         } catch (const Error& e) {
-          f.error = describe(e);
+          if (!decode_on_cpu(f, {f.bytes.data(), f.bytes.size()}, e, jobs[i]))
+            f.error = describe(e);
         }
+        img = &f.image;
       } else if (f.error.empty()) {
         const std::size_t k = slot[i - start];
         const BatchErrors& errors = f.png ? png_errors : jpeg_errors;
-        if (errors[k]) f.error = describe(*errors[k]);
         img = f.png ? &png_images[k] : &jpeg_images[k];
+        if (errors[k]) {
+          if (decode_on_cpu(f, (f.png ? pngs_in : jpegs)[k], *errors[k], jobs[i]))
+            img = &f.image;
+          else
+            f.error = describe(*errors[k]);
+        }
       }
       finish(f, img, jobs[i], progress);
       f.bytes = {};
@@ -406,6 +444,16 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
                   "refuse JPEG files of more scans (LimitExceeded; as djpeg -maxscans)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-tokens", o->max_tokens,
+                  "refuse JPEG files of more tokens (non-zero coefficients, four a token; "
+                  "LimitExceeded)")
+      ->capture_default_str();
+  cmd->add_option("--max-memory", o->max_memory,
+                  "refuse an image that would take more memory, host and device together "
+                  "(bytes, or with a unit: 512MiB, 8G; LimitExceeded)")
+      ->type_name("SIZE")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
   cmd->add_option("--scale", o->scale,
                   "decode JPEGs at 1/N of their size, as djpeg -scale 1/N -dct int (the same\n"
                   "bytes)")

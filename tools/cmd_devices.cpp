@@ -1,4 +1,5 @@
-// `hetcodec devices [--json]`: every device the registry finds, and which one `auto` picks.
+// `hetcodec devices [--json] [--kernels]`: every device the registry finds, and which one `auto`
+// picks; or the kernels the selected OpenCL devices build.
 #include <cstdio>
 #include <iostream>
 
@@ -9,10 +10,21 @@ namespace hetcodec::tools {
 void add_devices_command(CLI::App& app, GlobalOptions& options) {
   auto* cmd = app.add_subcommand("devices", "list the devices hetcodec can run on");
   auto* json = cmd->add_flag("--json", "print JSON instead of a table");
-  cmd->callback([json, &options] {
+  auto* kernels = cmd->add_flag(
+      "--kernels",
+      "instead, build the programs of the devices selected and print their kernels, a line\n"
+      "each: SPEC NAME (OpenCL devices; the CUDA kernels are in the library's cubins:\n"
+      "cuobjdump -symbols)");
+  cmd->callback([json, kernels, &options] {
     // With --device, list only the devices the specs select (a quick way to check a spec).
     std::vector<DeviceInfo> devices =
         options.devices.empty() ? list_devices() : selected_devices(options);
+    if (*kernels) {
+      for (const auto& d : devices)
+        for (const std::string& name : open_device(d.spec)->kernel_names())
+          std::printf("%s %s\n", d.spec.c_str(), name.c_str());
+      return;
+    }
     const std::string auto_spec = auto_device().spec;
     if (*json) {
       nlohmann::json out = {{"auto", auto_spec},

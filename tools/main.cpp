@@ -77,7 +77,14 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);  // one spec per -d: `-d cpu IN OUT` leaves IN OUT alone
   app.add_flag("-q,--quiet", options.quiet, "no progress output (errors and warnings still)");
   app.add_flag("--fallback-cpu", options.fallback_cpu,
-               "use the CPU reference when the device selected is absent or cannot be opened");
+               "use the CPU reference when the device selected is absent or cannot be opened, "
+               "and (decode) for a file the device runs out of memory on");
+  app.add_option("--device-memory", options.device_memory,
+                 "the most device memory the command's buffers may hold at once (bytes, or with "
+                 "a unit: 512MiB, 2G); past it a file fails with OutOfMemory, as on a full "
+                 "device (default: no limit; also $HETCODEC_DEVICE_MEMORY)")
+      ->type_name("SIZE")
+      ->transform(CLI::AsSizeValue(false));
   app.add_flag("--strict", options.strict,
                "a warning (corrupt but decodable data) fails the file, as djpeg -strict");
   app.footer(

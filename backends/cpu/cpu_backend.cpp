@@ -80,10 +80,6 @@ class CpuQueue : public Queue {
 class CpuDevice : public Device {
  public:
   explicit CpuDevice(const DeviceInfo& info) : Device(info) {}
-  std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override {
-    check_alloc(info(), bytes, "device buffer");
-    return std::make_unique<Buffer>(bytes);
-  }
   std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override {
     check_alloc(info(), bytes, "pinned buffer");
     return std::make_unique<Pinned>(bytes);
@@ -108,6 +104,11 @@ class CpuDevice : public Device {
   FilterKernels& filters() override {
     std::call_once(filters_once_, [this] { filters_ = make_filter_kernels(); });
     return *filters_;
+  }
+
+ protected:
+  std::unique_ptr<DeviceBuffer> make_buffer(std::size_t bytes) override {
+    return std::make_unique<Buffer>(bytes);
   }
 
  private:

@@ -46,10 +46,6 @@ class CudaDevice : public Device {
     use(ordinal_);
     HC_CUDA_CHECK(cudaFree(nullptr));  // create the primary context now, not inside a timing
   }
-  std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override {
-    check_alloc(info(), bytes, "device buffer");
-    return std::make_unique<CudaBuffer>(ordinal_, bytes);
-  }
   std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override {
     check_alloc(info(), bytes, "pinned buffer");
     return std::make_unique<CudaPinned>(ordinal_, bytes);
@@ -74,6 +70,11 @@ class CudaDevice : public Device {
   FilterKernels& filters() override {
     std::call_once(filters_once_, [this] { filters_ = make_filter_kernels(); });
     return *filters_;
+  }
+
+ protected:
+  std::unique_ptr<DeviceBuffer> make_buffer(std::size_t bytes) override {
+    return std::make_unique<CudaBuffer>(ordinal_, bytes);
   }
 
  private:

@@ -245,6 +245,7 @@ void ClQueue::launch(const cl::Kernel& kernel, const Launch& plan, const char* n
 
 void ClQueue::enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global,
                              const cl::NDRange& local, const char* name) {
+  if (kernel_log_enabled()) log_kernel(kernel.getInfo<CL_KERNEL_FUNCTION_NAME>());
   cl_int err;
   if (pocl_) {
     err = pocl_launch_guard().launch(name, [&](cl::Event* e) {
@@ -268,8 +269,7 @@ ClDevice::ClDevice(const DeviceInfo& info, const cl::Device& device)
 
 ClDevice::~ClDevice() = default;
 
-std::unique_ptr<DeviceBuffer> ClDevice::alloc(std::size_t bytes) {
-  check_alloc(info(), bytes, "device buffer");
+std::unique_ptr<DeviceBuffer> ClDevice::make_buffer(std::size_t bytes) {
   return std::make_unique<ClBuffer>(context_, bytes);
 }
 
@@ -336,6 +336,17 @@ const cl::Program& ClDevice::program(const std::string& name) {
     }
   }
   throw Error(ErrorCode::InvalidArgument, "opencl: no embedded program named '" + name + "'");
+}
+
+std::vector<std::string> ClDevice::kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& src : embedded_sources()) {
+    std::vector<cl::Kernel> kernels;
+    cl::Program built = program(src.name);  // (a handle: createKernels is not const)
+    HC_CL_CHECK(built.createKernels(&kernels));
+    for (const cl::Kernel& k : kernels) names.push_back(k.getInfo<CL_KERNEL_FUNCTION_NAME>());
+  }
+  return names;
 }
 
 cl::Program ClDevice::build(const std::string& name, const std::string& source) {

@@ -71,7 +71,6 @@ class ClDevice : public Device {
   const cl::Context& context() const { return context_; }
   const cl::Device& device() const { return device_; }
 
-  std::unique_ptr<DeviceBuffer> alloc(std::size_t bytes) override;
   std::unique_ptr<PinnedBuffer> alloc_pinned(std::size_t bytes) override;
   std::unique_ptr<Queue> create_queue() override;
   JpegKernels& jpeg() override;
@@ -79,6 +78,7 @@ class ClDevice : public Device {
   LjpegKernels& ljpeg() override;
   JpegEncodeKernels& jpeg_encode() override;
   FilterKernels& filters() override;
+  std::vector<std::string> kernel_names() override;
 
   // A program from kernels_cl/ by file name, built once per device (through the disk cache).
   const cl::Program& program(const std::string& name);
@@ -86,6 +86,9 @@ class ClDevice : public Device {
   cl::Program build(const std::string& name, const std::string& source);
   // The build options for this device (device quirks live here, each with its reason).
   std::string build_options() const;
+
+ protected:
+  std::unique_ptr<DeviceBuffer> make_buffer(std::size_t bytes) override;
 
  private:
   cl::Device device_;

@@ -162,7 +162,9 @@ class EntropyDecoder {
 };
 
 // What EntropyDecoder::stream_bytes() and write_stream() do, for results of any decoder of a
-// frame with this layout (the coefficient path of coefficients.h too).
+// frame with this layout (the coefficient path of coefficients.h too); token_count() is the
+// tokens of the results.
+std::size_t token_count(const std::vector<EntropyResult>& results);
 std::size_t token_stream_size(const Layout& layout, const std::vector<EntropyResult>& results);
 void write_token_stream(const Layout& layout, const std::vector<EntropyResult>& results,
                         std::uint8_t* out, const EntropyDecoder::Parallel& parallel = {});

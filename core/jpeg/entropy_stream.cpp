@@ -81,16 +81,20 @@ void EntropyDecoder::write_stream(const std::vector<EntropyResult>& results, std
   write_token_stream(layout_, results, out, parallel);
 }
 
-std::size_t token_stream_size(const Layout& layout_, const std::vector<EntropyResult>& results) {
+std::size_t token_count(const std::vector<EntropyResult>& results) {
   std::size_t tokens = 0;
   for (const auto& r : results) {
     tokens += r.tokens.size();
     if (r.group_cap)
       for (std::uint32_t f : r.group_fill) tokens += f;
   }
+  return tokens;
+}
+
+std::size_t token_stream_size(const Layout& layout_, const std::vector<EntropyResult>& results) {
   std::vector<std::uint32_t> blocks;
   for (const auto& c : layout_.components) blocks.push_back(c.blocks);
-  return token_stream_bytes(blocks, tokens);
+  return token_stream_bytes(blocks, token_count(results));
 }
 
 void write_token_stream(const Layout& layout_, const std::vector<EntropyResult>& results,

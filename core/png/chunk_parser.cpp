@@ -107,6 +107,18 @@ void read_ihdr(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t l
     throw Error(ErrorCode::LimitExceeded,
                 "png: the image data inflates to " + std::to_string(inflated_bytes(info)) +
                     " bytes, over the limit of " + std::to_string(limits.max_inflated_bytes));
+  // The output's channels once expanded: a palette to RGB(A), and an alpha channel that a tRNS
+  // chunk (not seen yet) may add.
+  const int channels = info.color_type == kGray || info.color_type == kGrayAlpha ? 2 : 4;
+  const std::uint64_t output = pixels * std::uint64_t(channels) * (info.bit_depth == 16 ? 2 : 1);
+  const std::uint64_t memory = 2 * (inflated_bytes(info) + output);
+  if (memory > limits.max_memory_bytes)
+    throw Error(ErrorCode::LimitExceeded,
+                "png: " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                    " would take up to " + std::to_string(memory) +
+                    " bytes of memory (its inflated rows and output, on the host and the "
+                    "device), over max_memory_bytes " +
+                    std::to_string(limits.max_memory_bytes));
 }
 
 void read_plte(Info& info, Reading& r, const std::uint8_t* body, std::uint32_t len,

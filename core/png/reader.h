@@ -28,6 +28,9 @@ namespace hetcodec::png {
 struct DecodeLimits {
   std::uint64_t max_pixels = 1ull << 28;          // 268 MP, as the JPEG decoder
   std::uint64_t max_inflated_bytes = 1ull << 32;  // filtered image data (4 GiB)
+  // What decoding the image takes at most: its inflated rows and its output, each on the host
+  // and the device (checked at IHDR, with the channels tRNS could add).
+  std::uint64_t max_memory_bytes = 4ull << 30;
   std::uint32_t max_chunk_bytes = 8u << 20;       // an ancillary chunk (libpng: 8 MB)
   std::uint32_t max_text_bytes = 1u << 20;        // a zTXt/iTXt text once inflated
   bool ignore_crc = false;  // a CRC mismatch is an error unless this is set (then a warning)

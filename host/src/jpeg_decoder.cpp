@@ -92,6 +92,9 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
   Queue& q = *s.queue;
   std::vector<std::size_t> out_offsets(count, 0);
   std::size_t out_end = 0;
+  // The slot's results to hand back, once everything is enqueued: a failure on the way (a full
+  // device) leaves none behind for the next drain to copy.
+  std::vector<Slot::Pending> pending;
   for (std::size_t i = first; i < first + count; ++i) {
     const detail::JpegPrepared& p = prepared[i];
     if (!p.ok) continue;
@@ -99,7 +102,7 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
       out_offsets[i - first] = offsets ? (*offsets)[i] : 0;
     } else {
       // Back to back, so that the one copy back reads only bytes the kernels wrote.
-      s.pending.push_back({i, out_end, p.info.output_bytes()});
+      pending.push_back({i, out_end, p.info.output_bytes()});
       out_offsets[i - first] = out_end;
       out_end += p.info.output_bytes();
     }
@@ -119,6 +122,7 @@ void JpegDecoder::Impl::enqueue(Slot& s, std::vector<detail::JpegPrepared>& prep
                              target ? *target : *s.output);
   if (!target && out_end) q.read(*s.out, 0, *s.output, 0, out_end);
   s.done = q.record();
+  s.pending.insert(s.pending.end(), pending.begin(), pending.end());
 }
 
 // One batch in flight: its inputs and outputs, and the chunks the engine feeds.
@@ -172,10 +176,31 @@ void JpegDecoder::Impl::feed_chunk(Batch& b, std::size_t c) {
     for (std::size_t i = first; i < first + count; ++i)
       s.staged.push_back(std::move(b.prepared[i].pinned));
   };
+  // After a failure, what was enqueued before it (the jobs' copies from pinned memory) is waited
+  // for before the slot's pinned buffers go back.
+  auto fence = [&] {
+    try {
+      if (s.queue) s.done = s.queue->record();
+    } catch (...) {  // (the failure being reported is the one that matters)
+    }
+  };
   const auto e0 = Clock::now();
   try {
     enqueue(s, b.prepared, first, count, chunk.arena.get(), arena_bytes, b.target, b.offsets);
+  } catch (const Error& e) {
+    fence();
+    hand_to_slot();
+    // A device without the memory for the chunk: with `errors`, its images fail with
+    // OutOfMemory and the batch goes on (a later chunk may fit), the decoder usable after it.
+    if (!b.errors || e.code() != ErrorCode::OutOfMemory) throw;
+    for (std::size_t i = first; i < first + count; ++i) {
+      if (!b.prepared[i].ok) continue;
+      (*b.errors)[i] = e;
+      if (b.images) (*b.images)[i] = Image{};
+    }
+    return;
   } catch (...) {
+    fence();
     hand_to_slot();
     throw;
   }

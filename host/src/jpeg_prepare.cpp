@@ -49,6 +49,15 @@ bool uses_coefficients(const jpeg::Header& h) {
   return h.process == jpeg::Process::ProgressiveHuffman || h.process == jpeg::Process::Arithmetic;
 }
 
+// JpegDecodeOptions::max_memory_bytes: Error(LimitExceeded) when `bytes` (what the image takes,
+// `what` saying of what) pass it.
+void check_memory(const JpegDecodeOptions& options, std::uint64_t bytes, const std::string& what) {
+  if (bytes > options.max_memory_bytes)
+    throw Error(ErrorCode::LimitExceeded,
+                "jpeg: the image would take " + std::to_string(bytes) + " bytes of memory (" +
+                    what + "), over max_memory_bytes " + std::to_string(options.max_memory_bytes));
+}
+
 }  // namespace
 
 void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int threads,
@@ -69,9 +78,18 @@ void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int thre
     auto parallel = [threads, pool](std::size_t count, const std::function<void(std::size_t)>& fn) {
       parallel_for(count, threads, fn, pool);
     };
+    // The memory the image takes whatever its data: the output on the device and the host, the
+    // planes, and the coefficients where the scans are decoded into them.
+    const bool coefficients = uses_coefficients(header);
+    const std::uint64_t coefficient_bytes =
+        coefficients ? std::uint64_t(layout.groups) * 64 * 64 * sizeof(std::int16_t) : 0;
+    const std::uint64_t fixed =
+        2 * std::uint64_t(layout.output_bytes()) + layout.plane_bytes + coefficient_bytes;
+    check_memory(options, fixed,
+                 coefficients ? "output, planes and coefficients" : "output and planes");
     std::vector<std::string> coef_warnings;
     std::vector<std::array<std::int32_t, 64>> quant;
-    if (uses_coefficients(header)) {
+    if (coefficients) {
       // Progressive and arithmetic-coded files: every scan into one coefficient buffer, then
       // tokens (docs/token-stream.md, "Progressive and arithmetic-coded files").
       jpeg::CoefficientDecoder decoder(data, size, header, layout);
@@ -84,8 +102,17 @@ void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int thre
       decode_entropy(decoder, threads, pool, results);
       quant = decoder.quant();
     }
+    const std::size_t tokens = jpeg::token_count(results);
+    if (tokens > options.max_tokens)
+      throw Error(ErrorCode::LimitExceeded, "jpeg: " + std::to_string(tokens) +
+                                                " tokens (non-zero coefficients, four a "
+                                                "token) are over max_tokens " +
+                                                std::to_string(options.max_tokens));
     const std::size_t stream = jpeg::token_stream_size(layout, results);
     const std::size_t bytes = jpeg::job_bytes(stream);
+    check_memory(options, fixed + 2 * std::uint64_t(bytes),
+                 "output, planes, " + std::string(coefficients ? "coefficients, " : "") +
+                     "and its token stream on the host and the device");
     std::uint8_t* job;
     if (place) {
       job = place(bytes, out);

@@ -181,8 +181,7 @@ void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t si
     // Oclgrind cannot see the ticket order's synchronisation (wavefront_body.h): it takes the
     // launch per diagonal.
     Wavefront order = options.lossless_order;
-    if (d.info().is_emulator &&
-        (order == Wavefront::Tickets || (order == Wavefront::Auto && info.predictor > 2)))
+    if (d.info().is_emulator && order == Wavefront::Auto && info.predictor > 2)
       order = Wavefront::Diagonals;
     k.reconstruct(q, *s.planes, *s.scratch, info, order);
   }

@@ -95,9 +95,9 @@ struct PngDecoder::Impl {
   Wavefront wavefront() const {
     // Oclgrind cannot see the ticket protocol's synchronisation between work-groups (flags
     // and fences) and reports the halo reads as data races: the emulator gets one launch per
-    // diagonal.
-    if (device->info().is_emulator) return Wavefront::Diagonals;
+    // diagonal unless tickets are asked for (clean there on an image of one tile).
     if (options.wavefront != Wavefront::Auto) return options.wavefront;
+    if (device->info().is_emulator) return Wavefront::Diagonals;
     return device->info().is_gpu ? Wavefront::Tickets : Wavefront::Diagonals;
   }
   // run() and the samples back into `img`.
@@ -107,6 +107,7 @@ struct PngDecoder::Impl {
     png::DecodeLimits l;
     l.max_pixels = options.max_pixels;
     l.max_inflated_bytes = options.max_inflated_bytes;
+    l.max_memory_bytes = options.max_memory_bytes;
     l.max_chunk_bytes = options.max_chunk_bytes;
     l.ignore_crc = options.ignore_crc;
     return l;

@@ -97,6 +97,18 @@ std::shared_ptr<Device> open_device(const std::string& spec = "");
 // The description of an opened device.
 const DeviceInfo& device_info(const Device& device);
 
+// The most device memory this process's buffers on `device` may hold at once, 0 for no limit
+// (the default; $HETCODEC_DEVICE_MEMORY, in bytes, sets it when the device is opened, and the
+// command line's --device-memory). A buffer that would pass it fails with Error(OutOfMemory), as
+// on a device that is full, before the runtime is asked: for sharing a GPU with other work, and
+// for seeing how a pipeline meets a full device. A pipeline that gets OutOfMemory leaves the
+// image undone and stays usable; its buffers stay held until it is destroyed or grows them.
+// The limit covers device buffers, not pinned host memory.
+void limit_device_memory(Device& device, std::uint64_t bytes);
+std::uint64_t device_memory_limit(const Device& device);
+// The bytes of the buffers alive on `device` now, those of every pipeline of the process.
+std::uint64_t device_memory_in_use(const Device& device);
+
 }  // namespace hetcodec
 
 #endif  // HETCODEC_DEVICE_H

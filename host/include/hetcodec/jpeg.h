@@ -35,6 +35,18 @@ struct JpegDecodeOptions {
   // of many tiny scans would take time out of all proportion to its size (libjpeg-turbo's
   // djpeg -maxscans). Real files have a handful (a progressive one about 10).
   int max_scans = 1000;
+  // Files whose token stream (their non-zero coefficients, four to a 12-byte token:
+  // docs/token-stream.md) passes this many tokens are refused with Error(LimitExceeded) once
+  // the Huffman stage has counted them, before the stream is laid out for the device. 2^27
+  // tokens is 1.5 GiB of stream; a photo has about one token for every 4 to 16 pixels.
+  std::uint64_t max_tokens = 1ull << 27;
+  // The memory one image may take, on the host and the device together, refused with
+  // Error(LimitExceeded) before it is allocated: its output (on the device and the host), its
+  // planes, the coefficients of a progressive or arithmetic-coded file (128 bytes a block,
+  // checked before its scans are decoded) and its token stream (on the host and the device,
+  // checked once counted). 4 GiB takes baseline images up to max_pixels; the largest
+  // progressive ones may need more.
+  std::uint64_t max_memory_bytes = 4ull << 30;
   // CPU threads for the Huffman stage: images of a batch in parallel, and restart intervals of
   // one large image. 0: one per hardware thread.
   int threads = 0;

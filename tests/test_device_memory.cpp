@@ -1,0 +1,153 @@
+// A full device (limit_device_memory() set below what an image needs): the buffer that would
+// pass the limit fails with OutOfMemory before the runtime is asked, each pipeline that meets it
+// gives that error, and the same pipeline is right again on the images after it; no buffer is
+// left behind once the pipelines are gone.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hetcodec/hetcodec.h"
+#include "tests/support/test_support.h"
+
+namespace hetcodec {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+Image photo(int width, int height, unsigned seed) {
+  Image im;
+  im.width = width, im.height = height, im.format = PixelFormat::RGB;
+  im.pixels.resize(im.bytes());
+  std::uint32_t r = seed * 2654435761u + 1;
+  for (std::size_t i = 0; i < im.pixels.size(); ++i) {
+    r = r * 1664525u + 1013904223u;
+    im.pixels[i] =
+        std::uint8_t((i / 3 % std::size_t(width)) * 255 / std::size_t(width) + (r >> 30));
+  }
+  return im;
+}
+
+struct Pipelines {
+  explicit Pipelines(const std::shared_ptr<Device>& d)
+      : jenc(d), jdec(d), penc(d), pdec(d), filters(d) {}
+  JpegEncoder jenc;
+  JpegDecoder jdec;
+  PngEncoder penc;
+  PngDecoder pdec;
+  Filters filters;
+};
+
+// What an image goes through, a step at a time: the encoded files, then their decodes and a
+// filter on the device. The decoders take the files of `files` (those of a run without a limit).
+struct Files {
+  Bytes jpeg, png;
+};
+std::vector<std::pair<std::string, std::function<Bytes()>>> steps(Pipelines& p, const Image& im,
+                                                                  const Files& files) {
+  return {
+      {"JpegEncoder::encode", [&p, &im] { return p.jenc.encode(im); }},
+      {"PngEncoder::encode", [&p, &im] { return p.penc.encode(im); }},
+      {"JpegDecoder::decode", [&p, &files] { return p.jdec.decode(files.jpeg).pixels; }},
+      {"PngDecoder::decode",
+       [&p, &files] { return p.pdec.decode(files.png.data(), files.png.size()).pixels; }},
+      {"JpegDecoder::decode_batch",
+       [&p, &files] {
+         const Input in{files.jpeg.data(), files.jpeg.size()};
+         return p.jdec.decode_batch({in, in}).at(1).pixels;
+       }},
+      {"Filters::smooth on the device",
+       [&p, &files] {
+         return p.filters
+             .download(
+                 p.filters.smooth(p.jdec.decode_to_device(files.jpeg.data(), files.jpeg.size())))
+             .pixels;
+       }},
+  };
+}
+
+std::vector<Bytes> run_all(Pipelines& p, const Image& im, const Files& files) {
+  std::vector<Bytes> out;
+  for (auto& [name, step] : steps(p, im, files)) out.push_back(step());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a full device gives OutOfMemory, and each pipeline is right again on the next image") {
+  const Image small = photo(96, 64, 1), large = photo(1024, 768, 2);
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (a megapixel image through every pipeline)
+    INFO(device.info().spec);
+    auto shared = test::borrowed(device);
+    struct Restore {
+      Device& device;
+      std::uint64_t limit;
+      ~Restore() { limit_device_memory(device, limit); }
+    } restore{device, device_memory_limit(device)};
+    limit_device_memory(device, 0);
+    const std::uint64_t before = device_memory_in_use(device);
+
+    // Without a limit, on fresh pipelines.
+    Files small_files, large_files;
+    std::vector<Bytes> want_small, want_large;
+    {
+      Pipelines p(shared);
+      small_files = {p.jenc.encode(small), p.penc.encode(small)};
+      large_files = {p.jenc.encode(large), p.penc.encode(large)};
+      want_small = run_all(p, small, small_files);
+      want_large = run_all(p, large, large_files);
+    }
+    CHECK(device_memory_in_use(device) == before);  // every buffer given back
+
+    {
+      Pipelines p(shared);
+      CHECK(run_all(p, small, small_files) == want_small);
+      // Room for a little more than the small image's buffers: each step of the large image
+      // either fails with OutOfMemory or (a pipeline that works in smaller pieces when memory
+      // is short) still gives the right bytes; the decoders have no such way out.
+      const std::uint64_t room = device_memory_in_use(device) + 4096;
+      limit_device_memory(device, room);
+      int out_of_memory = 0;
+      auto large_steps = steps(p, large, large_files);
+      for (std::size_t i = 0; i < large_steps.size(); ++i) {
+        INFO(large_steps[i].first);
+        Bytes got;
+        try {
+          got = large_steps[i].second();
+          CHECK(got == want_large[i]);
+        } catch (const Error& e) {
+          INFO(e.what());
+          CHECK(e.code() == ErrorCode::OutOfMemory);
+          ++out_of_memory;
+        }
+        CHECK(device_memory_in_use(device) <= room);
+      }
+      CHECK(out_of_memory >= 4);  // (the decoders and the filter at least)
+      // The same pipelines, the limit lifted: right on both images.
+      limit_device_memory(device, 0);
+      CHECK(run_all(p, small, small_files) == want_small);
+      CHECK(run_all(p, large, large_files) == want_large);
+    }
+    CHECK(device_memory_in_use(device) == before);
+  });
+}
+
+TEST_CASE("a device buffer past the memory limit is OutOfMemory naming the device and the limit") {
+  auto device = open_device("cpu");
+  const std::uint64_t old = device_memory_limit(*device);
+  limit_device_memory(*device, device_memory_in_use(*device) + 1000);
+  std::string message;
+  try {
+    JpegEncoder(device).encode(photo(256, 256, 3));
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::OutOfMemory);
+    message = e.what();
+  }
+  limit_device_memory(*device, old);
+  CHECK(message.find("cpu") != std::string::npos);
+  CHECK(message.find("device memory limit") != std::string::npos);
+}
+
+}  // namespace hetcodec
