@@ -13,7 +13,11 @@ fi
 # cases named [large] (megapixel images, for paths that only large inputs take: their kernels
 # are the same as the others') are left out, as they take minutes under racecheck.
 # memcheck also checks for leaks: device memory still allocated when the process ends.
+# racecheck leaves out the cases named [threads] too (many threads of whole pipelines: their
+# kernels are those of the other cases).
 leaks=
+exclude='*[large]*'
 [ "$tool" = memcheck ] && leaks="--leak-check full"
+[ "$tool" = racecheck ] && exclude='*[large]*,*[threads]*'
 HETCODEC_TEST_DEVICES=cuda:0 exec "$sanitizer" --tool "$tool" $leaks --error-exitcode 1 "$suite" \
-  --duration=true '--test-case-exclude=*[large]*' "$@"
+  --duration=true "--test-case-exclude=$exclude" "$@"
