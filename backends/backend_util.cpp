@@ -5,6 +5,7 @@
 #include "backends/backend_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -51,12 +52,29 @@ void check_alloc(const DeviceInfo& info, std::size_t bytes, const char* what) {
                     std::to_string(info.max_alloc_bytes) + " bytes");
 }
 
-Device::Device(DeviceInfo info) : info_(std::move(info)) {
-  const char* v = std::getenv("HETCODEC_DEVICE_MEMORY");
-  if (!v || !*v) return;
+namespace {
+// A size as "1048576", "512M", "512MiB", "2G" (binary units, K to T, case ignored); 0 for
+// anything else.
+std::uint64_t parse_size(const char* v) {
   char* end = nullptr;
-  const unsigned long long limit = std::strtoull(v, &end, 10);
-  if (!*end) limit_ = limit;  // (not a byte count: ignored)
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v) return 0;
+  std::string unit(end);
+  for (char& c : unit) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
+  if (!unit.empty() && unit.back() == 'i') unit.pop_back();
+  const std::string units = "kmgt";
+  if (unit.empty()) return n;
+  const auto at = units.find(unit);
+  if (unit.size() != 1 || at == std::string::npos) return 0;
+  return std::uint64_t(n) << (10 * (at + 1));
+}
+}  // namespace
+
+Device::Device(DeviceInfo info) : info_(std::move(info)) {
+  // $HETCODEC_DEVICE_MEMORY limits every device of the process (a size that does not parse:
+  // no limit).
+  if (const char* v = std::getenv("HETCODEC_DEVICE_MEMORY")) limit_ = parse_size(v);
 }
 
 std::unique_ptr<DeviceBuffer> Device::alloc(std::size_t bytes) {
@@ -409,20 +427,26 @@ bool sync_each_launch() {
   return sync;
 }
 
-bool kernel_log_enabled() {
-  static const bool on = [] {
+namespace {
+// $HETCODEC_KERNEL_LOG as the process found it first (empty: off).
+const std::string& kernel_log_path() {
+  static const std::string path = [] {
     const char* v = std::getenv("HETCODEC_KERNEL_LOG");
-    return v && *v;
+    return std::string(v ? v : "");
   }();
-  return on;
+  return path;
 }
+}  // namespace
+
+bool kernel_log_enabled() { return !kernel_log_path().empty(); }
 
 void log_kernel(const std::string& name) {
   static std::mutex mutex;
   static std::set<std::string> logged;
+  if (!kernel_log_enabled()) return;
   std::lock_guard<std::mutex> lock(mutex);
   if (!logged.insert(name).second) return;
-  if (FILE* f = std::fopen(std::getenv("HETCODEC_KERNEL_LOG"), "a")) {
+  if (FILE* f = std::fopen(kernel_log_path().c_str(), "a")) {
     std::fprintf(f, "%s\n", name.c_str());
     std::fclose(f);
   }

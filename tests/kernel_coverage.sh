@@ -8,26 +8,28 @@
 #        kernel_coverage.sh cuda LIBRARY CUOBJDUMP LOG...
 mode=$1 what=$2 tool=$3
 shift 3
-logs=
-for log in "$@"; do [ -s "$log" ] && logs="$logs $log"; done
-if [ -z "$logs" ]; then
+found=0
+for log in "$@"; do [ -s "$log" ] && found=1; done
+if [ $found -eq 0 ]; then
   echo "no kernel log ($*): the runs it checks were skipped"
   exit 77
 fi
-all=$(mktemp) ran=$(mktemp)
-trap 'rm -f "$all" "$ran"' EXIT
+list=$(mktemp) all=$(mktemp) ran=$(mktemp)
+trap 'rm -f "$list" "$all" "$ran"' EXIT
+# The logged names, from every log there is.
+for log in "$@"; do [ -s "$log" ] && cat -- "$log"; done | sort -u > "$ran"
 case $mode in
   opencl)
-    # The kernels of every program the device builds.
-    "$what" -d "$tool" devices --kernels | cut -d' ' -f2 | sort -u > "$all" || exit 1
-    cat $logs | sort -u > "$ran"
+    # The kernels of every program the device builds (the listing's own status checked: sh
+    # has no pipefail).
+    "$what" -d "$tool" devices --kernels > "$list" || exit 1
+    cut -d' ' -f2 < "$list" | sort -u > "$all"
     ;;
   cuda)
-    # The entry points (STO_ENTRY) of every cubin of the library, and the logged names, both
-    # demangled and without their parameters, so that they compare whatever form each has.
-    names() { c++filt | sed -e 's/^void //' -e 's/(.*$//' | sort -u; }
-    "$tool" -symbols "$what" | awk '/STO_ENTRY/ {print $NF}' | names > "$all" || exit 1
-    cat $logs | names > "$ran"
+    # The entry points (STO_ENTRY) of every cubin of the library, by mangled name, as the log
+    # has them (cudaFuncGetName).
+    "$tool" -symbols "$what" > "$list" || exit 1
+    awk '/STO_ENTRY/ {print $NF}' < "$list" | sort -u > "$all"
     ;;
   *)
     echo "kernel_coverage.sh: unknown mode '$mode'" >&2
@@ -40,7 +42,7 @@ if [ "$total" -eq 0 ]; then
   exit 1
 fi
 missing=$(comm -23 "$all" "$ran")
-echo "$mode: $((total - $(printf '%s' "$missing" | grep -c .))) of $total kernels launched ($logs )"
+echo "$mode: $((total - $(printf '%s' "$missing" | grep -c .))) of $total kernels launched ($*)"
 if [ -n "$missing" ]; then
   echo "never launched under the checks:"
   printf '%s\n' "$missing" | sed 's/^/  /'

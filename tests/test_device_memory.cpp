@@ -75,17 +75,20 @@ std::vector<Bytes> run_all(Pipelines& p, const Image& im, const Files& files) {
 
 }  // namespace
 
+// Puts a device's memory limit back as it was when the test case ends, however it ends.
+struct RestoreLimit {
+  Device& device;
+  std::uint64_t limit = device_memory_limit(device);
+  ~RestoreLimit() { limit_device_memory(device, limit); }
+};
+
 TEST_CASE("a full device gives OutOfMemory, and each pipeline is right again on the next image") {
   const Image small = photo(96, 64, 1), large = photo(512, 384, 2);
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (a megapixel image through every pipeline)
     INFO(device.info().spec);
     auto shared = test::borrowed(device);
-    struct Restore {
-      Device& device;
-      std::uint64_t limit;
-      ~Restore() { limit_device_memory(device, limit); }
-    } restore{device, device_memory_limit(device)};
+    RestoreLimit restore{device};
     limit_device_memory(device, 0);
     const std::uint64_t before = device_memory_in_use(device);
 
@@ -136,7 +139,7 @@ TEST_CASE("a full device gives OutOfMemory, and each pipeline is right again on 
 
 TEST_CASE("a device buffer past the memory limit is OutOfMemory naming the device and the limit") {
   auto device = open_device("cpu");
-  const std::uint64_t old = device_memory_limit(*device);
+  RestoreLimit restore{*device};
   limit_device_memory(*device, device_memory_in_use(*device) + 1000);
   std::string message;
   try {
@@ -145,7 +148,6 @@ TEST_CASE("a device buffer past the memory limit is OutOfMemory naming the devic
     CHECK(e.code() == ErrorCode::OutOfMemory);
     message = e.what();
   }
-  limit_device_memory(*device, old);
   CHECK(message.find("cpu") != std::string::npos);
   CHECK(message.find("device memory limit") != std::string::npos);
 }

@@ -40,7 +40,8 @@ std::vector<DeviceInfo> selected_devices(const GlobalOptions& options);
 DeviceInfo single_device(const GlobalOptions& options, const std::string& command);
 
 // The device of a one-device command; with --fallback-cpu, the CPU reference (and a note on
-// stderr) when the device selected is absent or fails to open. --device-memory applies to it.
+// stderr) when the device selected is absent or fails to open. --device-memory limits the device
+// selected (not the CPU reference fallen back to).
 std::shared_ptr<Device> open_selected_device(const GlobalOptions& g, const std::string& command);
 
 nlohmann::json to_json(const DeviceInfo& info);

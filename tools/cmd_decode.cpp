@@ -199,8 +199,9 @@ struct DecodeRun {
     return *png_decoder;
   }
 
-  // With --fallback-cpu, a file the device ran out of memory on (or faulted on) is decoded
-  // again on the CPU reference, with a note saying so; `error` is what the device gave.
+  // With --fallback-cpu, a file the device ran out of memory on (or, decoded alone with its row
+  // table, faulted on) is decoded again on the CPU reference, with a note saying so; `error`
+  // is what the device gave. (A device fault in a batch ends the run.)
   bool decode_on_cpu(File& f, const Input& in, const Error& error, const FileJob& job) {
     if (!g.fallback_cpu || device->info().kind == DeviceKind::Cpu ||
         (error.code() != ErrorCode::OutOfMemory && error.code() != ErrorCode::DeviceError))

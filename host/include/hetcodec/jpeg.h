@@ -44,8 +44,9 @@ struct JpegDecodeOptions {
   // Error(LimitExceeded) before it is allocated: its output (on the device and the host), its
   // planes, the coefficients of a progressive or arithmetic-coded file (128 bytes a block,
   // checked before its scans are decoded) and its token stream (on the host and the device,
-  // checked once counted). 4 GiB takes baseline images up to max_pixels; the largest
-  // progressive ones may need more.
+  // checked once counted). Lossy files; lossless ones (decode_lossless) are not counted.
+  // 4 GiB takes photos of about 100 MP whatever their coding; images near max_pixels (16384
+  // x 16384 4:4:4 of high quality, progressive or 12-bit) need more.
   std::uint64_t max_memory_bytes = 4ull << 30;
   // CPU threads for the Huffman stage: images of a batch in parallel, and restart intervals of
   // one large image. 0: one per hardware thread.

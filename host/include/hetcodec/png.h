@@ -146,7 +146,9 @@ struct PngDecodeOptions {
   std::uint64_t max_inflated_bytes = (1ull << 32) - 1;  // filtered image data
   // What one image may take at most, on the host and the device together: its inflated rows and
   // its output (with the alpha a tRNS chunk may add), checked at IHDR before anything is
-  // allocated; LimitExceeded past it. The largest 16-bit RGBA images under max_pixels need more.
+  // allocated; LimitExceeded past it. 4 GiB takes 8-bit RGBA up to about 16000 x 16000 and
+  // 16-bit RGBA up to about 134 MP; larger ones under max_pixels need more (and then
+  // max_inflated_bytes, 4 GiB, may be the limit that refuses them).
   std::uint64_t max_memory_bytes = 4ull << 30;
   std::uint32_t max_chunk_bytes = 8u << 20;  // ancillary chunks past it are skipped (a warning)
   bool ignore_crc = false;  // a CRC mismatch is an error unless set (then a warning)
