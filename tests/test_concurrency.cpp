@@ -14,21 +14,6 @@
 namespace hetcodec {
 namespace {
 
-Image photo(int width, int height, unsigned seed) {
-  Image im;
-  im.width = width, im.height = height, im.format = PixelFormat::RGB;
-  im.pixels.resize(im.bytes());
-  std::uint32_t r = seed * 2654435761u + 1;
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < 3; ++c) {
-        r = r * 1664525u + 1013904223u;
-        const int v = (x * 255 / width + y * 128 / height + c * 40 + int(r >> 29)) % 256;
-        im.pixels[(std::size_t(y) * width + x) * 3 + c] = std::uint8_t(v);
-      }
-  return im;
-}
-
 // One unit of work: everything one image goes through, as bytes to compare (or the error code
 // where the input is bad on purpose).
 struct Work {
@@ -77,7 +62,7 @@ TEST_CASE(
   const int sizes[][2] = {{1, 1}, {17, 9}, {64, 48}, {333, 211}, {8, 640}, {500, 375}, {96, 96}};
   for (int i = 0; i < 21; ++i) {
     const auto* s = sizes[i % 7];
-    works.push_back({photo(s[0], s[1], unsigned(i)), i % 5 == 3});
+    works.push_back({test::photo(s[0], s[1], unsigned(i)), i % 5 == 3});
   }
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (many threads of large images: too slow there)

@@ -16,19 +16,6 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-Image photo(int width, int height, unsigned seed) {
-  Image im;
-  im.width = width, im.height = height, im.format = PixelFormat::RGB;
-  im.pixels.resize(im.bytes());
-  std::uint32_t r = seed * 2654435761u + 1;
-  for (std::size_t i = 0; i < im.pixels.size(); ++i) {
-    r = r * 1664525u + 1013904223u;
-    im.pixels[i] =
-        std::uint8_t((i / 3 % std::size_t(width)) * 255 / std::size_t(width) + (r >> 30));
-  }
-  return im;
-}
-
 struct Pipelines {
   explicit Pipelines(const std::shared_ptr<Device>& d)
       : jenc(d), jdec(d), penc(d), pdec(d), filters(d) {}
@@ -83,7 +70,7 @@ struct RestoreLimit {
 };
 
 TEST_CASE("a full device gives OutOfMemory, and each pipeline is right again on the next image") {
-  const Image small = photo(96, 64, 1), large = photo(512, 384, 2);
+  const Image small = test::photo(96, 64, 1), large = test::photo(512, 384, 2);
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (a megapixel image through every pipeline)
     INFO(device.info().spec);
@@ -143,7 +130,7 @@ TEST_CASE("a device buffer past the memory limit is OutOfMemory naming the devic
   limit_device_memory(*device, device_memory_in_use(*device) + 1000);
   std::string message;
   try {
-    JpegEncoder(device).encode(photo(256, 256, 3));
+    JpegEncoder(device).encode(test::photo(256, 256, 3));
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::OutOfMemory);
     message = e.what();

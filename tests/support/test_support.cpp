@@ -17,6 +17,21 @@
 
 namespace hetcodec::test {
 
+Image photo(int width, int height, unsigned seed) {
+  Image im;
+  im.width = width, im.height = height, im.format = PixelFormat::RGB;
+  im.pixels.resize(im.bytes());
+  std::uint32_t r = seed * 2654435761u + 1;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < 3; ++c) {
+        r = r * 1664525u + 1013904223u;
+        const int v = (x * 255 / width + y * 128 / height + c * 40 + int(r >> 29)) % 256;
+        im.pixels[(std::size_t(y) * width + x) * 3 + c] = std::uint8_t(v);
+      }
+  return im;
+}
+
 std::string& log_path() {
   static std::string path;
   return path;

@@ -14,6 +14,9 @@
 
 namespace hetcodec::test {
 
+// An 8-bit RGB image of gradients and a little noise, the same for the same arguments.
+Image photo(int width, int height, unsigned seed);
+
 // Devices a backend-parameterised test runs on: $HETCODEC_TEST_DEVICES (comma-separated specs)
 // or every device found except emulators.
 std::vector<DeviceInfo> test_devices();
