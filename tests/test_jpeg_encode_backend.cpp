@@ -97,12 +97,24 @@ std::vector<std::uint8_t> oracle(const test::Raster& r, const JpegEncodeOptions&
 // same process (as for the PNG device deflate, test_png_backend.cpp); the encoder's buffers
 // grow between images. Case 1: a batch of three in one launch (colour and gray, 4:2:0 with
 // partial MCUs, restarts and optimised tables on the device); case 2: 4:2:2 with the host's
-// Huffman coding and a restart per MCU row.
+// Huffman coding and a restart per MCU row; case 3: gray 272x272 with a restart every MCU, whose
+// blocks' and intervals' scans take several work-groups (the downsweep of each adding up the
+// sums before its own while the intervals' first work-group sets the packed size).
 TEST_CASE("jpeg encode: one encode alone under the emulator") {
   const char* alone = std::getenv("HETCODEC_TEST_JPEG_ENCODE_ALONE");
   test::for_each_device([&](Device& device) {
     if (!device.info().is_emulator || !alone) return;
     std::shared_ptr<Device> shared(&device, [](Device*) {});
+    if (std::string(alone) == "3") {
+      const test::Raster gray = gray_of(test::synthetic_rgb(272, 272, 7));
+      JpegEncodeOptions o;
+      o.sampling = JpegSampling::Gray;
+      o.restart_interval = 1;
+      o.batch_streams = 1;
+      JpegEncoder encoder(shared, o);
+      CHECK(encoder.encode(image_of(gray)) == oracle(gray, o, 1, 1));
+      return;
+    }
     const bool first = std::string(alone) == "1";
     const test::Raster rgb = test::synthetic_rgb(first ? 37 : 30, first ? 21 : 17, 11);
     JpegEncodeOptions o;

@@ -14,9 +14,10 @@
  *   HC_JENC_BITS       with optimised tables, each block's bits and its shares' AC bits (jchuff.c
  *                      encode_one_block: the DC difference from the previous block of its
  *                      component, reset at restart markers)
- *   HC_JENC_REDUCE, HC_JENC_SCAN_SUMS, HC_JENC_DOWNSWEEP
- *                      an exclusive prefix sum (reduce, scan of the sums, scan with the sums) of
- *                      one of three arrays (`arg`), whose entries HC_JENC_REDUCE makes as it
+ *   HC_JENC_REDUCE, HC_JENC_DOWNSWEEP
+ *                      an exclusive prefix sum (each work-group's sum, then its entries scanned
+ *                      from the sum of the sums before it, which each work-group adds up itself)
+ *                      of one of three arrays (`arg`), whose entries HC_JENC_REDUCE makes as it
  *                      sums them: the blocks' bits (without optimised tables, the DC's added to
  *                      the shares' AC bits HC_JENC_BLOCKS left), the restart intervals' bytes (their
  *                      bits padded with 1s to a byte: T.81 F.1.2.3, jchuff.c flush_bits), the
@@ -55,7 +56,6 @@
   X(HC_JENC_HIST, jpeg_encode_hist, GROUP)           \
   X(HC_JENC_BITS, jpeg_encode_bits, ITEM)            \
   X(HC_JENC_REDUCE, jpeg_encode_reduce, GROUP)       \
-  X(HC_JENC_SCAN_SUMS, jpeg_encode_scan_sums, GROUP) \
   X(HC_JENC_DOWNSWEEP, jpeg_encode_downsweep, GROUP) \
   X(HC_JENC_CLEAR, jpeg_encode_clear, ITEM)          \
   X(HC_JENC_PACK, jpeg_encode_pack, GROUP)           \
@@ -932,7 +932,9 @@ HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_u32* plan,
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   hc_u32 count, i, sum = 0;
   HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
-  *groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
+  /* (the packed bytes, which only the 0xFF scan's work-groups depend on, are not read by the
+   * others: HC_JENC_DOWNSWEEP's first work-group of the intervals' scan sets them) */
+  *groups = hc_jenc_scan_groups(b, which, which == HC_JENC_SCAN_FF ? hc_jenc_packed(b, work) : 0u);
   hc_jenc_share(skip && *groups == 1u ? 0u : count, *groups, g, lane, lanes, first, end);
   for (i = *first; i < *end; ++i) {
     const hc_u32 v = make ? hc_jenc_entry(plan, coefs, work, data, which, i) : a[i];
@@ -979,7 +981,7 @@ HC_FN hc_u32 hc_jenc_scan_local(HC_LOCAL hc_u32* s, hc_u32 n, hc_u32 run) {
 
 /* HC_JENC_REDUCE: work-group g makes its entries and puts their sum into the sums (at w_sums);
  * a scan of one work-group is done here whole (lane sums scanned, the total into the results,
- * the entries swept), and HC_JENC_SCAN_SUMS and HC_JENC_DOWNSWEEP leave it alone. */
+ * the entries swept), and HC_JENC_DOWNSWEEP leaves it alone. */
 HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                           HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
                           HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
@@ -995,35 +997,27 @@ HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* 
   if (groups == 1u) hc_jenc_sweep(a, first, end, s[lane]);
 }
 
-/* HC_JENC_SCAN_SUMS (one work-group): the sums scanned exclusively (brought into local memory
- * `s` by all lanes, scanned by lane 0); the total into the results. Nothing for a scan of one
- * work-group. */
-HC_FN void hc_jenc_scan_sums(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 which,
-                             HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 groups = hc_jenc_scan_groups(b, which, hc_jenc_packed(b, work));
-  const hc_u32 n = groups == 1u ? 0u : groups;
-  hc_u32 i, total;
-  for (i = lane; i < n; i += lanes) s[i] = work[b->w_sums + i];
-  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 sets them) */
-  if (lane == 0u) {
-    total = hc_jenc_scan_local(s, n, 0u);
-    if (n) work[b->w_results + HC_JENC_R_TOTAL + which] = total;
-  }
-  HC_BARRIER();
-  for (i = lane; i < n; i += lanes) work[b->w_sums + i] = s[i];
-}
-
-/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them.
- * Nothing for a scan of one work-group. */
+/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them: the
+ * work-groups' sums (HC_JENC_REDUCE's, at most HC_JENC_SCAN_GROUPS, at s + lanes) added up
+ * before g's, then g's lane sums scanned from there; work-group 0 puts the total into the
+ * results. Nothing for a scan of one work-group. */
 HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
                              HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s,
                              hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 first, end, groups;
+  HC_LOCAL hc_u32* sums = s + lanes;
+  hc_u32 first, end, groups, i, before = 0u, total;
   HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, (HC_GLOBAL const hc_i16*)0, work, data, which, g, 0,
                                           1, s, lane, lanes, &first, &end, &groups);
-  if (lane == 0u) hc_jenc_scan_local(s, lanes, groups == 1u ? 0u : work[b->w_sums + g]);
+  const hc_u32 n = groups == 1u ? 0u : groups;
+  for (i = lane; i < n; i += lanes) sums[i] = work[b->w_sums + i];
+  HC_BARRIER();
+  if (lane == 0u) {
+    for (i = 0u; i < n && i < g; ++i) before += sums[i];
+    for (total = before; i < n; ++i) total += sums[i];
+    if (n && g == 0u) work[b->w_results + HC_JENC_R_TOTAL + which] = total;
+    hc_jenc_scan_local(s, lanes, before);
+  }
   HC_BARRIER();
   hc_jenc_sweep(a, first, end, s[lane]);
 }
@@ -1044,8 +1038,6 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int s
     case HC_JENC_REDUCE:
     case HC_JENC_DOWNSWEEP:
       return hc_jenc_scan_groups(b, arg, bytes);
-    case HC_JENC_SCAN_SUMS:
-      return 1u;
     default:
       return hc_jenc_loop_items(bytes);
   }
@@ -1090,10 +1082,12 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
                        HC_LOCAL hc_jenc_local* z,
                        hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  /* (HC_JENC_BLOCKS's first work-group zeroes the packed bytes' count, HC_JENC_SCAN_SUMS's lane
-   * 0 may set it: the bounds of those two, which do not depend on it, do not read it) */
-  const hc_u32 bytes =
-      stage == HC_JENC_BLOCKS || stage == HC_JENC_SCAN_SUMS ? 0u : hc_jenc_packed(b, work);
+  /* (HC_JENC_BLOCKS's first work-group zeroes the packed bytes' count, the intervals' scan sets
+   * it: the bounds of those, which do not depend on it, do not read it) */
+  const int scans = stage == HC_JENC_REDUCE || stage == HC_JENC_DOWNSWEEP;
+  const hc_u32 bytes = stage == HC_JENC_BLOCKS || (scans && arg != HC_JENC_SCAN_FF)
+                           ? 0u
+                           : hc_jenc_packed(b, work);
   if (stage == HC_JENC_BLOCKS) {
     i += arg;
     arg = 0u;
@@ -1111,9 +1105,6 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
       break;
     case HC_JENC_REDUCE:
       hc_jenc_reduce(plan, coefs, work, data, arg, i, z->w, lane, lanes);
-      break;
-    case HC_JENC_SCAN_SUMS:
-      hc_jenc_scan_sums(plan, work, arg, z->w, lane, lanes);
       break;
     case HC_JENC_DOWNSWEEP:
       hc_jenc_downsweep(plan, work, data, arg, i, z->w, lane, lanes);

@@ -393,9 +393,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   };
   auto scan = [&](std::uint32_t which) {  // (HC_JENC_REDUCE does a scan of one work-group whole)
     run(HC_JENC_REDUCE, which);
-    if (hc_jenc_scan_groups(&head, which, bytes) == 1) return;
-    run(HC_JENC_SCAN_SUMS, which);
-    run(HC_JENC_DOWNSWEEP, which);
+    if (hc_jenc_scan_groups(&head, which, bytes) > 1) run(HC_JENC_DOWNSWEEP, which);
   };
   auto plan_of = [&](std::size_t m) {
     return kp.data() + head.plans + m * HC_JENC_PLAN_TOTAL_WORDS;
