@@ -126,8 +126,9 @@ def test_errors_carry_the_code():
         hetcodec.Encoder("cpu", format="jpeg", quality=101).encode(np.zeros((4, 4, 3), np.uint8))
     with pytest.raises(hetcodec.Error):
         hetcodec.Encoder("cpu").encode(np.zeros((4, 4, 5), np.uint8))
-    with pytest.raises(TypeError):
+    with pytest.raises(hetcodec.Error) as e:
         hetcodec.Encoder("cpu").encode(np.zeros((4, 4, 3), np.float32))
+    assert e.value.code == "invalid argument" and "uint8 or uint16" in e.value.message
 
 
 def test_batch_failures_in_place_and_the_rest_decoded():
