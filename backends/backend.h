@@ -28,6 +28,9 @@ class DeviceBuffer {
     if (in_use_) in_use_->fetch_sub(size_, std::memory_order_relaxed);
   }
   std::size_t size() const { return size_; }
+  // The backend's own handle of the memory (native_memory() in hetcodec/image.h): the CUDA
+  // device pointer, the CPU reference's host pointer, the OpenCL cl_mem.
+  virtual void* native_handle() const = 0;
 
  protected:
   explicit DeviceBuffer(std::size_t size) : size_(size) {}

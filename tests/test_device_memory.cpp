@@ -139,4 +139,36 @@ TEST_CASE("a device buffer past the memory limit is OutOfMemory naming the devic
   CHECK(message.find("device memory limit") != std::string::npos);
 }
 
+TEST_CASE("download and native_memory give a device image's samples on every device") {
+  const Image im = test::photo(96, 64, 4);
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;
+    INFO(device.info().spec);
+    auto shared = test::borrowed(device);
+    const Bytes file = JpegEncoder(shared).encode(im);
+    JpegDecoder decoder(shared);
+    const Image want = decoder.decode(file);
+    const DeviceImage on_device = decoder.decode_to_device(file.data(), file.size());
+    const Image got = download(shared, on_device);
+    CHECK(got.width == want.width);
+    CHECK(got.height == want.height);
+    CHECK(got.format == want.format);
+    CHECK(got.pixels == want.pixels);
+    const NativeMemory m = native_memory(shared, on_device);
+    CHECK(m.kind == device.info().kind);
+    CHECK(m.handle != nullptr);
+    CHECK(m.offset == on_device.offset);
+    const std::string spec = device.info().spec;
+    CHECK(m.ordinal == (spec.find(':') == std::string::npos ? 0 : std::stoi(spec.substr(spec.find(':') + 1))));
+    if (m.kind == DeviceKind::Cpu) {  // (the host pointer itself: the others' tests read theirs)
+      const auto* p = static_cast<const std::uint8_t*>(m.handle) + m.offset;
+      CHECK(Bytes(p, p + want.pixels.size()) == want.pixels);
+    }
+    DeviceImage short_buffer = on_device;
+    short_buffer.offset = on_device.buffer->size();
+    CHECK_THROWS_AS(download(shared, short_buffer), Error);
+    CHECK_THROWS_AS(native_memory(shared, DeviceImage{}), Error);
+  });
+}
+
 }  // namespace hetcodec

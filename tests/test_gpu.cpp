@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <cuda_runtime.h>
+
 #include "backends/cuda/cuda_backend.h"
+#include "hetcodec/hetcodec.h"
 #include "tests/support/test_support.h"
 
 using namespace hetcodec;
@@ -17,6 +20,25 @@ TEST_CASE("CUDA pinned buffers are page-locked host memory") {
   CHECK(cuda::is_pinned_host(pinned->data()));
   std::vector<unsigned char> pageable(1 << 20);
   CHECK_FALSE(cuda::is_pinned_host(pageable.data()));
+}
+
+TEST_CASE("native_memory of a CUDA device image is the device pointer of its samples") {
+  auto device = open_device("cuda:0");
+  const Image im = test::photo(80, 48, 5);
+  const std::vector<std::uint8_t> file = JpegEncoder(device).encode(im);
+  JpegDecoder decoder(device);
+  const Image want = decoder.decode(file);
+  const DeviceImage on_device = decoder.decode_to_device(file.data(), file.size());
+  const NativeMemory m = native_memory(device, on_device);
+  CHECK(m.kind == DeviceKind::Cuda);
+  CHECK(m.ordinal == 0);
+  cudaPointerAttributes attributes{};
+  REQUIRE(cudaPointerGetAttributes(&attributes, m.handle) == cudaSuccess);
+  CHECK(attributes.type == cudaMemoryTypeDevice);
+  std::vector<std::uint8_t> got(want.pixels.size());
+  REQUIRE(cudaMemcpy(got.data(), static_cast<const std::uint8_t*>(m.handle) + m.offset, got.size(),
+                     cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(got == want.pixels);
 }
 
 TEST_CASE("the devices this machine is expected to show are there ($HETCODEC_TEST_EXPECT)") {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "backends/opencl/opencl_backend.h"
+#include "hetcodec/hetcodec.h"
 #include "tests/support/test_support.h"
 
 using namespace hetcodec;
@@ -93,6 +94,27 @@ TEST_CASE("an OpenCL build failure is a DeviceError carrying the compiler log") 
       CHECK(msg.find("broken_probe") != std::string::npos);
       CHECK(msg.find("undeclared_name") != std::string::npos);  // from the compiler log
     }
+  });
+}
+
+TEST_CASE("native_memory of an OpenCL device image is the cl_mem of its samples") {
+  const Image im = test::photo(80, 48, 6);
+  test::for_each_device([&](Device& device) {
+    if (device.info().kind != DeviceKind::OpenCL || device.info().is_emulator) return;
+    INFO(device.info().spec);
+    auto shared = test::borrowed(device);
+    const std::vector<std::uint8_t> file = JpegEncoder(shared).encode(im);
+    JpegDecoder decoder(shared);
+    const Image want = decoder.decode(file);
+    const DeviceImage on_device = decoder.decode_to_device(file.data(), file.size());
+    const NativeMemory m = native_memory(shared, on_device);
+    CHECK(m.kind == DeviceKind::OpenCL);
+    auto& cl = dynamic_cast<opencl::ClDevice&>(device);
+    cl::CommandQueue queue(cl.context(), cl.device());
+    std::vector<std::uint8_t> got(want.pixels.size());
+    REQUIRE(clEnqueueReadBuffer(queue(), static_cast<cl_mem>(m.handle), CL_TRUE, m.offset,
+                                got.size(), got.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+    CHECK(got == want.pixels);
   });
 }
 

@@ -17,6 +17,7 @@ class Buffer : public DeviceBuffer {
   explicit Buffer(std::size_t size);
   std::uint8_t* data() { return data_.get(); }
   const std::uint8_t* data() const { return data_.get(); }
+  void* native_handle() const override { return data_.get(); }
 
  private:
   std::unique_ptr<std::uint8_t[]> data_;

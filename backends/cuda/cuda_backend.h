@@ -23,6 +23,7 @@ class CudaBuffer : public DeviceBuffer {
   CudaBuffer(int ordinal, std::size_t size);
   ~CudaBuffer() override;
   std::uint8_t* ptr() const { return ptr_; }
+  void* native_handle() const override { return ptr_; }
 
  private:
   int ordinal_;

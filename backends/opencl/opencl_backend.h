@@ -28,6 +28,7 @@ class ClBuffer : public DeviceBuffer {
  public:
   ClBuffer(const cl::Context& context, std::size_t size);
   const cl::Buffer& mem() const { return mem_; }
+  void* native_handle() const override { return mem_(); }
 
  private:
   cl::Buffer mem_;

@@ -8,7 +8,9 @@ bit-exact with libjpeg-turbo and libpng.
     png = hetcodec.Encoder(format="png").encode(image)
 
 Images are numpy arrays of height x width x channels, uint8, or uint16 for 16-bit PNG and
-12-bit or lossless JPEG samples. Decoders and encoders release the GIL while they work and may
+12-bit or lossless JPEG samples. With output="device" they stay in the device's memory as
+hetcodec.DeviceArray, which torch.from_dlpack, cupy.from_dlpack and numpy.from_dlpack take
+without a copy (DLPack; __cuda_array_interface__ on CUDA). Decoders and encoders release the GIL while they work and may
 be shared between threads. Failures raise hetcodec.Error, whose `code` is the library's error
 code ("invalid data", "unsupported", "limit exceeded", "out of memory", ...) and `message` its
 message.
@@ -20,7 +22,7 @@ from ._hetcodec import Error, version
 Error.code = property(lambda self: self.args[0], doc="the library's error code, as a string")
 Error.message = property(lambda self: self.args[1], doc="what went wrong, and where")
 
-__all__ = ["Decoder", "Encoder", "Error", "devices", "auto_device", "version"]
+__all__ = ["Decoder", "DeviceArray", "Encoder", "Error", "devices", "auto_device", "version"]
 __version__ = version()
 
 
@@ -33,6 +35,83 @@ def devices():
 def auto_device():
     """The spec of the device device="auto" picks."""
     return _hetcodec.auto_device()
+
+
+class DeviceArray:
+    """A decoded image in device memory: height x width x channels samples on the decoder's
+    device (CUDA memory, or host memory for the CPU reference device).
+
+    It implements DLPack (__dlpack__, __dlpack_device__), so torch.from_dlpack(a),
+    cupy.from_dlpack(a) and, on the CPU device, numpy.from_dlpack(a) take the samples without a
+    copy; on CUDA also __cuda_array_interface__ (version 3). The samples are complete when the
+    decode returns, so a consumer may read them on any stream (the stream argument of __dlpack__
+    asks for nothing more). They live as long as this object or an array made from it does
+    (the images of one decode_batch share one buffer, which lives as long as any of them).
+
+    8-bit samples only go out through DLPack: 16-bit samples lie big-endian in device memory,
+    and OpenCL memory has no DLPack consumer; .numpy() brings any image to the host.
+    """
+
+    __slots__ = ("_image", "_array")
+
+    def __init__(self, image):
+        self._image = image
+        self._array = None
+
+    def _dlpack_array(self):
+        if self._array is None:
+            try:
+                self._array = self._image.dlpack()
+            except Error as e:
+                raise BufferError(e.message) from e
+        return self._array
+
+    @property
+    def shape(self):
+        """(height, width, channels)"""
+        return self._image.shape
+
+    @property
+    def dtype(self):
+        """"uint8", or "uint16" for 16-bit samples."""
+        return "uint8" if self._image.bit_depth == 8 else "uint16"
+
+    @property
+    def device(self):
+        """The spec of the device whose memory holds the samples ("cuda:0", "cpu", ...)."""
+        return self._image.device
+
+    @property
+    def format(self):
+        return self._image.format
+
+    @property
+    def warnings(self):
+        return self._image.warnings
+
+    def numpy(self):
+        """The samples copied to a numpy array in host memory (uint16 in the machine's order)."""
+        return self._image.download()
+
+    def __dlpack__(self, **kwargs):
+        return self._dlpack_array().__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._dlpack_array().__dlpack_device__()
+
+    @property
+    def __cuda_array_interface__(self):
+        pointer = self._image.cuda_pointer
+        if not pointer:
+            raise AttributeError("__cuda_array_interface__: the samples are not in CUDA memory "
+                                 f"({self.device})")
+        self._dlpack_array()  # (the same checks: 8-bit samples)
+        return {"shape": tuple(self.shape), "typestr": "|u1", "data": (pointer, False),
+                "strides": None, "version": 3, "stream": None}
+
+    def __repr__(self):
+        h, w, c = self.shape
+        return f"hetcodec.DeviceArray({h}x{w}x{c} {self.dtype} on {self.device})"
 
 
 class Decoder:
@@ -53,33 +132,53 @@ class Decoder:
         """The spec of the device this decoder runs on."""
         return self._d.device
 
-    def decode(self, data, crop=None, with_info=False):
+    def decode(self, data, crop=None, with_info=False, output="host"):
         """The image of one file (bytes or any bytes-like object) as a numpy array.
 
         crop: (x, y, width, height) of a JPEG's output, decoded alone (jpeg_crop_scanline).
         with_info: return (array, info) where info is a dict: warnings (corrupt but decodable
         data, as libjpeg-turbo and libpng warn), format ("gray", "rgb", "rgba", ...), bit_depth.
+        output: "host" (a numpy array) or "device" (a hetcodec.DeviceArray in the device's
+        memory, for torch.from_dlpack and the like).
         """
+        if _device_output(output):
+            image = DeviceArray(self._d.decode_to_device(data, crop))
+            if with_info:
+                return image, {"warnings": image.warnings, "format": image.format,
+                               "bit_depth": 8 if image.dtype == "uint8" else 16}
+            return image
         array, warnings, fmt, bits = self._d.decode(data, crop)
         if with_info:
             return array, {"warnings": warnings, "format": fmt, "bit_depth": bits}
         return array
 
-    def decode_batch(self, datas, errors="raise"):
+    def decode_batch(self, datas, errors="raise", output="host"):
         """The images of many files at once, in order: JPEG files through the pipelined batch
         path (the Huffman stage of later images overlapping the device work of earlier ones).
 
         errors: "raise" raises the first failure (naming its index); "return" puts a
         hetcodec.Error in the failed files' places instead.
+        output: "host" (numpy arrays) or "device" (hetcodec.DeviceArray; the JPEG files' images
+        share one device buffer).
         """
         if errors not in ("raise", "return"):
             raise ValueError('errors is "raise" or "return"')
-        out = self._d.decode_batch(list(datas))
+        if _device_output(output):
+            out = [x if isinstance(x, Error) else DeviceArray(x)
+                   for x in self._d.decode_batch_to_device(list(datas))]
+        else:
+            out = self._d.decode_batch(list(datas))
         if errors == "raise":
             for i, item in enumerate(out):
                 if isinstance(item, Error):
                     raise Error(item.code, f"image {i}: {item.message}")
         return out
+
+
+def _device_output(output):
+    if output not in ("host", "device"):
+        raise ValueError('output is "host" or "device"')
+    return output == "device"
 
 
 class Encoder:

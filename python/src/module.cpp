@@ -66,6 +66,45 @@ Array to_array(Image&& image) {
   return Array(pixels->data(), 3, shape, owner, nullptr, nb::dtype<std::uint8_t>());
 }
 
+// An image a decoder left in its device's memory (output="device"), with the device that holds
+// it: handed to other libraries through DLPack (nanobind's nb_ndarray, which implements
+// __dlpack__ and __dlpack_device__) or brought back to the host as a numpy array.
+struct OnDevice {
+  std::shared_ptr<Device> device;
+  DeviceImage image;
+
+  std::tuple<int, int, int> shape() const { return {image.height, image.width, image.channels()}; }
+  // The samples as a DLPack-capable array that keeps the device buffer alive. 8-bit images
+  // only: 16-bit samples lie big-endian in device memory, as the library keeps them.
+  nb::ndarray<nb::array_api> dlpack() const {
+    if (image.bit_depth != 8)
+      throw Error(ErrorCode::Unsupported,
+                  "a 16-bit image's samples lie big-endian in device memory: bring it to the host "
+                  "with .numpy() (or decode with output=\"host\")");
+    const NativeMemory m = native_memory(device, image);
+    if (m.kind == DeviceKind::OpenCL)
+      throw Error(ErrorCode::Unsupported,
+                  "OpenCL memory (" + device_info(*device).spec +
+                      ") has no DLPack consumer: bring it to the host with .numpy(), or decode on "
+                      "a CUDA device or the CPU");
+    auto* keep = new DeviceImage(image);
+    nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<DeviceImage*>(p); });
+    const std::size_t dims[3] = {std::size_t(image.height), std::size_t(image.width),
+                                 std::size_t(image.channels())};
+    void* data = static_cast<std::uint8_t*>(m.handle) + m.offset;
+    const bool cuda = m.kind == DeviceKind::Cuda;
+    return nb::ndarray<nb::array_api>(data, 3, dims, owner, nullptr, nb::dtype<std::uint8_t>(),
+                         cuda ? nb::device::cuda::value : nb::device::cpu::value,
+                         cuda ? m.ordinal : 0);
+  }
+  // The address of the first sample on a CUDA device (for __cuda_array_interface__), else 0.
+  std::uintptr_t cuda_pointer() const {
+    const NativeMemory m = native_memory(device, image);
+    if (m.kind != DeviceKind::Cuda) return 0;
+    return reinterpret_cast<std::uintptr_t>(m.handle) + m.offset;
+  }
+};
+
 Input input_of(const Bytes& b, const Crop& crop) {
   Input in{b.data(), b.size()};
   if (crop) {
@@ -102,6 +141,24 @@ class Decoder {
           throw Error(ErrorCode::InvalidArgument, "crop takes JPEG files only; this is a PNG");
         std::lock_guard<std::mutex> lock(png_mutex_);
         return png().decode(b.data(), b.size());
+      }
+      default:
+        throw Error(ErrorCode::InvalidData, "neither a JPEG nor a PNG file (by its first bytes)");
+    }
+  }
+
+  // The same, left in the device's memory.
+  OnDevice decode_one_to_device(const Bytes& b, const Crop& crop) {
+    switch (kind_of(b.data(), b.size())) {
+      case Kind::Jpeg: {
+        std::lock_guard<std::mutex> lock(jpeg_mutex_);
+        return {device_, jpeg_->decode_to_device(input_of(b, crop))};
+      }
+      case Kind::Png: {
+        if (crop)
+          throw Error(ErrorCode::InvalidArgument, "crop takes JPEG files only; this is a PNG");
+        std::lock_guard<std::mutex> lock(png_mutex_);
+        return {device_, png().decode_to_device(b.data(), b.size())};
       }
       default:
         throw Error(ErrorCode::InvalidData, "neither a JPEG nor a PNG file (by its first bytes)");
@@ -153,6 +210,55 @@ class Decoder {
     };
     run(*jpeg_, jpeg_mutex_, jpegs, jpeg_at);
     if (!pngs.empty()) run(png(), png_mutex_, pngs, png_at);
+    return out;
+  }
+
+  // The same, left in the device's memory: the JPEG files in one buffer (decode_batch_to_device:
+  // each image keeps the whole buffer alive), each PNG file in its own.
+  std::vector<OnDevice> decode_many_to_device(
+      const std::vector<std::unique_ptr<Bytes>>& datas,
+      std::vector<std::optional<std::pair<std::string, std::string>>>& errors) {
+    std::vector<OnDevice> out(datas.size());
+    errors.assign(datas.size(), std::nullopt);
+    auto fail = [&](std::size_t i, const Error& e) {
+      errors[i] = std::make_pair(std::string(to_string(e.code())), std::string(e.what()));
+    };
+    std::vector<Input> jpegs;
+    std::vector<std::size_t> jpeg_at;
+    for (std::size_t i = 0; i < datas.size(); ++i) {
+      const Bytes& b = *datas[i];
+      switch (kind_of(b.data(), b.size())) {
+        case Kind::Jpeg:
+          jpegs.push_back({b.data(), b.size()});
+          jpeg_at.push_back(i);
+          break;
+        case Kind::Png:
+          try {
+            std::lock_guard<std::mutex> lock(png_mutex_);
+            out[i] = {device_, png().decode_to_device(b.data(), b.size())};
+          } catch (const Error& e) {
+            fail(i, e);
+          }
+          break;
+        default:
+          fail(i, Error(ErrorCode::InvalidData,
+                        "neither a JPEG nor a PNG file (by its first bytes)"));
+      }
+    }
+    if (!jpegs.empty()) {
+      BatchErrors failed;
+      std::vector<DeviceImage> images;
+      {
+        std::lock_guard<std::mutex> lock(jpeg_mutex_);
+        images = jpeg_->decode_batch_to_device(jpegs, &failed);
+      }
+      for (std::size_t k = 0; k < jpegs.size(); ++k) {
+        if (failed[k])
+          fail(jpeg_at[k], *failed[k]);
+        else
+          out[jpeg_at[k]] = {device_, std::move(images[k])};
+      }
+    }
     return out;
   }
 
@@ -292,6 +398,25 @@ NB_MODULE(_hetcodec, m) {
   });
   m.def("auto_device", [] { return auto_device().spec; });
 
+  nb::class_<OnDevice>(m, "DeviceImage")
+      .def_prop_ro("shape", &OnDevice::shape)
+      .def_prop_ro("bit_depth", [](const OnDevice& d) { return d.image.bit_depth; })
+      .def_prop_ro("format", [](const OnDevice& d) { return std::string(to_string(d.image.format)); })
+      .def_prop_ro("warnings", [](const OnDevice& d) { return d.image.warnings; })
+      .def_prop_ro("device", [](const OnDevice& d) { return device_info(*d.device).spec; })
+      .def_prop_ro("kind",
+                   [](const OnDevice& d) { return std::string(to_string(device_info(*d.device).kind)); })
+      .def("dlpack", &OnDevice::dlpack)
+      .def_prop_ro("cuda_pointer", &OnDevice::cuda_pointer)
+      .def("download", [](const OnDevice& d) {
+        Image im;
+        {
+          nb::gil_scoped_release release;
+          im = download(d.device, d.image);
+        }
+        return to_array(std::move(im));
+      });
+
   nb::class_<Decoder>(m, "Decoder")
       .def(nb::init<const std::string&, int, std::uint64_t, int>(), nb::arg("device") = "auto",
            nb::arg("scale") = 1, nb::arg("max_pixels") = std::uint64_t(1) << 28,
@@ -312,6 +437,36 @@ NB_MODULE(_hetcodec, m) {
             return std::make_tuple(to_array(std::move(im)), warnings, format, bits);
           },
           nb::arg("data"), nb::arg("crop") = nb::none())
+      .def(
+          "decode_to_device",
+          [](Decoder& d, nb::handle data, Crop crop) {
+            Bytes b(data);
+            nb::gil_scoped_release release;
+            return d.decode_one_to_device(b, crop);
+          },
+          nb::arg("data"), nb::arg("crop") = nb::none())
+      .def(
+          "decode_batch_to_device",
+          [](Decoder& d, const std::vector<nb::handle>& datas) {
+            std::vector<std::unique_ptr<Bytes>> bytes;
+            for (nb::handle h : datas) bytes.push_back(std::make_unique<Bytes>(h));
+            std::vector<std::optional<std::pair<std::string, std::string>>> errors;
+            std::vector<OnDevice> images;
+            {
+              nb::gil_scoped_release release;
+              images = d.decode_many_to_device(bytes, errors);
+            }
+            nb::list out;
+            for (std::size_t i = 0; i < images.size(); ++i) {
+              if (errors[i])
+                out.append(error_type(nb::str(errors[i]->first.c_str()),
+                                      nb::str(errors[i]->second.c_str())));
+              else
+                out.append(nb::cast(std::move(images[i])));
+            }
+            return out;
+          },
+          nb::arg("datas"))
       .def(
           "decode_batch",
           [](Decoder& d, const std::vector<nb::handle>& datas) {

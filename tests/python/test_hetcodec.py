@@ -165,3 +165,90 @@ def test_one_decoder_shared_by_threads():
     for t in threads:
         t.join()
     assert failures == []
+
+
+def cuda_devices():
+    return [d["spec"] for d in hetcodec.devices() if d["kind"] == "cuda"]
+
+
+@pytest.mark.parametrize("device", devices())
+def test_device_output_holds_the_host_samples(device):
+    files = [p.read_bytes() for p in JPEGS[:4] + PNGS[:8]]
+    decoder = hetcodec.Decoder(device)
+    want = hetcodec.Decoder("cpu").decode_batch(files)
+    batch = decoder.decode_batch(files + [b"nothing"], errors="return", output="device")
+    assert isinstance(batch[-1], hetcodec.Error) and batch[-1].code == "invalid data"
+    for data, one, expected in zip(files, batch, want):
+        assert isinstance(one, hetcodec.DeviceArray) and one.device == device
+        assert one.shape == expected.shape and one.dtype == str(expected.dtype)
+        assert np.array_equal(one.numpy(), expected)
+        alone, info = decoder.decode(data, output="device", with_info=True)
+        assert np.array_equal(alone.numpy(), expected)
+        assert info["bit_depth"] == expected.dtype.itemsize * 8
+    with pytest.raises(ValueError):
+        decoder.decode(files[0], output="gpu")
+
+
+def test_dlpack_from_the_cpu_device_is_zero_copy_and_outlives_the_decoder():
+    data = (DATA / "jpeg" / "testorig.jpg").read_bytes()
+    want = hetcodec.Decoder("cpu").decode(data)
+    decoder = hetcodec.Decoder("cpu")
+    image = decoder.decode(data, output="device")
+    assert image.__dlpack_device__() == (1, 0)  # kDLCPU
+    array = np.from_dlpack(image)
+    again = np.from_dlpack(image)
+    assert np.shares_memory(array, again)  # (the device buffer itself, not copies)
+    del image, decoder
+    assert np.array_equal(array, want)
+    assert not hasattr(hetcodec.Decoder("cpu").decode(data, output="device"),
+                       "__cuda_array_interface__")
+
+
+def test_sixteen_bit_device_images_come_to_the_host_only():
+    image = (np.arange(9 * 7 * 3, dtype=np.uint32).reshape(9, 7, 3) * 3001 % 65536).astype(np.uint16)
+    png = hetcodec.Encoder("cpu").encode(image)
+    on_device = hetcodec.Decoder("cpu").decode(png, output="device")
+    assert on_device.dtype == "uint16"
+    assert np.array_equal(on_device.numpy(), image)
+    with pytest.raises(BufferError, match="16-bit"):
+        np.from_dlpack(on_device)
+
+
+def test_opencl_device_images_say_they_have_no_dlpack_consumer():
+    opencl = [d for d in devices() if d.startswith("opencl")]
+    if not opencl:
+        pytest.skip("no OpenCL device")
+    image = hetcodec.Decoder(opencl[0]).decode((DATA / "jpeg" / "testorig.jpg").read_bytes(),
+                                               output="device")
+    with pytest.raises(BufferError, match="OpenCL"):
+        image.__dlpack__()
+
+
+def test_torch_takes_device_images_through_dlpack():
+    torch = pytest.importorskip("torch")
+    data = (DATA / "jpeg" / "testorig.jpg").read_bytes()
+    want = torch.from_numpy(hetcodec.Decoder("cpu").decode(data))
+    targets = ["cpu"] + (cuda_devices() if torch.cuda.is_available() else [])
+    for device in targets:
+        tensor = torch.from_dlpack(hetcodec.Decoder(device).decode(data, output="device"))
+        assert tensor.dtype == torch.uint8 and tuple(tensor.shape) == tuple(want.shape)
+        assert tensor.device.type == ("cuda" if device.startswith("cuda") else "cpu")
+        assert torch.equal(tensor.cpu(), want)
+
+
+def test_cuda_device_images_through_dlpack_and_the_cuda_array_interface():
+    if not cuda_devices():
+        pytest.skip("no CUDA device")
+    data = [p.read_bytes() for p in JPEGS[:3]]
+    want = hetcodec.Decoder("cpu").decode_batch(data)
+    images = hetcodec.Decoder(cuda_devices()[0]).decode_batch(data, output="device")
+    for image, expected in zip(images, want):
+        assert image.__dlpack_device__() == (2, 0)  # kDLCUDA, device 0
+        interface = image.__cuda_array_interface__
+        assert interface["shape"] == expected.shape and interface["typestr"] == "|u1"
+        assert interface["data"][0] != 0
+        assert np.array_equal(image.numpy(), expected)
+    cupy = pytest.importorskip("cupy")
+    for image, expected in zip(images, want):
+        assert np.array_equal(cupy.asnumpy(cupy.from_dlpack(image)), expected)
+        assert np.array_equal(cupy.asnumpy(cupy.asarray(image)), expected)

@@ -66,6 +66,24 @@ struct Input {
 // Per input of a batch, the Error it failed with (its code and message), or nothing.
 using BatchErrors = std::vector<std::optional<Error>>;
 
+// The samples of `image`, which lies in `device`'s memory (a decoder's or filter's output on it),
+// brought back to host memory as an Image (the same layout: 16-bit samples big-endian).
+// Error(InvalidArgument) for an image whose buffer is missing or too small.
+Image download(const std::shared_ptr<Device>& device, const DeviceImage& image);
+
+// Where a DeviceImage's samples lie, to hand them to another library without a copy (DLPack,
+// __cuda_array_interface__). The samples are ready when the call that made the image returns
+// (decode_to_device and the like wait for their work), so any stream may read them; they live
+// as long as the DeviceImage's buffer does.
+struct NativeMemory {
+  DeviceKind kind = DeviceKind::Cpu;
+  int ordinal = 0;           // CUDA: the device ordinal; OpenCL: N of its spec opencl:N; CPU: 0
+  void* handle = nullptr;    // CUDA: the buffer's device pointer; CPU: its host pointer;
+                             // OpenCL: its cl_mem
+  std::size_t offset = 0;    // bytes from there to the first sample (DeviceImage::offset)
+};
+NativeMemory native_memory(const std::shared_ptr<Device>& device, const DeviceImage& image);
+
 }  // namespace hetcodec
 
 #endif  // HETCODEC_IMAGE_H
