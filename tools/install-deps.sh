@@ -11,6 +11,7 @@ packages=(
   doctest-dev libcli11-dev nlohmann-json3-dev
   pngcheck
   clang
+  python3-dev python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do
