@@ -38,6 +38,8 @@ struct JpegDecoder::Impl {
   Slot slots[kSlots];
   // The batch engine's threads also run the split decoding of one large image.
   detail::BatchEngine engine;
+  // Threads that copy finished images out of a slot's pinned buffer into their Images.
+  detail::WorkerPool copy_pool;
   // Memory the CPU stage reuses across images and batches, so that a batch allocates (and
   // page-faults, and returns to the kernel) almost nothing: entropy scratch per worker, and
   // pinned job buffers (workers write jobs into them, the feeding thread enqueues the copy, and
