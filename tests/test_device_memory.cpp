@@ -158,11 +158,28 @@ TEST_CASE("download and native_memory give a device image's samples on every dev
     CHECK(m.kind == device.info().kind);
     CHECK(m.handle != nullptr);
     CHECK(m.offset == on_device.offset);
-    const std::string spec = device.info().spec;
-    CHECK(m.ordinal == (spec.find(':') == std::string::npos ? 0 : std::stoi(spec.substr(spec.find(':') + 1))));
+    if (m.kind == DeviceKind::Cpu)
+      CHECK(m.ordinal == 0);
+    else  // (the ordinal names the same device again)
+      CHECK(resolve_device(std::string(to_string(m.kind)) + ":" + std::to_string(m.ordinal)).spec ==
+            device.info().spec);
     if (m.kind == DeviceKind::Cpu) {  // (the host pointer itself: the others' tests read theirs)
       const auto* p = static_cast<const std::uint8_t*>(m.handle) + m.offset;
       CHECK(Bytes(p, p + want.pixels.size()) == want.pixels);
+    }
+    // The second image of a batch lies at an offset in the batch's buffer.
+    const Bytes file2 = JpegEncoder(shared).encode(test::photo(64, 40, 7));
+    const Image want2 = decoder.decode(file2);
+    const auto batch = decoder.decode_batch_to_device(
+        {Input{file.data(), file.size()}, Input{file2.data(), file2.size()}});
+    REQUIRE(batch.size() == 2);
+    CHECK(batch[1].offset >= want.pixels.size());
+    CHECK(download(shared, batch[1]).pixels == want2.pixels);
+    const NativeMemory m2 = native_memory(shared, batch[1]);
+    CHECK(m2.offset == batch[1].offset);
+    if (m2.kind == DeviceKind::Cpu) {
+      const auto* p = static_cast<const std::uint8_t*>(m2.handle) + m2.offset;
+      CHECK(Bytes(p, p + want2.pixels.size()) == want2.pixels);
     }
     DeviceImage short_buffer = on_device;
     short_buffer.offset = on_device.buffer->size();

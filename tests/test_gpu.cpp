@@ -39,6 +39,17 @@ TEST_CASE("native_memory of a CUDA device image is the device pointer of its sam
   REQUIRE(cudaMemcpy(got.data(), static_cast<const std::uint8_t*>(m.handle) + m.offset, got.size(),
                      cudaMemcpyDeviceToHost) == cudaSuccess);
   CHECK(got == want.pixels);
+  // The second image of a batch: at its offset in the batch's buffer.
+  const std::vector<std::uint8_t> file2 = JpegEncoder(device).encode(test::photo(64, 40, 9));
+  const Image want2 = decoder.decode(file2);
+  const auto batch = decoder.decode_batch_to_device(
+      {Input{file.data(), file.size()}, Input{file2.data(), file2.size()}});
+  const NativeMemory m2 = native_memory(device, batch.at(1));
+  CHECK(m2.offset >= want.pixels.size());
+  std::vector<std::uint8_t> got2(want2.pixels.size());
+  REQUIRE(cudaMemcpy(got2.data(), static_cast<const std::uint8_t*>(m2.handle) + m2.offset,
+                     got2.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(got2 == want2.pixels);
 }
 
 TEST_CASE("the devices this machine is expected to show are there ($HETCODEC_TEST_EXPECT)") {

@@ -115,6 +115,17 @@ TEST_CASE("native_memory of an OpenCL device image is the cl_mem of its samples"
     REQUIRE(clEnqueueReadBuffer(queue(), static_cast<cl_mem>(m.handle), CL_TRUE, m.offset,
                                 got.size(), got.data(), 0, nullptr, nullptr) == CL_SUCCESS);
     CHECK(got == want.pixels);
+    // The second image of a batch: at its offset in the batch's buffer.
+    const std::vector<std::uint8_t> file2 = JpegEncoder(shared).encode(test::photo(64, 40, 8));
+    const Image want2 = decoder.decode(file2);
+    const auto batch = decoder.decode_batch_to_device(
+        {Input{file.data(), file.size()}, Input{file2.data(), file2.size()}});
+    const NativeMemory m2 = native_memory(shared, batch.at(1));
+    CHECK(m2.offset >= want.pixels.size());
+    std::vector<std::uint8_t> got2(want2.pixels.size());
+    REQUIRE(clEnqueueReadBuffer(queue(), static_cast<cl_mem>(m2.handle), CL_TRUE, m2.offset,
+                                got2.size(), got2.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+    CHECK(got2 == want2.pixels);
   });
 }
 

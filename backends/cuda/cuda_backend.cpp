@@ -146,8 +146,13 @@ CudaBuffer::CudaBuffer(int ordinal, std::size_t size) : DeviceBuffer(size), ordi
 }
 
 CudaBuffer::~CudaBuffer() {
-  cudaSetDevice(ordinal_);
+  // (The last owner may be another library's tensor freed on its own thread, through DLPack:
+  // that thread's current device is put back as it was.)
+  int previous = ordinal_;
+  cudaGetDevice(&previous);
+  if (previous != ordinal_) cudaSetDevice(ordinal_);
   cudaFree(ptr_);
+  if (previous != ordinal_) cudaSetDevice(previous);
 }
 
 CudaQueue::CudaQueue(int ordinal) : ordinal_(ordinal) {

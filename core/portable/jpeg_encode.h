@@ -942,7 +942,8 @@ HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_u32* plan,
     sum += v;
   }
   s[lane] = sum;
-  HC_BARRIER_GLOBAL(); /* (every lane has read the packed bytes before lane 0 may set them) */
+  HC_BARRIER_GLOBAL(); /* (a one-group reduce of the intervals: every lane has read the packed
+                         bytes before lane 0 sets them) */
   return a;
 }
 

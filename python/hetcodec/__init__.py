@@ -105,7 +105,9 @@ class DeviceArray:
         if not pointer:
             raise AttributeError("__cuda_array_interface__: the samples are not in CUDA memory "
                                  f"({self.device})")
-        self._dlpack_array()  # (the same checks: 8-bit samples)
+        if self._image.bit_depth != 8:  # (AttributeError: hasattr() probes say False)
+            raise AttributeError("__cuda_array_interface__: 16-bit samples lie big-endian in "
+                                 "device memory; .numpy() brings them to the host")
         return {"shape": tuple(self.shape), "typestr": "|u1", "data": (pointer, False),
                 "strides": None, "version": 3, "stream": None}
 
