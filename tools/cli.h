@@ -96,6 +96,7 @@ void add_decode_commands(CLI::App& app, GlobalOptions& options);
 void add_info_command(CLI::App& app);
 void add_encode_command(CLI::App& app, GlobalOptions& options);
 void add_transcode_command(CLI::App& app, GlobalOptions& options);
+void add_debug_command(CLI::App& app, GlobalOptions& options);
 void add_bench_jpeg_encode_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_command(CLI::App& bench, GlobalOptions& options);
 void add_bench_png_decode_command(CLI::App& bench, GlobalOptions& options);

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   tools::add_bench_command(app, options);
   tools::add_corpus_command(app);
   tools::add_demo_command(app, options);
+  tools::add_debug_command(app, options);
   // `hetcodec --help` lists each command on a line or two; the rest of its description (usage
   // lines, details) is shown by `hetcodec COMMAND --help`, after its options.
   for (CLI::App* sub : app.get_subcommands({})) {

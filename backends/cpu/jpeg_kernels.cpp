@@ -1,5 +1,6 @@
 // JPEG stages on the CPU reference: the bodies of core/portable/jpeg_decode.h, which the CUDA
 // and OpenCL entry points call too, run over the launch plans of backends/launch_plan.h.
+#include <cstdlib>
 #include <memory>
 
 #include "backends/backend_util.h"
@@ -11,6 +12,24 @@ namespace {
 
 const hc_u32* words(const DeviceBuffer& b) {
   return reinterpret_cast<const hc_u32*>(backend_cast<const Buffer>(b, "cpu").data());
+}
+
+// A deliberately wrong IDCT, for the tests of `hetcodec debug compare` alone:
+// $HETCODEC_TEST_WRONG_IDCT_BLOCK=N adds 1 to the first sample the separate IDCT stage writes
+// for block N of a job (its index among the job's blocks, groups of 64 in order).
+void wrong_idct_for_tests(const hc_u32* job, hc_u8* planes) {
+  static const char* env = std::getenv("HETCODEC_TEST_WRONG_IDCT_BLOCK");
+  if (!env || !*env) return;
+  const unsigned long block = std::strtoul(env, nullptr, 10);
+  const auto* h = reinterpret_cast<const hc_jpeg_job*>(job);
+  for (hc_u32 c = 0; c < h->components && c < 4; ++c) {
+    const hc_jpeg_component& r = h->component[c];
+    const unsigned long first = r.first_group * 64ul;
+    if (block < first || block - first >= static_cast<unsigned long>(r.grid_w) * r.grid_h) continue;
+    const unsigned long local = block - first, bx = local % r.grid_w, by = local / r.grid_w;
+    planes[r.plane_offset + by * r.block * r.stride + bx * r.block * (h->precision > 8 ? 2 : 1)] +=
+        1;
+  }
 }
 
 class CpuJpegKernels : public JpegKernels {
@@ -46,6 +65,7 @@ class CpuJpegKernels : public JpegKernels {
     hc_u8* p = bytes(planes);
     run_items(plan_jpeg_idct(info.groups),
               [&](hc_u32 b) { hc_jpeg_idct(j, coef, p, info.groups * 64, b); });
+    wrong_idct_for_tests(j, p);
   }
 
   void run_upsample_color(Queue&, const DeviceBuffer& job, const DeviceBuffer& planes,

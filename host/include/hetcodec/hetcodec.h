@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/image.h"
+#include "hetcodec/debug.h"
 #include "hetcodec/device.h"
 #include "hetcodec/filters.h"
 #include "hetcodec/image.h"

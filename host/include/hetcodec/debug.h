@@ -1,0 +1,65 @@
+// Kernel debugging across devices (docs/debugging.md): a pipeline run stage by stage on one
+// device, every buffer that passes between its stages brought back to the host, and the first
+// difference between two such runs located in the image.
+//
+//   auto cpu = hetcodec::dump_jpeg_decode_stages(hetcodec::open_device("cpu"), data, size);
+//   auto gpu = hetcodec::dump_jpeg_decode_stages(hetcodec::open_device("cuda"), data, size);
+//   if (auto d = hetcodec::first_difference(cpu, gpu)) std::puts(d->where.c_str());
+#ifndef HETCODEC_DEBUG_H
+#define HETCODEC_DEBUG_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetcodec/device.h"
+
+namespace hetcodec {
+
+// One buffer between two stages, as the device left it.
+struct StageBuffer {
+  std::string name;                  // the stage that wrote it: "job", "coefficients", ...
+  std::string element;               // "u8", "u16", "i16" or "u32" (little-endian)
+  std::vector<std::uint64_t> shape;  // outermost first
+  std::string layout;                // what the shape's dimensions are, in words
+  std::vector<std::uint8_t> bytes;
+};
+
+// A pipeline's stages on one device, in order.
+struct StageDump {
+  std::string pipeline;     // "jpeg-decode"
+  std::string device;       // the device's spec, and its name
+  std::string device_name;
+  std::vector<StageBuffer> stages;
+};
+
+// JPEG decoding (baseline, extended, progressive, arithmetic; 8- and 12-bit; not lossless)
+// stage by stage, each stage waited for and read back: "job" (the host's Huffman stage: the
+// job header, quantisation tables and token stream, docs/token-stream.md), "coefficients"
+// (the token decode: each block's 64 quantised coefficients, natural order), "planes" (the
+// dequantisation and IDCT: each component's samples) and "image" (upsampling and colour
+// conversion: the output pixels). The two-kernel path, whose middle buffer the fused kernel
+// of the batch path keeps in local memory: its planes and pixels equal the fused path's.
+StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const std::uint8_t* data,
+                                  std::size_t size);
+
+// Where two dumps of the same pipeline and input first differ.
+struct StageDifference {
+  std::string stage;                // the first stage whose buffers differ
+  std::size_t byte_offset = 0;      // of the first differing byte in the stage's buffer
+  std::size_t differing_bytes = 0;  // in that stage, over the whole buffer
+  std::string where;                // the element in the image's terms (component, block, ...)
+  std::string value_a, value_b;     // the element on each side
+};
+
+// The first stage, in order, whose buffers differ (their sizes, or a byte), located in the
+// image with the job's layout; nothing when every stage is equal. Error(InvalidArgument) for
+// dumps of different pipelines or stages.
+std::optional<StageDifference> first_difference(const StageDump& a, const StageDump& b);
+
+}  // namespace hetcodec
+
+#endif  // HETCODEC_DEBUG_H
