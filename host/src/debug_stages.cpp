@@ -130,11 +130,6 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
     throw Error(ErrorCode::Unsupported, "debug: this file's pipeline has no job stage (lossless?)");
   JpegJobInfo info = p.info;
   info.job_offset = 0;
-  const hc_jpeg_job h = [&] {
-    hc_jpeg_job j{};
-    std::memcpy(&j, p.job.data(), sizeof j);
-    return j;
-  }();
   const std::string sample = info.sample_bytes == 2 ? "u16" : "u8";
   StageDump dump;
   dump.pipeline = "jpeg-decode";
@@ -176,7 +171,6 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
                          "rows x columns x channels" +
                              std::string(info.sample_bytes == 2 ? " (16-bit big-endian)" : ""),
                          read_back(*q, *out, info.output_bytes())});
-  (void)h;
   return dump;
 }
 

@@ -43,6 +43,41 @@ struct Bytes {
   std::size_t size() const { return std::size_t(view.len); }
 };
 
+// hetcodec.Error, made when the module loads (a type that lives as long as the process: never
+// released, so nothing runs at exit).
+nb::handle error_type;
+
+// Per file of a batch, its failure (code, message) or nothing.
+using Failures = std::vector<std::optional<std::pair<std::string, std::string>>>;
+
+std::vector<std::unique_ptr<Bytes>> bytes_of(const std::vector<nb::handle>& datas) {
+  std::vector<std::unique_ptr<Bytes>> bytes;
+  for (nb::handle h : datas) bytes.push_back(std::make_unique<Bytes>(h));
+  return bytes;
+}
+
+// A batch call's results as a Python list, in the inputs' order: `run(bytes, failures)` (with
+// the GIL released) gives the images, `convert` makes each a Python object, and a file that
+// failed is a hetcodec.Error in its place.
+template <typename Run, typename Convert>
+nb::list batch_list(const std::vector<nb::handle>& datas, Run run, Convert convert) {
+  const std::vector<std::unique_ptr<Bytes>> bytes = bytes_of(datas);
+  Failures errors;
+  decltype(run(bytes, errors)) images;
+  {
+    nb::gil_scoped_release release;
+    images = run(bytes, errors);
+  }
+  nb::list out;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    if (errors[i])
+      out.append(error_type(nb::str(errors[i]->first.c_str()), nb::str(errors[i]->second.c_str())));
+    else
+      out.append(convert(std::move(images[i])));
+  }
+  return out;
+}
+
 enum class Kind { Jpeg, Png, Unknown };
 Kind kind_of(const std::uint8_t* d, std::size_t n) {
   if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) return Kind::Jpeg;
@@ -170,7 +205,7 @@ class Decoder {
   // theirs. Failures come back as (code, message) in `errors`, in the inputs' order.
   std::vector<Image> decode_many(
       const std::vector<std::unique_ptr<Bytes>>& datas,
-      std::vector<std::optional<std::pair<std::string, std::string>>>& errors) {
+      Failures& errors) {
     std::vector<Image> out(datas.size());
     errors.assign(datas.size(), std::nullopt);
     std::vector<Input> jpegs, pngs;
@@ -218,7 +253,7 @@ class Decoder {
   // each image keeps the whole buffer alive), each PNG file in its own.
   std::vector<OnDevice> decode_many_to_device(
       const std::vector<std::unique_ptr<Bytes>>& datas,
-      std::vector<std::optional<std::pair<std::string, std::string>>>& errors) {
+      Failures& errors) {
     std::vector<OnDevice> out(datas.size());
     errors.assign(datas.size(), std::nullopt);
     auto fail = [&](std::size_t i, const Error& e) {
@@ -367,8 +402,7 @@ NB_MODULE(_hetcodec, m) {
   // hetcodec::Error as hetcodec.Error(code, message): the code a string such as
   // "invalid data", "limit exceeded", "out of memory".
   // (A type that lives as long as the process: never released, so nothing runs at exit.)
-  static nb::handle error_type =
-      PyErr_NewException("hetcodec._hetcodec.Error", PyExc_RuntimeError, nullptr);
+  error_type = PyErr_NewException("hetcodec._hetcodec.Error", PyExc_RuntimeError, nullptr);
   m.attr("Error") = error_type;
   nb::register_exception_translator(
       [](const std::exception_ptr& p, void*) {
@@ -449,23 +483,9 @@ NB_MODULE(_hetcodec, m) {
       .def(
           "decode_batch_to_device",
           [](Decoder& d, const std::vector<nb::handle>& datas) {
-            std::vector<std::unique_ptr<Bytes>> bytes;
-            for (nb::handle h : datas) bytes.push_back(std::make_unique<Bytes>(h));
-            std::vector<std::optional<std::pair<std::string, std::string>>> errors;
-            std::vector<OnDevice> images;
-            {
-              nb::gil_scoped_release release;
-              images = d.decode_many_to_device(bytes, errors);
-            }
-            nb::list out;
-            for (std::size_t i = 0; i < images.size(); ++i) {
-              if (errors[i])
-                out.append(error_type(nb::str(errors[i]->first.c_str()),
-                                      nb::str(errors[i]->second.c_str())));
-              else
-                out.append(nb::cast(std::move(images[i])));
-            }
-            return out;
+            return batch_list(
+                datas, [&](auto& bytes, auto& errors) { return d.decode_many_to_device(bytes, errors); },
+                [](OnDevice&& im) { return nb::cast(std::move(im)); });
           },
           nb::arg("datas"))
       .def(
@@ -473,10 +493,9 @@ NB_MODULE(_hetcodec, m) {
           [](Decoder& d, const std::vector<nb::handle>& datas, int repeats) {
             // decode_batch's C++ work alone, `repeats` times (hetcodec.bench: the binding's
             // overhead is the rest of a decode_batch call).
-            std::vector<std::unique_ptr<Bytes>> bytes;
-            for (nb::handle h : datas) bytes.push_back(std::make_unique<Bytes>(h));
+            const std::vector<std::unique_ptr<Bytes>> bytes = bytes_of(datas);
             nb::gil_scoped_release release;
-            std::vector<std::optional<std::pair<std::string, std::string>>> errors;
+            Failures errors;
             const auto t0 = std::chrono::steady_clock::now();
             for (int r = 0; r < repeats; ++r) d.decode_many(bytes, errors);
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -485,23 +504,9 @@ NB_MODULE(_hetcodec, m) {
       .def(
           "decode_batch",
           [](Decoder& d, const std::vector<nb::handle>& datas) {
-            std::vector<std::unique_ptr<Bytes>> bytes;
-            for (nb::handle h : datas) bytes.push_back(std::make_unique<Bytes>(h));
-            std::vector<std::optional<std::pair<std::string, std::string>>> errors;
-            std::vector<Image> images;
-            {
-              nb::gil_scoped_release release;
-              images = d.decode_many(bytes, errors);
-            }
-            nb::list out;
-            for (std::size_t i = 0; i < images.size(); ++i) {
-              if (errors[i])
-                out.append(error_type(nb::str(errors[i]->first.c_str()),
-                                      nb::str(errors[i]->second.c_str())));
-              else
-                out.append(to_array(std::move(images[i])));
-            }
-            return out;
+            return batch_list(
+                datas, [&](auto& bytes, auto& errors) { return d.decode_many(bytes, errors); },
+                [](Image&& im) { return nb::cast(to_array(std::move(im))); });
           },
           nb::arg("datas"));
 
