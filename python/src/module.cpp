@@ -150,6 +150,37 @@ Input input_of(const Bytes& b, const Crop& crop) {
   return in;
 }
 
+// A batch's files by format, each with its index among the inputs; the others failed in
+// `errors` (which is sized to the inputs).
+struct Split {
+  std::vector<Input> jpegs, pngs;
+  std::vector<std::size_t> jpeg_at, png_at;
+};
+void fail(Failures& errors, std::size_t i, const Error& e) {
+  errors[i] = std::make_pair(std::string(to_string(e.code())), std::string(e.what()));
+}
+Split split_by_format(const std::vector<std::unique_ptr<Bytes>>& datas, Failures& errors) {
+  Split s;
+  errors.assign(datas.size(), std::nullopt);
+  for (std::size_t i = 0; i < datas.size(); ++i) {
+    const Bytes& b = *datas[i];
+    switch (kind_of(b.data(), b.size())) {
+      case Kind::Jpeg:
+        s.jpegs.push_back({b.data(), b.size()});
+        s.jpeg_at.push_back(i);
+        break;
+      case Kind::Png:
+        s.pngs.push_back({b.data(), b.size()});
+        s.png_at.push_back(i);
+        break;
+      default:
+        fail(errors, i,
+             Error(ErrorCode::InvalidData, "neither a JPEG nor a PNG file (by its first bytes)"));
+    }
+  }
+  return s;
+}
+
 // One decoder for every format, found from the bytes: a JPEG decoder and a PNG decoder on the
 // same device, each made when its first file comes. A mutex per format makes a Decoder safe to
 // share between threads (each format's files are decoded one call at a time).
@@ -203,30 +234,10 @@ class Decoder {
 
   // Every file of `datas`: the JPEG files through the pipelined batch path, the PNG files through
   // theirs. Failures come back as (code, message) in `errors`, in the inputs' order.
-  std::vector<Image> decode_many(
-      const std::vector<std::unique_ptr<Bytes>>& datas,
-      Failures& errors) {
+  std::vector<Image> decode_many(const std::vector<std::unique_ptr<Bytes>>& datas,
+                                 Failures& errors) {
     std::vector<Image> out(datas.size());
-    errors.assign(datas.size(), std::nullopt);
-    std::vector<Input> jpegs, pngs;
-    std::vector<std::size_t> jpeg_at, png_at;
-    for (std::size_t i = 0; i < datas.size(); ++i) {
-      const Bytes& b = *datas[i];
-      switch (kind_of(b.data(), b.size())) {
-        case Kind::Jpeg:
-          jpegs.push_back({b.data(), b.size()});
-          jpeg_at.push_back(i);
-          break;
-        case Kind::Png:
-          pngs.push_back({b.data(), b.size()});
-          png_at.push_back(i);
-          break;
-        default:
-          errors[i] =
-              std::make_pair(std::string(to_string(ErrorCode::InvalidData)),
-                             std::string("neither a JPEG nor a PNG file (by its first bytes)"));
-      }
-    }
+    const Split split = split_by_format(datas, errors);
     auto run = [&](auto& decoder, std::mutex& m, const std::vector<Input>& inputs,
                    const std::vector<std::size_t>& at) {
       if (inputs.empty()) return;
@@ -238,61 +249,43 @@ class Decoder {
       }
       for (std::size_t k = 0; k < inputs.size(); ++k) {
         if (failed[k])
-          errors[at[k]] = std::make_pair(std::string(to_string(failed[k]->code())),
-                                         std::string(failed[k]->what()));
+          fail(errors, at[k], *failed[k]);
         else
           out[at[k]] = std::move(images[k]);
       }
     };
-    run(*jpeg_, jpeg_mutex_, jpegs, jpeg_at);
-    if (!pngs.empty()) run(png(), png_mutex_, pngs, png_at);
+    run(*jpeg_, jpeg_mutex_, split.jpegs, split.jpeg_at);
+    if (!split.pngs.empty()) run(png(), png_mutex_, split.pngs, split.png_at);
     return out;
   }
 
   // The same, left in the device's memory: the JPEG files in one buffer (decode_batch_to_device:
   // each image keeps the whole buffer alive), each PNG file in its own.
-  std::vector<OnDevice> decode_many_to_device(
-      const std::vector<std::unique_ptr<Bytes>>& datas,
-      Failures& errors) {
+  std::vector<OnDevice> decode_many_to_device(const std::vector<std::unique_ptr<Bytes>>& datas,
+                                              Failures& errors) {
     std::vector<OnDevice> out(datas.size());
-    errors.assign(datas.size(), std::nullopt);
-    auto fail = [&](std::size_t i, const Error& e) {
-      errors[i] = std::make_pair(std::string(to_string(e.code())), std::string(e.what()));
-    };
-    std::vector<Input> jpegs;
-    std::vector<std::size_t> jpeg_at;
-    for (std::size_t i = 0; i < datas.size(); ++i) {
-      const Bytes& b = *datas[i];
-      switch (kind_of(b.data(), b.size())) {
-        case Kind::Jpeg:
-          jpegs.push_back({b.data(), b.size()});
-          jpeg_at.push_back(i);
-          break;
-        case Kind::Png:
-          try {
-            std::lock_guard<std::mutex> lock(png_mutex_);
-            out[i] = {device_, png().decode_to_device(b.data(), b.size())};
-          } catch (const Error& e) {
-            fail(i, e);
-          }
-          break;
-        default:
-          fail(i, Error(ErrorCode::InvalidData,
-                        "neither a JPEG nor a PNG file (by its first bytes)"));
+    const Split split = split_by_format(datas, errors);
+    for (std::size_t k = 0; k < split.pngs.size(); ++k) {
+      try {
+        std::lock_guard<std::mutex> lock(png_mutex_);
+        out[split.png_at[k]] = {device_,
+                                png().decode_to_device(split.pngs[k].data, split.pngs[k].size)};
+      } catch (const Error& e) {
+        fail(errors, split.png_at[k], e);
       }
     }
-    if (!jpegs.empty()) {
+    if (!split.jpegs.empty()) {
       BatchErrors failed;
       std::vector<DeviceImage> images;
       {
         std::lock_guard<std::mutex> lock(jpeg_mutex_);
-        images = jpeg_->decode_batch_to_device(jpegs, &failed);
+        images = jpeg_->decode_batch_to_device(split.jpegs, &failed);
       }
-      for (std::size_t k = 0; k < jpegs.size(); ++k) {
+      for (std::size_t k = 0; k < split.jpegs.size(); ++k) {
         if (failed[k])
-          fail(jpeg_at[k], *failed[k]);
+          fail(errors, split.jpeg_at[k], *failed[k]);
         else
-          out[jpeg_at[k]] = {device_, std::move(images[k])};
+          out[split.jpeg_at[k]] = {device_, std::move(images[k])};
       }
     }
     return out;
