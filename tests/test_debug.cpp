@@ -129,11 +129,9 @@ TEST_CASE("cli: debug compare names the stage and block of a wrong IDCT, and kee
   // The CPU reference's IDCT made wrong at block 70 of the job (component 0, the 71st block in
   // raster order; testorig.jpg's luma grid, 227 pixels in MCUs of 16, is 30 blocks wide: block
   // (10, 2), samples from (80, 16)). Its other stages, and the other blocks, are right.
-  test::Run wrong;
-  wrong.log = test::run_command("cd '" + s.dir.string() +
-                                    "' && HETCODEC_TEST_WRONG_IDCT_BLOCK=70 " HETCODEC_TEST_CLI,
-                                "debug compare '" + file.string() + "' -d cpu -d " + other);
-  wrong.status = std::stoi(wrong.log.substr(wrong.log.rfind("\nexit ") + 6));
+  const test::Run wrong =
+      test::cli(s.dir, "debug compare '" + file.string() + "' -d cpu -d " + other,
+                "HETCODEC_TEST_WRONG_IDCT_BLOCK=70");
   INFO(wrong.log);
   CHECK(wrong.status == 1);
   CHECK(wrong.says("first difference in stage planes"));

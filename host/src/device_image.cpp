@@ -2,8 +2,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "backends/backend.h"
-#include "hetcodec/image.h"
+#include "host/src/device_image.h"
 
 namespace hetcodec {
 
@@ -20,8 +19,9 @@ void check_image(const std::shared_ptr<Device>& device, const DeviceImage& image
 
 }  // namespace
 
-Image download(const std::shared_ptr<Device>& device, const DeviceImage& image) {
-  check_image(device, image);
+namespace detail {
+
+Image download_on(Queue& queue, const DeviceImage& image) {
   Image out;
   out.width = image.width;
   out.height = image.height;
@@ -31,11 +31,18 @@ Image download(const std::shared_ptr<Device>& device, const DeviceImage& image) 
   out.warnings = image.warnings;
   out.pixels.resize(image.bytes());
   if (!out.pixels.empty()) {
-    std::unique_ptr<Queue> queue = device->create_queue();
-    queue->read(out.pixels.data(), *image.buffer, image.offset, out.pixels.size());
-    queue->finish();
+    queue.read(out.pixels.data(), *image.buffer, image.offset, out.pixels.size());
+    queue.finish();
   }
   return out;
+}
+
+}  // namespace detail
+
+Image download(const std::shared_ptr<Device>& device, const DeviceImage& image) {
+  check_image(device, image);
+  std::unique_ptr<Queue> queue = device->create_queue();
+  return detail::download_on(*queue, image);
 }
 
 NativeMemory native_memory(const std::shared_ptr<Device>& device, const DeviceImage& image) {

@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 #include "core/error.h"
 #include "core/portable/filters.h"
+#include "host/src/device_image.h"
 
 namespace hetcodec {
 
@@ -152,15 +153,7 @@ DeviceImage Filters::texture(const DeviceImage& image, const TextureOptions& opt
 Image Filters::download(const DeviceImage& image) {
   hc_filter_params p{};
   check_device_image(image, p);
-  Image out;
-  out.width = image.width, out.height = image.height, out.format = image.format;
-  out.bit_depth = image.bit_depth;
-  out.metadata = image.metadata;
-  out.warnings = image.warnings;
-  out.pixels.resize(image.bytes());
-  impl_->queue->read(out.pixels.data(), *image.buffer, image.offset, out.pixels.size());
-  impl_->queue->finish();
-  return out;
+  return detail::download_on(*impl_->queue, image);
 }
 
 namespace {

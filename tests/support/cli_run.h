@@ -26,10 +26,12 @@ struct Run {
 };
 
 #ifdef HETCODEC_TEST_CLI
-// `hetcodec ARGS` in `dir` (a shell command line: redirections allowed).
-inline Run cli(const std::filesystem::path& dir, const std::string& args) {
+// `hetcodec ARGS` in `dir` (a shell command line: redirections allowed), with the variable
+// assignments of `env` ("NAME=VALUE ...") for it alone.
+inline Run cli(const std::filesystem::path& dir, const std::string& args,
+               const std::string& env = "") {
   Run r;
-  r.log = run_command("cd '" + dir.string() + "' && " HETCODEC_TEST_CLI, args);
+  r.log = run_command("cd '" + dir.string() + "' && " + env + " " HETCODEC_TEST_CLI, args);
   const auto at = r.log.rfind("\nexit ");
   r.status = std::stoi(r.log.substr(at + 6));
   r.log.resize(at);
