@@ -98,8 +98,8 @@ std::vector<std::uint8_t> oracle(const test::Raster& r, const JpegEncodeOptions&
 // grow between images. Case 1: a batch of three in one launch (colour and gray, 4:2:0 with
 // partial MCUs, restarts and optimised tables on the device); case 2: 4:2:2 with the host's
 // Huffman coding and a restart per MCU row; case 3: gray 272x272 with a restart every MCU, whose
-// blocks' and intervals' scans take several work-groups (the downsweep of each adding up the
-// sums before its own while the intervals' first work-group sets the packed size).
+// blocks' scan takes several work-groups (each adding up the aggregates the tickets before it
+// published, the last setting the packed size).
 TEST_CASE("jpeg encode: one encode alone under the emulator") {
   const char* alone = std::getenv("HETCODEC_TEST_JPEG_ENCODE_ALONE");
   test::for_each_device([&](Device& device) {

@@ -63,12 +63,18 @@ PoclLaunchGuard& pocl_launch_guard() {
   return guard;
 }
 
-bool is_pocl(const cl::Device& device) {
+std::string platform_name(const cl::Device& device) {
   cl_platform_id platform = nullptr;
-  if (device.getInfo(CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return false;
-  return cl::Platform(platform, true)
-             .getInfo<CL_PLATFORM_NAME>()
-             .find("Portable Computing Language") != std::string::npos;
+  if (device.getInfo(CL_DEVICE_PLATFORM, &platform) != CL_SUCCESS) return {};
+  return cl::Platform(platform, true).getInfo<CL_PLATFORM_NAME>();
+}
+
+bool is_oclgrind(const cl::Device& device) {
+  return platform_name(device).find("Oclgrind") != std::string::npos;
+}
+
+bool is_pocl(const cl::Device& device) {
+  return platform_name(device).find("Portable Computing Language") != std::string::npos;
 }
 
 // Pinned host memory the AHP way: a CL_MEM_ALLOC_HOST_PTR buffer, mapped once for its whole
@@ -156,7 +162,8 @@ ClBuffer::ClBuffer(const cl::Context& context, std::size_t size) : DeviceBuffer(
   HC_CL_CHECK_ERR(err, "clCreateBuffer");
 }
 
-ClQueue::ClQueue(const cl::Context& context, const cl::Device& device) : pocl_(is_pocl(device)) {
+ClQueue::ClQueue(const cl::Context& context, const cl::Device& device)
+    : pocl_(is_pocl(device)), emulator_(is_oclgrind(device)) {
   cl_int err = CL_SUCCESS;
   queue_ = cl::CommandQueue(context, device, 0, &err);
   HC_CL_CHECK_ERR(err, "clCreateCommandQueue");
@@ -208,9 +215,18 @@ void ClQueue::copy(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& s
   if (n) HC_CL_CHECK(queue_.enqueueCopyBuffer(mem_of(src), mem_of(dst), src_off, dst_off, n));
 }
 
+// Oclgrind's uninitialised-value tracking takes each store from the host as the buffer's whole
+// new contents (its shadow is made anew at the store's size), so that after a fill, a store per
+// pattern, all but the first byte read as uninitialised: there the zeroes go as one write.
 void ClQueue::zero(DeviceBuffer& dst, std::size_t dst_off, std::size_t n) {
   check_range("opencl: zero", dst_off, n, dst.size());
-  if (n) HC_CL_CHECK(queue_.enqueueFillBuffer(mem_of(dst), cl_uchar(0), dst_off, n));
+  if (!n) return;
+  if (emulator_) {
+    const std::vector<std::uint8_t> zeroes(n);
+    write(dst, dst_off, zeroes.data(), n);
+    return;
+  }
+  HC_CL_CHECK(queue_.enqueueFillBuffer(mem_of(dst), cl_uchar(0), dst_off, n));
 }
 
 std::unique_ptr<Event> ClQueue::record() {

@@ -62,7 +62,8 @@ class ClQueue : public Queue {
   void enqueue_kernel(const cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local,
                       const char* name);
   cl::CommandQueue queue_;
-  bool pocl_;  // a PoCL device: launches go through the PoCL launch guard
+  bool pocl_;      // a PoCL device: launches go through the PoCL launch guard
+  bool emulator_;  // Oclgrind: zero() writes its zeroes from the host
 };
 
 class ClDevice : public Device {

@@ -14,25 +14,26 @@
  *   HC_JENC_BITS       with optimised tables, each block's bits and its shares' AC bits (jchuff.c
  *                      encode_one_block: the DC difference from the previous block of its
  *                      component, reset at restart markers)
- *   HC_JENC_REDUCE, HC_JENC_DOWNSWEEP
- *                      an exclusive prefix sum (each work-group's sum, then its entries scanned
- *                      from the sum of the sums before it, which each work-group adds up itself)
- *                      of one of three arrays (`arg`), whose entries HC_JENC_REDUCE makes as it
- *                      sums them: the blocks' bits (without optimised tables, the DC's added to
- *                      the shares' AC bits HC_JENC_BLOCKS left), the restart intervals' bytes (their
- *                      bits padded with 1s to a byte: T.81 F.1.2.3, jchuff.c flush_bits), the
- *                      0xFF bytes per chunk of the packed data; HC_JENC_REDUCE alone does a scan
- *                      of one work-group whole
- *   HC_JENC_CLEAR      zeroes the packed data's words
+ *   HC_JENC_SCAN       an exclusive scan in one launch (`arg`, each work-group taking a ticket,
+ *                      publishing its aggregate, then adding up those of the tickets before
+ *                      its own, read in parallel) of one of two arrays, whose entries it makes as
+ *                      it goes: the blocks' bits (without optimised tables, the DC's added to the
+ *                      shares' AC bits HC_JENC_BLOCKS left), each block that ends a restart
+ *                      interval padding the position after it to a byte (T.81 F.1.2.3, jchuff.c
+ *                      flush_bits), so that the scan gives every block's first bit and every
+ *                      interval's first byte; and the 0xFF bytes per chunk of the packed data
  *   HC_JENC_PACK       each block's codes into the packed data, big-endian bit order, 8 lanes a
  *                      block, each after the bits of the lanes before it, a work-group's blocks
  *                      (a run of bits) put together in local memory and written out whole (its
  *                      first and last word by atomic OR: the work-groups beside it may share
- *                      them); the last block of an interval adds its padding
+ *                      them, and so the packed data is all zeroes before it: HC_JENC_SCATTER
+ *                      zeroes what it has read, and the host zeroes a new buffer); the last block
+ *                      of an interval adds its padding; where each interval starts
  *   HC_JENC_SCATTER    the packed bytes to the output, a 0x00 after each 0xFF (F.1.2.3), with
  *                      the RSTn marker before each interval but an image's first; where each
- *                      image starts. (An ITEM stage: PoCL's work-group compiler breaks it
- *                      inside a GROUP stage's sweep.)
+ *                      image starts; the packed data and its 0xFF counts zeroed once read.
+ *                      (An ITEM stage: PoCL's work-group compiler breaks it inside a GROUP
+ *                      stage's sweep.)
  *
  * A launch codes a batch of images (one or many): their blocks, restart intervals and packed
  * bytes are numbered across the batch, image after image, so that each stage is one launch for
@@ -51,14 +52,12 @@
 #include "core/portable/jpeg_zigzag.h"
 #include "core/portable/kernel.h"
 
-#define HC_JENC_STAGE_LIST(X)                        \
-  X(HC_JENC_BLOCKS, jpeg_encode_blocks, GROUP)       \
-  X(HC_JENC_HIST, jpeg_encode_hist, GROUP)           \
-  X(HC_JENC_BITS, jpeg_encode_bits, ITEM)            \
-  X(HC_JENC_REDUCE, jpeg_encode_reduce, GROUP)       \
-  X(HC_JENC_DOWNSWEEP, jpeg_encode_downsweep, GROUP) \
-  X(HC_JENC_CLEAR, jpeg_encode_clear, ITEM)          \
-  X(HC_JENC_PACK, jpeg_encode_pack, GROUP)           \
+#define HC_JENC_STAGE_LIST(X)                  \
+  X(HC_JENC_BLOCKS, jpeg_encode_blocks, GROUP) \
+  X(HC_JENC_HIST, jpeg_encode_hist, GROUP)     \
+  X(HC_JENC_BITS, jpeg_encode_bits, ITEM)      \
+  X(HC_JENC_SCAN, jpeg_encode_scan, GROUP)     \
+  X(HC_JENC_PACK, jpeg_encode_pack, GROUP)     \
   X(HC_JENC_SCATTER, jpeg_encode_scatter, ITEM)
 #define HC_JENC_STAGE_ENUM(stage, name, kind) stage,
 enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
@@ -66,19 +65,22 @@ enum { HC_JENC_STAGE_LIST(HC_JENC_STAGE_ENUM) HC_JENC_STAGES };
 
 #define HC_JENC_ITEM_LANES 128u  /* an ITEM stage's work-group */
 #define HC_JENC_GROUP_LANES 256u /* a GROUP stage's work-group */
-#define HC_JENC_SCAN_GROUPS 128u /* at most, work-groups of HC_JENC_REDUCE and _DOWNSWEEP */
+#define HC_JENC_SCAN_GROUPS 128u /* at most, work-groups of HC_JENC_SCAN */
 #define HC_JENC_HIST_GROUPS 64u  /* at most, work-groups of HC_JENC_HIST */
 #define HC_JENC_GROUP_BLOCKS 32u /* coded blocks of a work-group of HC_JENC_BLOCKS */
 #define HC_JENC_LOOP_ITEMS 65536u /* at most, items of the stages that loop over a device count */
 #define HC_JENC_FF_CHUNK 32u      /* packed bytes per 0xFF count */
-/* The arrays HC_JENC_REDUCE .. HC_JENC_DOWNSWEEP scan (their `arg`). */
-#define HC_JENC_SCAN_POS 0u       /* blocks + 1 entries: bits -> first bit of each block */
-#define HC_JENC_SCAN_INTERVALS 1u /* intervals + 1: bytes -> first packed byte of each */
-#define HC_JENC_SCAN_FF 2u        /* chunks + 1: 0xFF bytes -> 0xFF bytes before each chunk */
+/* The arrays HC_JENC_SCAN scans (its `arg`). */
+#define HC_JENC_SCAN_POS 0u /* blocks + 1 entries: bits -> first bit of each block */
+#define HC_JENC_SCAN_FF 1u  /* chunks + 1: 0xFF bytes -> 0xFF bytes before each chunk */
+/* A scan's status in the work buffer (at w_sums, a scan after the other): its ticket counter,
+ * then each ticket's aggregate (its c + 1, then its k + 1: 0 until published). */
+#define HC_JENC_SCAN_STATUS_WORDS (1u + 2u * HC_JENC_SCAN_GROUPS)
 
-/* Words of the work buffer's results (at w_results): each scan's total, and the 0xFF chunks. */
-#define HC_JENC_R_TOTAL 0u /* + the scan: total bits, packed bytes, 0xFF bytes */
-#define HC_JENC_R_CHUNKS 3u /* the 0xFF chunks of the packed bytes, + 1 */
+/* Words of the work buffer's results (at w_results). */
+#define HC_JENC_R_BITS 0u  /* the packed bits, padding included (the blocks' scan) */
+#define HC_JENC_R_BYTES 1u /* the packed bytes (the same) */
+#define HC_JENC_R_FF 2u    /* the 0xFF bytes among them (the 0xFF counts' scan) */
 #define HC_JENC_RESULT_WORDS 8u
 
 /* The plan the host writes (host/src/jpeg_encoder.cpp) for a batch: the batch's header
@@ -97,7 +99,7 @@ typedef struct hc_jenc_batch {
   hc_u32 groups, hist_groups; /* work-groups of HC_JENC_BLOCKS and HC_JENC_HIST */
   hc_u32 optimize;            /* HC_JENC_BLOCKS zeroes the images' histograms */
   hc_u32 group_map, plans;    /* words of the plan */
-  hc_u32 pos_count, interval_count; /* N + 1, R + 1: the entries of the first two scans */
+  hc_u32 pos_count, interval_count; /* N + 1 (the blocks' scan's entries), R */
   hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, w_starts; /* in the work buffer */
   hc_u32 w_shares; /* ... each block's 8 shares' AC bits, 16 bits each (HC_JENC_PACK's lanes) */
   hc_u32 w_dc;     /* ... each block's quantised DC, 16 bits */
@@ -116,6 +118,10 @@ typedef struct hc_jenc_batch {
  * intervals are scanned, and read by the host to make the buffer): the 0xFF counts at word 0,
  * the packed data's words after them; the items of the stages that loop over them. */
 HC_FN hc_u32 hc_jenc_ff_entries(hc_u32 bytes) { return bytes / HC_JENC_FF_CHUNK + 2u; }
+/* The chunks of `bytes` packed bytes (the 0xFF counts' scan has one entry more). */
+HC_FN hc_u32 hc_jenc_chunks(hc_u32 bytes) {
+  return (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK;
+}
 HC_FN hc_u32 hc_jenc_w_data(hc_u32 bytes) { return (hc_jenc_ff_entries(bytes) + 3u) / 4u * 4u; }
 HC_FN hc_u32 hc_jenc_data_words(hc_u32 bytes) { return (bytes + 3u) / 4u + 1u; }
 HC_FN hc_u32 hc_jenc_loop_items(hc_u32 bytes) {
@@ -189,17 +195,14 @@ HC_FN HC_GLOBAL const hc_jenc_plan* hc_jenc_header(HC_GLOBAL const hc_u32* plan)
 HC_FN HC_GLOBAL const hc_jenc_batch* hc_jenc_batch_of(HC_GLOBAL const hc_u32* plan) {
   return (HC_GLOBAL const hc_jenc_batch*)plan;
 }
-/* The packed bytes of the batch (once HC_JENC_SCAN_INTERVALS has run; 0 from HC_JENC_BITS
- * until then). */
+/* The packed bytes of the batch (once the blocks' scan has run; 0 from HC_JENC_BLOCKS until
+ * then). */
 HC_FN hc_u32 hc_jenc_packed(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL const hc_u32* work) {
-  return work[b->w_results + HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  return work[b->w_results + HC_JENC_R_BYTES];
 }
 /* Work-groups of scan `which` (HC_JENC_SCAN_*) for `bytes` packed bytes. */
 HC_FN hc_u32 hc_jenc_scan_groups(HC_GLOBAL const hc_jenc_batch* b, hc_u32 which, hc_u32 bytes) {
-  const hc_u32 entries = which == HC_JENC_SCAN_POS
-                             ? b->pos_count
-                             : (which == HC_JENC_SCAN_INTERVALS ? b->interval_count
-                                                                : hc_jenc_ff_entries(bytes));
+  const hc_u32 entries = which == HC_JENC_SCAN_POS ? b->pos_count : hc_jenc_ff_entries(bytes);
   /* (a chunk's 0xFF bytes take 8 words' reads to make: a lane a chunk, where they are many) */
   return hc_jenc_groups_of(entries, which == HC_JENC_SCAN_FF ? HC_JENC_GROUP_LANES : 1024u);
 }
@@ -547,13 +550,15 @@ HC_FN void hc_jenc_hist(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     if (h[i]) HC_ATOMIC_ADD(work + b->w_hist + m * HC_JENC_HIST_WORDS + i, h[i]);
 }
 /* The array a scan works on, and its entries. Selected without branches: PoCL's work-group
- * compiler cannot form its parallel regions around a branchy prologue before a barrier. */
+ * compiler cannot form its parallel regions around a branchy prologue before a barrier. (The
+ * blocks' scan reads the 0xFF bytes' word in place of the packed bytes, which its last
+ * work-group sets.) */
 HC_FN HC_GLOBAL hc_u32* hc_jenc_scan_array(HC_GLOBAL const hc_jenc_batch* b, HC_GLOBAL hc_u32* work,
                                            HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32* count) {
-  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS];
-  const hc_u32 is_pos = which == HC_JENC_SCAN_POS, is_int = which == HC_JENC_SCAN_INTERVALS;
-  *count = is_pos ? b->pos_count : (is_int ? b->interval_count : chunks);
-  return is_pos ? work + b->w_pos : (is_int ? work + b->w_intervals : data);
+  const hc_u32 is_pos = which == HC_JENC_SCAN_POS;
+  const hc_u32 bytes = work[b->w_results + (is_pos ? HC_JENC_R_FF : HC_JENC_R_BYTES)];
+  *count = is_pos ? b->pos_count : hc_jenc_chunks(bytes) + 1u;
+  return is_pos ? work + b->w_pos : data;
 }
 
 /* The entries [*first, *end) of work-group g's share of a scan of `count`, and of lane's share
@@ -573,37 +578,6 @@ HC_FN hc_u32 hc_jenc_interval_of(HC_GLOBAL const hc_jenc_plan* p, hc_u32 n) {
 }
 HC_FN hc_u32 hc_jenc_interval_first(HC_GLOBAL const hc_jenc_plan* p, hc_u32 k) {
   return hc_min_u32(p->blocks, k * p->interval * p->bpm);
-}
-
-/* The batch's interval k's packed bytes (0 for k = R, the scan's last entry), from the blocks'
- * first bits. */
-HC_FN hc_u32 hc_jenc_interval_bytes(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work,
-                                    hc_u32 k) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  HC_GLOBAL const hc_u32* pos = work + b->w_pos;
-  hc_u32 m, lk, base;
-  HC_GLOBAL const hc_jenc_plan* p;
-  if (k >= b->intervals) return 0u;
-  m = hc_jenc_image_of(plan, HC_JENC_T_INTERVAL, k);
-  p = hc_jenc_header(hc_jenc_image_plan(plan, m));
-  lk = k - hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
-  base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
-  return (pos[base + hc_jenc_interval_first(p, lk + 1u)] -
-          pos[base + hc_jenc_interval_first(p, lk)] + 7u) /
-         8u;
-}
-
-/* HC_JENC_CLEAR: item i zeroes the packed words i, i + items, ...; item 0 also records the
- * 0xFF scan's entries. */
-HC_FN void hc_jenc_clear(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                         HC_GLOBAL hc_u32* data, hc_u32 i) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 bytes = hc_jenc_packed(b, work), at = hc_jenc_w_data(bytes);
-  const hc_u32 words = hc_jenc_data_words(bytes), items = hc_jenc_loop_items(bytes);
-  hc_u32 w;
-  for (w = i; w < words; w += items) data[at + w] = 0;
-  if (i == 0u)
-    work[b->w_results + HC_JENC_R_CHUNKS] = (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK + 1u;
 }
 
 /* A bit writer into zeroed words of local memory: bits go in at bit positions from the first
@@ -690,20 +664,21 @@ HC_FN void hc_jenc_part(HC_GLOBAL const hc_u32* dc, HC_LOCAL const hc_i32* t, hc
   if (part == 7u && prev < 63u) hc_jenc_bw_put(w, ac[0] & 0xFFFFu, ac[0] >> 16);
 }
 
-/* Where the batch's block n (of image m) starts in the packed data, in bits; *end: where it
- * ends, with its interval's padding if it is the interval's last. */
-HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_u32* work, hc_u32 m,
+/* Where the batch's block n (of image m) starts in the packed data, in bits (the blocks'
+ * scan's); *end: where it ends, with its interval's padding if it is the interval's last. Where
+ * the block starts its interval, the interval's first byte goes to w_intervals (for
+ * HC_JENC_SCATTER). */
+HC_FN hc_u32 hc_jenc_block_bit(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u32 m,
                                hc_u32 n, hc_u32* end) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   HC_GLOBAL const hc_jenc_plan* p = hc_jenc_header(hc_jenc_image_plan(plan, m));
   HC_GLOBAL const hc_u32* pos = work + bt->w_pos;
-  const hc_u32 base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK), ln = n - base;
-  const hc_u32 r = hc_jenc_interval_of(p, ln), rf = base + hc_jenc_interval_first(p, r);
-  const hc_u32 start = 8u * work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + r];
-  const hc_u32 bits = pos[n + 1u] - pos[rf];
-  *end = start + bits;
-  if (ln + 1u == hc_jenc_interval_first(p, r + 1u)) *end += (8u - (bits & 7u)) & 7u;
-  return start + pos[n] - pos[rf];
+  const hc_u32 ln = n - hc_jenc_first(plan, m, HC_JENC_T_BLOCK), r = hc_jenc_interval_of(p, ln);
+  const hc_u32 start = pos[n];
+  *end = pos[n + 1u];
+  if (ln == hc_jenc_interval_first(p, r))
+    work[bt->w_intervals + hc_jenc_first(plan, m, HC_JENC_T_INTERVAL) + r] = start / 8u;
+  return start;
 }
 
 /* Lane i of a HC_JENC_PACK work-group: its share (of s[HC_JENC_P_BITS + i] bits) written into
@@ -881,148 +856,175 @@ HC_FN void hc_jenc_scatter_chunk(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32*
   }
 }
 
-/* HC_JENC_BITS: the batch's block n's bits (item N: 0, the scan's last entry): with optimised
- * tables all of them, its shares' AC bits written at w_shares; otherwise its DC's added to its
- * shares' AC bits, which HC_JENC_BLOCKS left there. */
+/* HC_JENC_BITS: the batch's block n's entry of the blocks' scan (item N: 0, the scan's last
+ * entry): its bits, with bit 31 set where the block ends its restart interval (so that the
+ * scan pads the position after it to a byte). With optimised tables all of its bits, its shares'
+ * AC bits written at w_shares; otherwise its DC's added to its shares' AC bits, which
+ * HC_JENC_BLOCKS left there. */
 HC_FN hc_u32 hc_jenc_bits(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                           HC_GLOBAL hc_u32* work, hc_u32 n) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
   HC_GLOBAL hc_u16* shares = hc_jenc_shares(b, work);
   HC_GLOBAL const hc_u32* mp;
   HC_GLOBAL const hc_jenc_plan* p;
-  hc_u32 m, base, bx, by, c, s, k, bits;
+  hc_u32 m, base, ln, bx, by, c, s, k, bits, ends;
   if (n >= b->blocks) return 0u;
   m = hc_jenc_image_of(plan, HC_JENC_T_BLOCK, n);
   base = hc_jenc_first(plan, m, HC_JENC_T_BLOCK);
   mp = hc_jenc_image_plan(plan, m);
-  if (b->optimize)
-    return hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, hc_jenc_dcs(b, work) + base, n - base, 0,
-                           shares + (hc_u64)base * 8u);
   p = hc_jenc_header(mp);
-  c = hc_jenc_locate(p, n - base, &bx, &by);
-  s = hc_jenc_nbits(hc_jenc_diff(p, hc_jenc_dcs(b, work) + base, n - base, c));
+  ln = n - base;
+  ends = ln + 1u == hc_jenc_interval_first(p, hc_jenc_interval_of(p, ln) + 1u) ? 0x80000000u : 0u;
+  if (b->optimize)
+    return ends | hc_jenc_symbols(mp, coefs + (hc_u64)base * 64u, hc_jenc_dcs(b, work) + base, ln,
+                                  0, shares + (hc_u64)base * 8u);
+  c = hc_jenc_locate(p, ln, &bx, &by);
+  s = hc_jenc_nbits(hc_jenc_diff(p, hc_jenc_dcs(b, work) + base, ln, c));
   bits = (mp[HC_JENC_CODES_WORD + 256u * hc_jenc_slot(c, 0u) + s] >> 16) + s;
   for (k = 0; k < 8u; ++k) bits += shares[(hc_u64)n * 8u + k];
-  return bits;
+  return ends | bits;
 }
 
-/* Entry i of scan `which`, made by HC_JENC_REDUCE where the stages before left its inputs: a
- * block's bits (without optimised tables: its DC's added to the AC bits HC_JENC_BLOCKS left;
- * with them HC_JENC_BITS made it), an interval's bytes, a chunk's 0xFF bytes. */
+/* Entry i of scan `which`, made by HC_JENC_SCAN where the stages before left its inputs: a
+ * block's (without optimised tables: its DC's added to the AC bits HC_JENC_BLOCKS left; with
+ * them HC_JENC_BITS made it), a chunk's 0xFF bytes. */
 HC_FN hc_u32 hc_jenc_entry(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                            HC_GLOBAL hc_u32* work, HC_GLOBAL const hc_u32* data, hc_u32 which,
                            hc_u32 i) {
   if (which == HC_JENC_SCAN_POS)
     return hc_jenc_batch_of(plan)->optimize ? work[hc_jenc_batch_of(plan)->w_pos + i]
                                             : hc_jenc_bits(plan, coefs, work, i);
-  if (which == HC_JENC_SCAN_INTERVALS) return hc_jenc_interval_bytes(plan, work, i);
   return hc_jenc_chunk_ff(plan, work, data, i);
 }
 
-/* The first step of HC_JENC_REDUCE and HC_JENC_DOWNSWEEP: each lane sums its share of work-group
- * g's entries into s[lane] (HC_JENC_REDUCE making them first; none with `skip`); returns the
- * array, the lane's share in [*first, *end), the scan's work-groups in *groups. (No branches
- * before the barrier but the loop's: PoCL's work-group compiler cannot form its parallel
- * regions around a branchy prologue.) */
-HC_FN HC_GLOBAL hc_u32* hc_jenc_lane_sums(HC_GLOBAL const hc_u32* plan,
-                                          HC_GLOBAL const hc_i16* coefs, HC_GLOBAL hc_u32* work,
-                                          HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, int make,
-                                          int skip, HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes,
-                                          hc_u32* first, hc_u32* end, hc_u32* groups) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 count, i, sum = 0;
-  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
-  /* (the packed bytes, which only the 0xFF scan's work-groups depend on, are not read by the
-   * others: HC_JENC_DOWNSWEEP's first work-group of the intervals' scan sets them) */
-  *groups = hc_jenc_scan_groups(b, which, which == HC_JENC_SCAN_FF ? hc_jenc_packed(b, work) : 0u);
-  hc_jenc_share(skip && *groups == 1u ? 0u : count, *groups, g, lane, lanes, first, end);
-  for (i = *first; i < *end; ++i) {
-    const hc_u32 v = make ? hc_jenc_entry(plan, coefs, work, data, which, i) : a[i];
-    if (make) a[i] = v;
-    sum += v;
+/* A scan's step, x -> x + c (k = 0) or x -> round8(x + k - 1) + c (k = 1..8, round8 rounding
+ * up to a multiple of 8): an entry v adds its low 31 bits, and with bit 31 set then pads to a
+ * byte. Such steps compose into another (a lane's run of entries, a work-group's), which is what
+ * a work-group publishes for those after it. */
+HC_FN hc_u32 hc_jenc_apply(hc_u32 k, hc_u32 c, hc_u32 x) {
+  return k ? ((x + k + 6u) & ~7u) + c : x + c;
+}
+/* (*k, *c) then (gk, gc), into (*k, *c). */
+HC_FN void hc_jenc_compose(hc_u32* k, hc_u32* c, hc_u32 gk, hc_u32 gc) {
+  if (gk == 0u) {
+    *c += gc;
+  } else if (*k == 0u) {
+    const hc_u32 a = *c + gk - 1u;
+    *k = 1u + (a & 7u);
+    *c = (a & ~7u) + gc;
+  } else {
+    *c = ((*c + gk + 6u) & ~7u) + gc;
   }
-  s[lane] = sum;
-  HC_BARRIER_GLOBAL(); /* (a one-group reduce of the intervals: every lane has read the packed
-                         bytes before lane 0 sets them) */
-  return a;
+}
+/* ... then entry v. */
+HC_FN void hc_jenc_step(hc_u32* k, hc_u32* c, hc_u32 v) {
+  const hc_u32 b = v & 0x7FFFFFFFu;
+  if (v >> 31)
+    hc_jenc_compose(k, c, 1u + (b & 7u), b & ~7u);
+  else
+    *c += b;
 }
 
-/* The last step of a scan: a lane's share [first, end) of the entries replaced by the sum of
- * all entries before them (`sum`: those before its share). */
-HC_FN void hc_jenc_sweep(HC_GLOBAL hc_u32* a, hc_u32 first, hc_u32 end, hc_u32 sum) {
-  hc_u32 i;
-  for (i = first; i < end; ++i) {
-    const hc_u32 v = a[i];
-    a[i] = sum;
-    sum += v;
-  }
+/* The value after entry v, from x. */
+HC_FN hc_u32 hc_jenc_advance(hc_u32 x, hc_u32 v) {
+  return v >> 31 ? (x + (v & 0x7FFFFFFFu) + 7u) & ~7u : x + v;
 }
 
 /* HC_JENC_SCATTER: item i moves chunks i, i + items, ... of the packed data to the output, after
- * the 0xFF bytes before each (the 0xFF scan's). */
+ * the 0xFF bytes before each (the 0xFF scan's), then zeroes the chunk's words and its count
+ * (the last chunk's item also the words and the count after it), which no other item reads: the
+ * packed data is all zeroes again for the next HC_JENC_PACK. */
 HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                           HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
+                           HC_GLOBAL hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 i) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  const hc_u32 items = hc_jenc_loop_items(hc_jenc_packed(b, work));
-  const hc_u32 chunks = work[b->w_results + HC_JENC_R_CHUNKS] - 1u;
-  hc_u32 j;
-  for (j = i; j < chunks; j += items) hc_jenc_scatter_chunk(plan, work, data, out, j, data[j]);
+  const hc_u32 bytes = hc_jenc_packed(b, work);
+  const hc_u32 items = hc_jenc_loop_items(bytes), chunks = hc_jenc_chunks(bytes);
+  const hc_u32 words = hc_jenc_data_words(bytes);
+  HC_GLOBAL hc_u32* packed = data + hc_jenc_w_data(bytes);
+  hc_u32 j, w;
+  for (j = i; j < chunks; j += items) {
+    const hc_u32 last = j + 1u == chunks;
+    const hc_u32 end = last ? words : (j + 1u) * (HC_JENC_FF_CHUNK / 4u);
+    hc_jenc_scatter_chunk(plan, work, data, out, j, data[j]);
+    for (w = j * (HC_JENC_FF_CHUNK / 4u); w < end; ++w) packed[w] = 0;
+    data[j] = 0;
+    if (last) data[chunks] = 0;
+  }
 }
 
-/* Lane 0's exclusive scan of s[0 .. n), starting from `run`; returns the total. */
-HC_FN hc_u32 hc_jenc_scan_local(HC_LOCAL hc_u32* s, hc_u32 n, hc_u32 run) {
-  hc_u32 i;
-  for (i = 0; i < n; ++i) {
-    const hc_u32 v = s[i];
-    s[i] = run;
-    run += v;
-  }
-  return run;
-}
-
-/* HC_JENC_REDUCE: work-group g makes its entries and puts their sum into the sums (at w_sums);
- * a scan of one work-group is done here whole (lane sums scanned, the total into the results,
- * the entries swept), and HC_JENC_DOWNSWEEP leaves it alone. */
-HC_FN void hc_jenc_reduce(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
-                          HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g,
-                          HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
+/* HC_JENC_SCAN: the work-group that takes ticket t scans the t-th share of the entries (making
+ * them first where `which` asks): each lane composes its entries' steps; lane 0 composes the
+ * lanes' into the work-group's and publishes it (at w_sums, for the tickets after); the lanes
+ * read those of the tickets before, waiting for any not yet published (every one of them has
+ * started: a ticket is taken once running); lane 0 applies them from 0 to find the work-group's
+ * first value, and the lanes' in turn from there (the last ticket's end, the total, into the
+ * results); each lane replaces its entries by the value before each. */
+HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
+                        HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which,
+                        HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  hc_u32 first, end, groups, total;
-  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, coefs, work, data, which, g, 1, 0, s, lane, lanes,
-                                          &first, &end, &groups);
-  if (lane == 0u) {
-    total = hc_jenc_scan_local(s, lanes, 0u);
-    work[groups == 1u ? b->w_results + HC_JENC_R_TOTAL + which : b->w_sums + g] = total;
-  }
+  HC_GLOBAL hc_u32* st = work + b->w_sums + which * HC_JENC_SCAN_STATUS_WORDS;
+  HC_LOCAL hc_u32* lk = s; /* each lane's step */
+  HC_LOCAL hc_u32* lc = s + HC_JENC_GROUP_LANES;
+  HC_LOCAL hc_u32* pk = s + 2u * HC_JENC_GROUP_LANES; /* each earlier ticket's */
+  HC_LOCAL hc_u32* pc = pk + HC_JENC_SCAN_GROUPS;
+  HC_LOCAL hc_u32* hold = pc + HC_JENC_SCAN_GROUPS; /* the ticket */
+  hc_u32 count, groups, t, first, end, i, j, k = 0, c = 0;
+  HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
+  const int make = which == HC_JENC_SCAN_FF || !b->optimize;
+  groups = hc_jenc_scan_groups(b, which, which == HC_JENC_SCAN_FF ? hc_jenc_packed(b, work) : 0u);
+  if (lane == 0u) hold[0] = HC_ATOMIC_ADD(st, 1u);
   HC_BARRIER();
-  if (groups == 1u) hc_jenc_sweep(a, first, end, s[lane]);
-}
-
-/* HC_JENC_DOWNSWEEP: work-group g's entries replaced by the sum of all entries before them: the
- * work-groups' sums (HC_JENC_REDUCE's, at most HC_JENC_SCAN_GROUPS, at s + lanes) added up
- * before g's, then g's lane sums scanned from there; work-group 0 puts the total into the
- * results. Nothing for a scan of one work-group. */
-HC_FN void hc_jenc_downsweep(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                             HC_GLOBAL hc_u32* data, hc_u32 which, hc_u32 g, HC_LOCAL hc_u32* s,
-                             hc_u32 lane, hc_u32 lanes) {
-  HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  HC_LOCAL hc_u32* sums = s + lanes;
-  hc_u32 first, end, groups, i, before = 0u, total;
-  HC_GLOBAL hc_u32* a = hc_jenc_lane_sums(plan, (HC_GLOBAL const hc_i16*)0, work, data, which, g, 0,
-                                          1, s, lane, lanes, &first, &end, &groups);
-  const hc_u32 n = groups == 1u ? 0u : groups;
-  for (i = lane; i < n; i += lanes) sums[i] = work[b->w_sums + i];
+  t = hold[0];
+  hc_jenc_share(count, groups, t, lane, lanes, &first, &end);
+  for (i = first; i < end; ++i) {
+    const hc_u32 v = make ? hc_jenc_entry(plan, coefs, work, data, which, i) : a[i];
+    if (make) a[i] = v;
+    hc_jenc_step(&k, &c, v);
+  }
+  lk[lane] = k;
+  lc[lane] = c;
   HC_BARRIER();
   if (lane == 0u) {
-    for (i = 0u; i < n && i < g; ++i) before += sums[i];
-    for (total = before; i < n; ++i) total += sums[i];
-    if (n && g == 0u) work[b->w_results + HC_JENC_R_TOTAL + which] = total;
-    hc_jenc_scan_local(s, lanes, before);
+    hc_u32 gk = 0u, gc = 0u;
+    for (i = 0u; i < lanes; ++i) hc_jenc_compose(&gk, &gc, lk[i], lc[i]);
+    HC_ATOMIC_XCHG(st + 1u + t, gc + 1u);
+    HC_ATOMIC_XCHG(st + 1u + HC_JENC_SCAN_GROUPS + t, gk + 1u);
+  }
+  for (j = lane; j < t; j += lanes) {
+    hc_u32 vc, vk;
+    while ((vc = HC_ATOMIC_OR(st + 1u + j, 0u)) == 0u) {
+    }
+    while ((vk = HC_ATOMIC_OR(st + 1u + HC_JENC_SCAN_GROUPS + j, 0u)) == 0u) {
+    }
+    pk[j] = vk - 1u;
+    pc[j] = vc - 1u;
   }
   HC_BARRIER();
-  hc_jenc_sweep(a, first, end, s[lane]);
+  if (lane == 0u) {
+    hc_u32 x = 0u;
+    for (j = 0u; j < t; ++j) x = hc_jenc_apply(pk[j], pc[j], x);
+    for (i = 0u; i < lanes; ++i) {
+      const hc_u32 y = x;
+      x = hc_jenc_apply(lk[i], lc[i], x);
+      lc[i] = y;
+    }
+    if (t + 1u == groups) {
+      if (which == HC_JENC_SCAN_POS) {
+        work[b->w_results + HC_JENC_R_BITS] = x;
+        work[b->w_results + HC_JENC_R_BYTES] = x / 8u;
+      } else {
+        work[b->w_results + HC_JENC_R_FF] = x;
+      }
+    }
+  }
+  HC_BARRIER();
+  for (i = first, c = lc[lane]; i < end; ++i) {
+    const hc_u32 v = a[i];
+    a[i] = c;
+    c = hc_jenc_advance(c, v);
+  }
 }
-
 /* The items a stage runs for a batch's plan and `bytes` packed bytes (the host's launch, with
  * a bound on the bytes, and every body's bound); `arg`: the scan stages' array. */
 HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int stage,
@@ -1036,8 +1038,7 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int s
       return b->blocks + 1u;
     case HC_JENC_HIST:
       return b->hist_groups;
-    case HC_JENC_REDUCE:
-    case HC_JENC_DOWNSWEEP:
+    case HC_JENC_SCAN:
       return hc_jenc_scan_groups(b, arg, bytes);
     default:
       return hc_jenc_loop_items(bytes);
@@ -1045,15 +1046,16 @@ HC_FN hc_u32 hc_jenc_items(HC_GLOBAL const hc_jenc_batch* b, hc_u32 bytes, int s
 }
 
 HC_FN int hc_jenc_is_group_stage(int stage) {
-  return stage != HC_JENC_BITS && stage != HC_JENC_CLEAR && stage != HC_JENC_SCATTER;
+  return stage != HC_JENC_BITS && stage != HC_JENC_SCATTER;
 }
 HC_FN hc_u32 hc_jenc_lanes(int stage) {
   return hc_jenc_is_group_stage(stage) ? HC_JENC_GROUP_LANES : HC_JENC_ITEM_LANES;
 }
 
 /* HC_JENC_BLOCKS for the batch's work-group g: its image's blocks, and without optimised tables
- * their shares' AC bits (at w_shares, which HC_JENC_REDUCE adds to the DC's); the image's first work-group
- * also zeroes its histogram, for HC_JENC_HIST, and the batch's first the results. */
+ * their shares' AC bits (at w_shares, which HC_JENC_SCAN adds to the DC's); the image's first
+ * work-group also zeroes its histogram, for HC_JENC_HIST, and the batch's first the results and
+ * the scans' status. */
 HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u32* plan,
                              HC_GLOBAL hc_u32* work, HC_GLOBAL hc_i16* coefs, hc_u32 g,
                              HC_LOCAL hc_i32* t, HC_LOCAL hc_u32* info, HC_LOCAL hc_u32* lp,
@@ -1066,8 +1068,10 @@ HC_FN void hc_jenc_blocks_of(HC_GLOBAL const hc_u8* pixels, HC_GLOBAL const hc_u
   if (b->optimize && lg == 0u)
     for (i = lane; i < HC_JENC_HIST_WORDS; i += lanes)
       work[b->w_hist + m * HC_JENC_HIST_WORDS + i] = 0;
-  if (g == 0u)
+  if (g == 0u) {
     for (i = lane; i < HC_JENC_RESULT_WORDS; i += lanes) work[b->w_results + i] = 0;
+    for (i = lane; i < 2u * HC_JENC_SCAN_STATUS_WORDS; i += lanes) work[b->w_sums + i] = 0;
+  }
   hc_jenc_blocks(pixels, hc_jenc_image_plan(plan, m), coefs + (hc_u64)base * 64u,
                  hc_jenc_dcs(b, work) + base,
                  b->optimize ? (HC_GLOBAL hc_u16*)0 : hc_jenc_shares(b, work) + (hc_u64)base * 8u,
@@ -1083,17 +1087,16 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
                        HC_LOCAL hc_jenc_local* z,
                        hc_u32 lane, hc_u32 lanes) {
   HC_GLOBAL const hc_jenc_batch* b = hc_jenc_batch_of(plan);
-  /* (HC_JENC_BLOCKS's first work-group zeroes the packed bytes' count, the intervals' scan sets
+  /* (HC_JENC_BLOCKS's first work-group zeroes the packed bytes' count, the blocks' scan sets
    * it: the bounds of those, which do not depend on it, do not read it) */
-  const int scans = stage == HC_JENC_REDUCE || stage == HC_JENC_DOWNSWEEP;
-  const hc_u32 bytes = stage == HC_JENC_BLOCKS || (scans && arg != HC_JENC_SCAN_FF)
+  const hc_u32 bytes = stage == HC_JENC_BLOCKS || (stage == HC_JENC_SCAN && arg != HC_JENC_SCAN_FF)
                            ? 0u
                            : hc_jenc_packed(b, work);
   if (stage == HC_JENC_BLOCKS) {
     i += arg;
     arg = 0u;
   }
-  if (arg > 2u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
+  if (arg > 1u || i >= hc_jenc_items(b, bytes, stage, arg)) return;
   switch (stage) {
     case HC_JENC_BLOCKS:
       hc_jenc_blocks_of(pixels, plan, work, coefs, i, z->t, z->w, z->px, lane, lanes);
@@ -1104,14 +1107,8 @@ HC_FN void hc_jenc_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u8* p
     case HC_JENC_BITS:
       work[b->w_pos + i] = hc_jenc_bits(plan, coefs, work, i);
       break;
-    case HC_JENC_REDUCE:
-      hc_jenc_reduce(plan, coefs, work, data, arg, i, z->w, lane, lanes);
-      break;
-    case HC_JENC_DOWNSWEEP:
-      hc_jenc_downsweep(plan, work, data, arg, i, z->w, lane, lanes);
-      break;
-    case HC_JENC_CLEAR:
-      hc_jenc_clear(plan, work, data, i);
+    case HC_JENC_SCAN:
+      hc_jenc_scan(plan, coefs, work, data, arg, z->w, lane, lanes);
       break;
     case HC_JENC_SCATTER:
       hc_jenc_scatter(plan, work, data, out, i);

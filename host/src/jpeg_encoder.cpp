@@ -147,6 +147,7 @@ struct JpegEncoder::Impl {
   std::unique_ptr<PinnedBuffer> staging;  // samples up, data down
   std::unique_ptr<PinnedBuffer> plan_staging;  // the plan up
   double data_per_block = 0;              // the last launch's entropy-coded bytes per block
+  bool data_dirty = false;  // a launch stopped between HC_JENC_PACK and HC_JENC_SCATTER's end
   detail::WorkerPool pool;
   StageTimes times;
   // encode_batch: encoders of the same device for the other streams, and their threads.
@@ -343,7 +344,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
   b.group_map = align(HC_JENC_TABLE_WORD + table.size());
   b.plans = align(std::uint64_t(b.group_map) + b.groups + b.hist_groups);
   b.pos_count = b.blocks + 1;
-  b.interval_count = b.intervals + 1;
+  b.interval_count = b.intervals;
   std::uint32_t w = 0;
   auto take = [&](std::uint64_t count) {
     const std::uint32_t at = w;
@@ -352,7 +353,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
   };
   b.w_pos = take(b.pos_count);
   b.w_intervals = take(b.interval_count);
-  b.w_sums = take(HC_JENC_SCAN_GROUPS);
+  b.w_sums = take(2 * HC_JENC_SCAN_STATUS_WORDS);
   b.w_results = take(HC_JENC_RESULT_WORDS);  // (the image starts follow: one read for both)
   b.w_starts = take(n + 1);
   b.w_shares = take(std::uint64_t(b.blocks) * 4);  // (8 16-bit words a block)
@@ -390,10 +391,6 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     // get the work buffer in their place (and do not touch it through them).
     k.stage(*queue, stage, arg, hc_jenc_items(&head, bytes, stage, arg), px, *plan, *work,
             data ? *data : *work, *coefs, out ? *out : *work);
-  };
-  auto scan = [&](std::uint32_t which) {  // (HC_JENC_REDUCE does a scan of one work-group whole)
-    run(HC_JENC_REDUCE, which);
-    if (hc_jenc_scan_groups(&head, which, bytes) > 1) run(HC_JENC_DOWNSWEEP, which);
   };
   auto plan_of = [&](std::size_t m) {
     return kp.data() + head.plans + m * HC_JENC_PLAN_TOTAL_WORDS;
@@ -492,27 +489,32 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   std::vector<std::uint32_t> results(HC_JENC_RESULT_WORDS + n);
   const std::uint64_t bound = (std::uint64_t(head.blocks) * 1681 + 7) / 8 + head.intervals;
   if (options.optimize) run(HC_JENC_BITS);
-  scan(HC_JENC_SCAN_POS);
-  scan(HC_JENC_SCAN_INTERVALS);
+  run(HC_JENC_SCAN, HC_JENC_SCAN_POS);
   if (bound <= kBoundedBytes) {
     bytes = std::uint32_t(bound);
   } else {
     queue->read(results.data(), *work, std::size_t(head.w_results) * 4, HC_JENC_RESULT_WORDS * 4);
-    bytes = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
-    if (bytes > 0x7FFFFFFFu - 64u ||
-        std::uint64_t(results[HC_JENC_R_TOTAL + HC_JENC_SCAN_POS]) + 8ull * head.intervals >=
-            (1ull << 32))
+    bytes = results[HC_JENC_R_BYTES];
+    if (bytes > 0x7FFFFFFFu - 64u)
       throw Error(ErrorCode::LimitExceeded,
                   "jpeg encode: more than 2^31 bytes of entropy-coded data");
   }
-  ensure(data, (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4);
+  // The packed data's buffer is all zeroes when HC_JENC_PACK starts (its work-groups OR the
+  // words they share into it): zeroed when made, and after each use by HC_JENC_SCATTER, which
+  // zeroes what it read (again here after a launch that stopped between the two).
+  const std::size_t data_bytes_max =
+      (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4;
+  if (data_dirty || !data || data->size() < data_bytes_max) {
+    ensure(data, data_bytes_max);
+    queue->zero(*data, 0, data->size());
+  }
   const std::uint64_t out_max = 2ull * bytes + 2ull * head.intervals + 16;
   const bool made = !out || out->size() < out_max;
   ensure(out, out_max);
   if (made) queue->zero(*out, 0, out->size());  // (read past the data: below)
-  run(HC_JENC_CLEAR);
+  data_dirty = true;
   run(HC_JENC_PACK);
-  scan(HC_JENC_SCAN_FF);
+  run(HC_JENC_SCAN, HC_JENC_SCAN_FF);
   run(HC_JENC_SCATTER);
   // The results and the data are read in one wait: as many bytes of the data as the last
   // launch's bytes per block foretell (with a margin), the rest after the wait if it was short.
@@ -528,14 +530,15 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   queue->finish();
   std::memcpy(results.data(), staging->data() + result_at, result_bytes);
   lap(times.entropy);
-  const std::uint32_t packed = results[HC_JENC_R_TOTAL + HC_JENC_SCAN_INTERVALS];
+  const std::uint32_t packed = results[HC_JENC_R_BYTES];
   if (packed > bytes)
     throw Error(ErrorCode::DeviceError, "jpeg encode: " + std::to_string(packed) +
                                             " packed bytes, above their bound of " +
                                             std::to_string(bytes));
+  data_dirty = false;  // (HC_JENC_SCATTER has zeroed what HC_JENC_PACK wrote)
   bytes = packed;
-  const std::size_t data_bytes = std::size_t(bytes) + results[HC_JENC_R_TOTAL + HC_JENC_SCAN_FF] +
-                                 2 * (std::size_t(head.intervals) - n);
+  const std::size_t data_bytes =
+      std::size_t(bytes) + results[HC_JENC_R_FF] + 2 * (std::size_t(head.intervals) - n);
   data_per_block = double(data_bytes) / head.blocks;
   if (data_bytes > guess) {
     const std::size_t from = staging->size() >= data_bytes ? guess : 0;  // (else made anew)
