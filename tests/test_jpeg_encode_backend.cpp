@@ -198,6 +198,39 @@ TEST_CASE("jpeg encode: files equal libjpeg-turbo's on every device") {
   });
 }
 
+// Images large enough that the scans take many work-groups (each adding up the aggregates of
+// the tickets before it in runs), with noise so that the packed data holds many 0xFF bytes,
+// with and without restarts (the blocks' scan padding each interval to a byte).
+TEST_CASE("jpeg encode: scans of many work-groups give libjpeg-turbo's files") {
+  test::Raster rgb = test::synthetic_rgb(1200, 900, 5);
+  std::uint32_t x = 12345;
+  for (auto& v : rgb.samples) {
+    x = x * 1664525u + 1013904223u;
+    v = std::uint8_t(v ^ (x >> 24 & 0x3F));
+  }
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (too slow there; case 3 above takes two groups)
+    std::shared_ptr<Device> shared(&device, [](Device*) {});
+    JpegEncodeOptions o;
+    o.entropy = JpegEntropy::Device;
+    o.quality = 100;
+    o.sampling = JpegSampling::S444;
+    JpegEncoder encoder(shared, o);
+    for (int restart : {0, 3})
+      for (bool optimize : {false, true}) {
+        o.restart_interval = restart;
+        o.optimize = optimize;
+        encoder.set_options(o);
+        CAPTURE(restart);
+        CAPTURE(optimize);
+        const auto ours = encoder.encode(image_of(rgb));
+        const auto theirs = oracle(rgb, o, 1, 1);
+        REQUIRE(ours.size() == theirs.size());
+        CHECK(ours == theirs);
+      }
+  });
+}
+
 TEST_CASE("jpeg encode: raw layouts and device-resident images give the RGB image's file") {
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (one encode per process there)

@@ -952,13 +952,27 @@ HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
   }
 }
 
+/* The steps [first, end) of (ks, cs) composed, into (*k, *c). */
+HC_FN void hc_jenc_compose_run(HC_LOCAL const hc_u32* ks, HC_LOCAL const hc_u32* cs, hc_u32 first,
+                               hc_u32 end, hc_u32* k, hc_u32* c) {
+  hc_u32 i;
+  *k = 0u;
+  *c = 0u;
+  for (i = first; i < end; ++i) hc_jenc_compose(k, c, ks[i], cs[i]);
+}
+
+/* Runs of lanes (and of earlier tickets) that HC_JENC_SCAN composes side by side. */
+#define HC_JENC_SCAN_PARTS 16u
+
 /* HC_JENC_SCAN: the work-group that takes ticket t scans the t-th share of the entries (making
- * them first where `which` asks): each lane composes its entries' steps; lane 0 composes the
- * lanes' into the work-group's and publishes it (at w_sums, for the tickets after); the lanes
- * read those of the tickets before, waiting for any not yet published (every one of them has
- * started: a ticket is taken once running); lane 0 applies them from 0 to find the work-group's
- * first value, and the lanes' in turn from there (the last ticket's end, the total, into the
- * results); each lane replaces its entries by the value before each. */
+ * them first where `which` asks): each lane composes its entries' steps; those are composed in
+ * HC_JENC_SCAN_PARTS runs of lanes side by side, then by lane 0 into the work-group's, which it
+ * publishes (at w_sums, for the tickets after); the lanes read those of the tickets before,
+ * waiting for any not yet published (every one of them has started: a ticket is taken once
+ * running), and compose them in runs too; lane 0 applies those from 0 to find the work-group's
+ * first value, and the runs of lanes' in turn from there (the last ticket's end, the total, into
+ * the results); each run's lanes get their first value, and each lane replaces its entries by
+ * the value before each. */
 HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* coefs,
                         HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* data, hc_u32 which,
                         HC_LOCAL hc_u32* s, hc_u32 lane, hc_u32 lanes) {
@@ -968,14 +982,20 @@ HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   HC_LOCAL hc_u32* lc = s + HC_JENC_GROUP_LANES;
   HC_LOCAL hc_u32* pk = s + 2u * HC_JENC_GROUP_LANES; /* each earlier ticket's */
   HC_LOCAL hc_u32* pc = pk + HC_JENC_SCAN_GROUPS;
-  HC_LOCAL hc_u32* hold = pc + HC_JENC_SCAN_GROUPS; /* the ticket */
-  hc_u32 count, groups, t, first, end, i, j, k = 0, c = 0;
+  HC_LOCAL hc_u32* qk = pc + HC_JENC_SCAN_GROUPS; /* each run of lanes' */
+  HC_LOCAL hc_u32* qc = qk + HC_JENC_SCAN_PARTS;
+  HC_LOCAL hc_u32* rk = qc + HC_JENC_SCAN_PARTS; /* each run of earlier tickets' */
+  HC_LOCAL hc_u32* rc = rk + HC_JENC_SCAN_PARTS;
+  HC_LOCAL hc_u32* hold = rc + HC_JENC_SCAN_PARTS; /* the ticket */
+  const hc_u32 per = (lanes + HC_JENC_SCAN_PARTS - 1u) / HC_JENC_SCAN_PARTS;
+  hc_u32 count, groups, t, first, end, i, j, q, tper, k = 0, c = 0;
   HC_GLOBAL hc_u32* a = hc_jenc_scan_array(b, work, data, which, &count);
   const int make = which == HC_JENC_SCAN_FF || !b->optimize;
   groups = hc_jenc_scan_groups(b, which, which == HC_JENC_SCAN_FF ? hc_jenc_packed(b, work) : 0u);
   if (lane == 0u) hold[0] = HC_ATOMIC_ADD(st, 1u);
   HC_BARRIER();
   t = hold[0];
+  tper = (t + HC_JENC_SCAN_PARTS - 1u) / HC_JENC_SCAN_PARTS;
   hc_jenc_share(count, groups, t, lane, lanes, &first, &end);
   for (i = first; i < end; ++i) {
     const hc_u32 v = make ? hc_jenc_entry(plan, coefs, work, data, which, i) : a[i];
@@ -985,11 +1005,17 @@ HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
   lk[lane] = k;
   lc[lane] = c;
   HC_BARRIER();
+  for (q = lane; q < HC_JENC_SCAN_PARTS; q += lanes) {
+    hc_jenc_compose_run(lk, lc, hc_min_u32(lanes, q * per), hc_min_u32(lanes, (q + 1u) * per), &k,
+                        &c);
+    qk[q] = k;
+    qc[q] = c;
+  }
+  HC_BARRIER();
   if (lane == 0u) {
-    hc_u32 gk = 0u, gc = 0u;
-    for (i = 0u; i < lanes; ++i) hc_jenc_compose(&gk, &gc, lk[i], lc[i]);
-    HC_ATOMIC_XCHG(st + 1u + t, gc + 1u);
-    HC_ATOMIC_XCHG(st + 1u + HC_JENC_SCAN_GROUPS + t, gk + 1u);
+    hc_jenc_compose_run(qk, qc, 0u, HC_JENC_SCAN_PARTS, &k, &c);
+    HC_ATOMIC_XCHG(st + 1u + t, c + 1u);
+    HC_ATOMIC_XCHG(st + 1u + HC_JENC_SCAN_GROUPS + t, k + 1u);
   }
   for (j = lane; j < t; j += lanes) {
     hc_u32 vc, vk;
@@ -1001,13 +1027,19 @@ HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
     pc[j] = vc - 1u;
   }
   HC_BARRIER();
+  for (q = lane; q < HC_JENC_SCAN_PARTS; q += lanes) {
+    hc_jenc_compose_run(pk, pc, hc_min_u32(t, q * tper), hc_min_u32(t, (q + 1u) * tper), &k, &c);
+    rk[q] = k;
+    rc[q] = c;
+  }
+  HC_BARRIER();
   if (lane == 0u) {
     hc_u32 x = 0u;
-    for (j = 0u; j < t; ++j) x = hc_jenc_apply(pk[j], pc[j], x);
-    for (i = 0u; i < lanes; ++i) {
+    for (q = 0u; q < HC_JENC_SCAN_PARTS; ++q) x = hc_jenc_apply(rk[q], rc[q], x);
+    for (q = 0u; q < HC_JENC_SCAN_PARTS; ++q) {
       const hc_u32 y = x;
-      x = hc_jenc_apply(lk[i], lc[i], x);
-      lc[i] = y;
+      x = hc_jenc_apply(qk[q], qc[q], x);
+      qc[q] = y;
     }
     if (t + 1u == groups) {
       if (which == HC_JENC_SCAN_POS) {
@@ -1016,6 +1048,16 @@ HC_FN void hc_jenc_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL const hc_i16* co
       } else {
         work[b->w_results + HC_JENC_R_FF] = x;
       }
+    }
+  }
+  HC_BARRIER();
+  for (q = lane; q < HC_JENC_SCAN_PARTS; q += lanes) {
+    hc_u32 x = qc[q];
+    const hc_u32 e = hc_min_u32(lanes, (q + 1u) * per);
+    for (i = hc_min_u32(lanes, q * per); i < e; ++i) {
+      const hc_u32 y = x;
+      x = hc_jenc_apply(lk[i], lc[i], x);
+      lc[i] = y;
     }
   }
   HC_BARRIER();
