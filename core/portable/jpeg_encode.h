@@ -100,7 +100,7 @@ typedef struct hc_jenc_batch {
   hc_u32 optimize;            /* HC_JENC_BLOCKS zeroes the images' histograms */
   hc_u32 group_map, plans;    /* words of the plan */
   hc_u32 pos_count, interval_count; /* N + 1 (the blocks' scan's entries), R */
-  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, w_starts; /* in the work buffer */
+  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, unused; /* in the work buffer */
   hc_u32 w_shares; /* ... each block's 8 shares' AC bits, 16 bits each (HC_JENC_PACK's lanes) */
   hc_u32 w_dc;     /* ... each block's quantised DC, 16 bits */
   hc_u32 reserved[12];
@@ -118,6 +118,11 @@ typedef struct hc_jenc_batch {
  * intervals are scanned, and read by the host to make the buffer): the 0xFF counts at word 0,
  * the packed data's words after them; the items of the stages that loop over them. */
 HC_FN hc_u32 hc_jenc_ff_entries(hc_u32 bytes) { return bytes / HC_JENC_FF_CHUNK + 2u; }
+/* The output's header, before its data: the results (HC_JENC_RESULT_WORDS words, as at
+ * w_results), then each image's first byte in the data; its bytes, a multiple of 64. */
+HC_FN hc_u32 hc_jenc_out_head(HC_GLOBAL const hc_jenc_batch* b) {
+  return ((HC_JENC_RESULT_WORDS + b->images) * 4u + 63u) & ~63u;
+}
 /* The chunks of `bytes` packed bytes (the 0xFF counts' scan has one entry more). */
 HC_FN hc_u32 hc_jenc_chunks(hc_u32 bytes) {
   return (bytes + HC_JENC_FF_CHUNK - 1u) / HC_JENC_FF_CHUNK;
@@ -809,15 +814,15 @@ HC_FN hc_u32 hc_jenc_interval_of_byte(HC_GLOBAL const hc_jenc_batch* b,
   return lo;
 }
 
-/* Chunk j of the packed data to the output, `ff` the 0xFF bytes before it: each byte after the
- * 0x00s stuffed and the markers of the intervals before it, a 0x00 after each 0xFF (F.1.2.3);
- * where an interval starts, the RSTn marker before it (none before an image's first), or for an
- * image's first interval the image's first byte in the output (at w_starts). Each interval has
- * a byte at least, so one starts where the byte's interval changes, or at the chunk's first
- * byte if that is its interval's. */
+/* Chunk j of the packed data to the output's data (`out`), `ff` the 0xFF bytes before it: each
+ * byte after the 0x00s stuffed and the markers of the intervals before it, a 0x00 after each
+ * 0xFF (F.1.2.3); where an interval starts, the RSTn marker before it (none before an image's
+ * first), or for an image's first interval the image's first byte in the data (into
+ * `image_starts`). Each interval has a byte at least, so one starts where the byte's interval
+ * changes, or at the chunk's first byte if that is its interval's. */
 HC_FN void hc_jenc_scatter_chunk(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
-                                 HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out, hc_u32 j,
-                                 hc_u32 ff) {
+                                 HC_GLOBAL const hc_u32* data, HC_GLOBAL hc_u8* out,
+                                 HC_GLOBAL hc_u32* image_starts, hc_u32 j, hc_u32 ff) {
   HC_GLOBAL const hc_jenc_batch* bt = hc_jenc_batch_of(plan);
   const hc_u32 bytes = hc_jenc_packed(bt, work);
   HC_GLOBAL const hc_u32* packed = data + hc_jenc_w_data(bytes);
@@ -841,7 +846,7 @@ HC_FN void hc_jenc_scatter_chunk(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32*
     if (starting) {
       const hc_u32 k0 = hc_jenc_first(plan, m, HC_JENC_T_INTERVAL);
       if (k == k0) {
-        work[bt->w_starts + m] = dst;
+        image_starts[m] = dst;
       } else {
         out[dst - 2u] = 0xFFu;
         out[dst - 1u] = (hc_u8)(0xD0u + ((k - 1u - k0) & 7u));
@@ -930,8 +935,9 @@ HC_FN hc_u32 hc_jenc_advance(hc_u32 x, hc_u32 v) {
   return v >> 31 ? (x + (v & 0x7FFFFFFFu) + 7u) & ~7u : x + v;
 }
 
-/* HC_JENC_SCATTER: item i moves chunks i, i + items, ... of the packed data to the output, after
- * the 0xFF bytes before each (the 0xFF scan's), then zeroes the chunk's words and its count
+/* HC_JENC_SCATTER: item i moves chunks i, i + items, ... of the packed data to the output's data
+ * (after its header, hc_jenc_out_head: item 0 copies the results there, each image's first
+ * byte goes there), after the 0xFF bytes before each (the 0xFF scan's), then zeroes the chunk's words and its count
  * (the last chunk's item also the words and the count after it), which no other item reads: the
  * packed data is all zeroes again for the next HC_JENC_PACK. */
 HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
@@ -941,11 +947,15 @@ HC_FN void hc_jenc_scatter(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work,
   const hc_u32 items = hc_jenc_loop_items(bytes), chunks = hc_jenc_chunks(bytes);
   const hc_u32 words = hc_jenc_data_words(bytes);
   HC_GLOBAL hc_u32* packed = data + hc_jenc_w_data(bytes);
+  HC_GLOBAL hc_u32* header = (HC_GLOBAL hc_u32*)out;
   hc_u32 j, w;
+  if (i == 0u)
+    for (w = 0u; w < HC_JENC_RESULT_WORDS; ++w) header[w] = work[b->w_results + w];
   for (j = i; j < chunks; j += items) {
     const hc_u32 last = j + 1u == chunks;
     const hc_u32 end = last ? words : (j + 1u) * (HC_JENC_FF_CHUNK / 4u);
-    hc_jenc_scatter_chunk(plan, work, data, out, j, data[j]);
+    hc_jenc_scatter_chunk(plan, work, data, out + hc_jenc_out_head(b),
+                          header + HC_JENC_RESULT_WORDS, j, data[j]);
     for (w = j * (HC_JENC_FF_CHUNK / 4u); w < end; ++w) packed[w] = 0;
     data[j] = 0;
     if (last) data[chunks] = 0;

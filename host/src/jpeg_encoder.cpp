@@ -354,8 +354,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
   b.w_pos = take(b.pos_count);
   b.w_intervals = take(b.interval_count);
   b.w_sums = take(2 * HC_JENC_SCAN_STATUS_WORDS);
-  b.w_results = take(HC_JENC_RESULT_WORDS);  // (the image starts follow: one read for both)
-  b.w_starts = take(n + 1);
+  b.w_results = take(HC_JENC_RESULT_WORDS);
   b.w_shares = take(std::uint64_t(b.blocks) * 4);  // (8 16-bit words a block)
   b.w_dc = take((std::uint64_t(b.blocks) + 1) / 2);
   b.w_hist = take(optimize ? std::uint64_t(n) * HC_JENC_HIST_WORDS : 0);
@@ -508,7 +507,8 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     ensure(data, data_bytes_max);
     queue->zero(*data, 0, data->size());
   }
-  const std::uint64_t out_max = 2ull * bytes + 2ull * head.intervals + 16;
+  const std::size_t out_head = hc_jenc_out_head(&head);
+  const std::uint64_t out_max = out_head + 2ull * bytes + 2ull * head.intervals + 16;
   const bool made = !out || out->size() < out_max;
   ensure(out, out_max);
   if (made) queue->zero(*out, 0, out->size());  // (read past the data: below)
@@ -516,19 +516,18 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   run(HC_JENC_PACK);
   run(HC_JENC_SCAN, HC_JENC_SCAN_FF);
   run(HC_JENC_SCATTER);
-  // The results and the data are read in one wait: as many bytes of the data as the last
-  // launch's bytes per block foretell (with a margin), the rest after the wait if it was short.
-  // (The bytes read past the data are zeroes or an earlier launch's, never uninitialised.)
-  // (Not while profiling, whose split times the download apart.)
+  // The output's header (the results and each image's first byte) and its data are read in one
+  // transfer and one wait: as many bytes of the data as the last launch's bytes per block
+  // foretell (with a margin), the rest after the wait if that was short. (The bytes read past
+  // the data are zeroes or an earlier launch's, never uninitialised.) (Not while profiling,
+  // whose split times the download apart.)
   const double foretold = clock.on ? 0 : data_per_block * head.blocks * (1 + 1.0 / 16);
   const std::size_t guess =
-      foretold > 0 ? std::size_t(std::min<double>(double(out_max), foretold + 4096)) : 0;
-  const std::size_t result_at = (guess + 63) / 64 * 64, result_bytes = results.size() * 4;
-  ensure_pinned(result_at + result_bytes);
-  if (guess) queue->read(*staging, 0, *out, 0, guess);
-  queue->read(*staging, result_at, *work, std::size_t(head.w_results) * 4, result_bytes);
+      foretold > 0 ? std::size_t(std::min<double>(double(out_max - out_head), foretold + 4096)) : 0;
+  ensure_pinned(out_head + guess);
+  queue->read(*staging, 0, *out, 0, out_head + guess);
   queue->finish();
-  std::memcpy(results.data(), staging->data() + result_at, result_bytes);
+  std::memcpy(results.data(), staging->data(), results.size() * 4);
   lap(times.entropy);
   const std::uint32_t packed = results[HC_JENC_R_BYTES];
   if (packed > bytes)
@@ -541,9 +540,10 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
       std::size_t(bytes) + results[HC_JENC_R_FF] + 2 * (std::size_t(head.intervals) - n);
   data_per_block = double(data_bytes) / head.blocks;
   if (data_bytes > guess) {
-    const std::size_t from = staging->size() >= data_bytes ? guess : 0;  // (else made anew)
-    ensure_pinned(data_bytes);
-    queue->read(*staging, from, *out, from, data_bytes - from);
+    // (from the header on, if the staging buffer is made anew)
+    const std::size_t from = staging->size() >= out_head + data_bytes ? out_head + guess : 0;
+    ensure_pinned(out_head + data_bytes);
+    queue->read(*staging, from, *out, from, out_head + data_bytes - from);
     queue->finish();
   }
   for (std::size_t m = 0; m < n; ++m) {
@@ -557,7 +557,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
     std::vector<std::uint8_t>& file = *pieces[m].file;
     const std::size_t head_bytes = file.size();
     file.resize(head_bytes + (to - from) + 2);
-    std::memcpy(file.data() + head_bytes, staging->data() + from, to - from);
+    std::memcpy(file.data() + head_bytes, staging->data() + out_head + from, to - from);
     file[file.size() - 2] = 0xFF;
     file[file.size() - 1] = 0xD9;
   }
