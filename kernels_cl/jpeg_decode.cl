@@ -28,6 +28,11 @@ __kernel void jpeg_idct(__global const uint* job_buffer, uint job_word,
                         __global const short* coefficients, __global uchar* planes,
                         uint total_blocks) {
   hc_jpeg_idct(job_buffer + job_word, coefficients, planes, total_blocks, get_global_id(0));
+#ifdef HC_TEST_RACE
+  /* Test-only (built with HETCODEC_TEST_OPENCL_RACE=1): every work-item also writes the first
+   * sample, a data race for the tests of hetcodec debug replay to find under Oclgrind. */
+  if (get_global_id(0) < total_blocks) planes[0] = (uchar)get_global_id(0);
+#endif
 }
 
 __kernel void jpeg_upsample_color(__global const uint* job_buffer, uint job_word,

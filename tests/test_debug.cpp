@@ -1,7 +1,9 @@
 // Kernel debugging across devices (hetcodec/debug.h, `hetcodec debug compare`): a JPEG decode's
 // stages equal on every device and the last equal to the decoder's pixels; a deliberately wrong
 // IDCT (the CPU reference's test-only variant) named by the tool with its stage and block; the
-// dumps written with their manifest.
+// dumps written with their manifest; every device stage of a dump replayed alone on every
+// device equal to the dump's; a deliberately racy kernel reported by debug replay under Oclgrind
+// with its kernel and source line.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -138,6 +140,111 @@ TEST_CASE("cli: debug compare names the stage and block of a wrong IDCT, and kee
   CHECK(wrong.says("component 0, sample (80, 16), in block (10, 2)"));
   CHECK(wrong.says("(1 byte of it differs)"));
   CHECK(wrong.says("stage coefficients: equal"));
+}
+
+TEST_CASE("debug: every stage of a CPU dump replays alone to the same bytes on every device") {
+  auto cpu = open_device("cpu");
+  std::vector<StageDump> dumps;
+  for (const char* name : {"testorig.jpg", "monkey12.jpg"}) {
+    const auto bytes = test::bytes_of(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg" / name);
+    dumps.push_back(dump_jpeg_decode_stages(cpu, bytes.data(), bytes.size()));
+  }
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;  // (below, through the tool)
+    auto shared = test::borrowed(device);
+    for (const StageDump& dump : dumps) {
+      const auto stages = replayable_stages(dump);
+      CHECK(stages == std::vector<std::string>{"coefficients", "planes", "image"});
+      for (const std::string& stage : stages) {
+        INFO(device.info().spec << " " << stage);
+        const StageBuffer again = replay_stage(shared, dump, stage);
+        for (const StageBuffer& st : dump.stages)
+          if (st.name == stage) CHECK(again.bytes == st.bytes);
+      }
+    }
+  });
+  // A stage replayed from a changed input differs where the input does; the host's stage, an
+  // unknown one and parameters that are not the job's are refused.
+  StageDump changed = dumps[0];
+  reinterpret_cast<std::int16_t*>(changed.stages[1].bytes.data())[2 * 64] += 40;
+  const StageBuffer planes = replay_stage(cpu, changed, "planes");
+  CHECK(planes.bytes != changed.stages[2].bytes);
+  CHECK_THROWS_AS(replay_stage(cpu, dumps[0], "job"), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, dumps[0], "pixels"), Error);
+  StageDump wrong = dumps[0];
+  for (auto& [key, value] : wrong.parameters)
+    if (key == "groups") value += 1;
+  CHECK_THROWS_AS(replay_stage(cpu, wrong, "planes"), Error);
+}
+
+TEST_CASE("debug: Oclgrind's reports summed up with their kernel and source line") {
+  const std::string log =
+      "Write-write data race at global memory address 0x3000000000000\n"
+      "\tKernel: jpeg_idct\n\t\n"
+      "\tFirst entity:  Global(129,0,0) Local(1,0,0) Group(1,0,0)\n"
+      "\t  store i8 %conv5, i8 addrspace(1)* %planes, align 1\n"
+      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\t  (source not available)\n\t\n"
+      "\tSecond entity: Global(128,0,0) Local(0,0,0) Group(1,0,0)\n"
+      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
+      "Write-write data race at global memory address 0x3000000000001\n"
+      "\tKernel: jpeg_idct\n"
+      "\tFirst entity:  Global(130,0,0) Local(2,0,0) Group(1,0,0)\n"
+      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
+      "Uninitialized value written to global memory address 0x70000000008f0\n"
+      "\tKernel: jpeg_encode_pack\n"
+      "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+      "\tAt line 3 (column 7) of core/portable/no_such_file.h:\n";
+  const auto r = summarise_emulator_log(log);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].message == "Write-write data race at global memory");
+  CHECK(r[0].kernel == "jpeg_idct");
+  CHECK(r[0].entity == "Global(129,0,0) Local(1,0,0) Group(1,0,0)");
+  CHECK(r[0].location == "kernels_cl/jpeg_decode.cl:27");
+  CHECK(r[0].count == 2);
+  CHECK(r[1].message == "Uninitialized value written to global memory");
+  CHECK(r[1].kernel == "jpeg_encode_pack");
+  CHECK(r[1].count == 1);
+  CHECK(r[1].source.empty());  // (no such file in the kernels)
+#if defined(HETCODEC_TEST_HAVE_OPENCL)
+  CHECK(r[0].source.find("__kernel void jpeg_idct") == 0);  // line 27 of jpeg_decode.cl
+#endif
+  CHECK(summarise_emulator_log("").empty());
+}
+
+TEST_CASE("cli: debug replay of a dump is clean under Oclgrind, and finds a racy kernel's race") {
+  test::Scratch s("debug-replay");
+  if (test::cli(s.dir, "-d opencl:oclgrind devices").status != 0) {
+    MESSAGE("no Oclgrind: debug replay under the emulator left untested");
+    return;
+  }
+  const fs::path file = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg/monkey12.jpg";
+  const test::Run dumped =
+      test::cli(s.dir, "debug compare '" + file.string() + "' -d cpu -d cpu --dump dumps");
+  INFO(dumped.log);
+  REQUIRE(dumped.status == 0);
+  // (the test main's Oclgrind log is the tool's own here: OCLGRIND_LOG left empty)
+  const test::Run clean =
+      test::cli(s.dir, "-d opencl:oclgrind debug replay dumps/cpu --stage planes --stage image",
+                "OCLGRIND_LOG=");
+  INFO(clean.log);
+  CHECK(clean.status == 0);
+  CHECK(clean.says("stage planes: equal to the dump's (cpu)"));
+  CHECK(clean.says("stage image: equal to the dump's (cpu)"));
+  CHECK(clean.says("Oclgrind: no reports"));
+  // The test-only race (HETCODEC_TEST_OPENCL_RACE=1: every work-item of jpeg_idct also writes
+  // the first sample) is reported with its kernel, a work-item and its line.
+  const test::Run racy =
+      test::cli(s.dir, "-d opencl:oclgrind debug replay dumps/cpu --stage planes",
+                "OCLGRIND_LOG= HETCODEC_TEST_OPENCL_RACE=1");
+  INFO(racy.log);
+  CHECK(racy.status == 1);
+  CHECK(racy.says("Oclgrind: Write-write data race"));
+  CHECK(racy.says("kernel jpeg_idct, Global("));
+  CHECK(racy.says("at kernels_cl/jpeg_decode.cl:"));
+  CHECK(racy.says("planes[0] = (uchar)get_global_id(0);"));
+  // A folder without a dump, and a stage the dump lacks, are errors (status 2).
+  CHECK(test::cli(s.dir, "debug replay nowhere").status == 2);
+  CHECK(test::cli(s.dir, "-d cpu debug replay dumps/cpu --stage pixels").status == 2);
 }
 
 }  // namespace hetcodec

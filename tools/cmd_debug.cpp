@@ -1,11 +1,17 @@
 // `hetcodec debug compare`: a pipeline run stage by stage on two devices, the first stage whose
 // buffers differ named and located in the image (hetcodec/debug.h, docs/debugging.md), the
 // stages of both runs optionally kept in a folder with a manifest.
+#include <unistd.h>
+
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 #include "tools/cli.h"
 
@@ -44,6 +50,8 @@ void write_dump(const StageDump& d, const fs::path& dir, const std::string& inpu
                       {"layout", s.layout},
                       {"bytes", s.bytes.size()}});
   }
+  nlohmann::json parameters = nlohmann::json::object();
+  for (const auto& [key, value] : d.parameters) parameters[key] = value;
   const nlohmann::json manifest = {{"pipeline", d.pipeline},
                                    {"device", d.device},
                                    {"device_name", d.device_name},
@@ -51,15 +59,68 @@ void write_dump(const StageDump& d, const fs::path& dir, const std::string& inpu
                                    {"input", input},
                                    {"input_bytes", bytes.size()},
                                    {"input_fnv1a64", hex_digest(bytes)},
+                                   {"parameters", parameters},
                                    {"stages", stages}};
   std::ofstream(at / "manifest.json") << manifest.dump(1) << "\n";
+}
+
+// A dump written by write_dump: DIR/manifest.json and its stages' files.
+StageDump read_dump(const fs::path& dir) {
+  const fs::path file = dir / "manifest.json";
+  std::ifstream in(file);
+  if (!in) throw Error(ErrorCode::InvalidArgument, "no dump manifest at " + file.string());
+  StageDump d;
+  try {
+    const nlohmann::json m = nlohmann::json::parse(in);
+    d.pipeline = m.at("pipeline").get<std::string>();
+    d.device = m.at("device").get<std::string>();
+    d.device_name = m.value("device_name", "");
+    for (const auto& [key, value] : m.at("parameters").items())
+      d.parameters.emplace_back(key, value.get<std::uint64_t>());
+    for (const auto& st : m.at("stages")) {
+      StageBuffer b;
+      b.name = st.at("stage").get<std::string>();
+      b.element = st.at("element").get<std::string>();
+      b.shape = st.at("shape").get<std::vector<std::uint64_t>>();
+      b.layout = st.value("layout", "");
+      const std::string name = st.at("file").get<std::string>();
+      if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
+        throw Error(ErrorCode::InvalidArgument, "a stage file outside the dump: " + name);
+      b.bytes = read_all((dir / name).string());
+      if (b.bytes.size() != st.at("bytes").get<std::uint64_t>())
+        throw Error(ErrorCode::InvalidArgument,
+                    "stage " + b.name + ": " + name + " holds " + std::to_string(b.bytes.size()) +
+                        " bytes, the manifest says " + st.at("bytes").dump());
+      d.stages.push_back(std::move(b));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorCode::InvalidArgument, file.string() + ": " + e.what());
+  }
+  return d;
+}
+
+// Oclgrind's checks on for a replay on it (before its first OpenCL call; a variable the caller
+// set is kept), its reports into a file of ours unless the caller named one: that file's path.
+std::string oclgrind_checks_on() {
+  setenv("OCLGRIND_CHECK_API", "1", 0);
+  setenv("OCLGRIND_DATA_RACES", "1", 0);
+  setenv("OCLGRIND_UNINITIALIZED", "1", 0);
+  if (const char* given = std::getenv("OCLGRIND_LOG"); given && *given) return given;
+  const std::string path =
+      (fs::temp_directory_path() / ("hetcodec-replay-" + std::to_string(getpid()) + ".log"))
+          .string();
+  std::ofstream(path, std::ios::trunc).close();
+  setenv("OCLGRIND_LOG", path.c_str(), 1);
+  return path;
 }
 
 }  // namespace
 
 void add_debug_command(CLI::App& app, GlobalOptions& options) {
   auto* debug = app.add_subcommand(
-      "debug", "kernel debugging across devices: compare a pipeline's stages on two devices");
+      "debug",
+      "kernel debugging across devices: compare a pipeline's stages on two devices (compare), "
+      "run one stage again from a dump on any device, Oclgrind included (replay)");
   debug->require_subcommand(1);
   auto file = std::make_shared<std::string>();
   auto dump = std::make_shared<std::string>();
@@ -127,6 +188,101 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       if (before) std::printf("  stage %s: equal\n", s.name.c_str());
     }
     throw CLI::RuntimeError(1);
+  });
+
+  auto dir = std::make_shared<std::string>();
+  auto stages = std::make_shared<std::vector<std::string>>();
+  auto* replay = debug->add_subcommand(
+      "replay",
+      "run stages of a dump alone on a device and compare them with the dump's\n"
+      "  DUMP is a folder that debug compare --dump wrote (DIR/<device>/, with manifest.json).\n"
+      "  Each stage (--stage, or every device stage) runs from the dump's buffers before it\n"
+      "  on the -d device (default: the dump's own) and is compared with the dump's output.\n"
+      "  On Oclgrind (-d opencl:oclgrind) its API, data-race and uninitialised-value checks\n"
+      "  are turned on and its reports summed up: message, kernel, first work-item, source\n"
+      "  file and line, and the line itself.\n"
+      "  Exit status: 0 when every stage is equal and Oclgrind reported nothing, 1 when a\n"
+      "  stage differs or Oclgrind reported, 2 on an error.");
+  replay->add_option("dump", *dir, "the dump's folder")->required()->type_name("DIR");
+  replay->add_option("--stage", *stages, "a stage to replay (repeatable; default: all)")
+      ->type_name("NAME");
+  replay->callback([&options, dir, stages] {
+    StageDump dump;
+    std::string spec, log_path;
+    std::vector<std::string> names;
+    std::vector<std::pair<std::string, std::optional<StageDifference>>> results;
+    try {
+      dump = read_dump(*dir);
+      if (options.devices.size() > 1) {
+        std::cerr << "hetcodec debug replay: one device (-d), or none for the dump's own\n";
+        throw CLI::RuntimeError(2);
+      }
+      spec = options.devices.empty() ? dump.device : options.devices[0];
+      std::string lower = spec;
+      for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (lower.find("oclgrind") != std::string::npos) log_path = oclgrind_checks_on();
+      names = stages->empty() ? replayable_stages(dump) : *stages;
+      if (names.empty())
+        throw Error(ErrorCode::Unsupported, "no stage of pipeline " + dump.pipeline + " to replay");
+      auto device = open_device(spec);
+      for (const std::string& name : names) {
+        if (!options.quiet)
+          std::fprintf(stderr, "%s: replaying %s stage %s on %s (%s)\n", dir->c_str(),
+                       dump.pipeline.c_str(), name.c_str(), device->info().spec.c_str(),
+                       device->info().name.c_str());
+        StageBuffer again = replay_stage(device, dump, name);
+        // (the two sides as dumps of the job and the stage, so that the difference is located)
+        StageDump a, b;
+        a.pipeline = b.pipeline = dump.pipeline;
+        for (const StageBuffer& st : dump.stages)
+          if (st.name == "job" && name != "job") a.stages.push_back(st);
+        b.stages = a.stages;
+        for (const StageBuffer& st : dump.stages)
+          if (st.name == name) a.stages.push_back(st);
+        b.stages.push_back(std::move(again));
+        results.emplace_back(name, first_difference(a, b));
+      }
+      spec = device->info().spec;
+    } catch (const Error& e) {
+      std::cerr << "hetcodec debug replay: " << *dir << ": " << to_string(e.code()) << ": "
+                << e.what() << "\n";
+      throw CLI::RuntimeError(2);
+    }
+    bool differ = false;
+    for (const auto& [name, d] : results) {
+      if (!d) {
+        std::printf("stage %s: equal to the dump's (%s) on %s\n", name.c_str(), dump.device.c_str(),
+                    spec.c_str());
+        continue;
+      }
+      differ = true;
+      std::printf("stage %s: differs from the dump's (%zu byte%s)\n", name.c_str(),
+                  d->differing_bytes, d->differing_bytes == 1 ? "" : "s");
+      std::printf("  at byte %zu: %s\n", d->byte_offset, d->where.c_str());
+      std::printf("  dump (%s): %s\n  replay (%s): %s\n", dump.device.c_str(), d->value_a.c_str(),
+                  spec.c_str(), d->value_b.c_str());
+    }
+    bool reported = false;
+    if (!log_path.empty()) {
+      std::string text;
+      if (std::ifstream in{log_path, std::ios::binary})
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      const auto reports = summarise_emulator_log(text);
+      reported = !reports.empty();
+      if (!reported)
+        std::printf("Oclgrind: no reports (API, data-race and uninitialised checks)\n");
+      for (const EmulatorReport& r : reports) {
+        std::printf("Oclgrind: %s (%zu report%s)\n", r.message.c_str(), r.count,
+                    r.count == 1 ? "" : "s");
+        std::printf("  kernel %s, %s\n", r.kernel.empty() ? "(none)" : r.kernel.c_str(),
+                    r.entity.empty() ? "no work-item" : r.entity.c_str());
+        if (!r.location.empty())
+          std::printf("  at %s%s%s\n", r.location.c_str(), r.source.empty() ? "" : ": ",
+                      r.source.c_str());
+      }
+      if (log_path.find("hetcodec-replay-") != std::string::npos) fs::remove(log_path);
+    }
+    if (differ || reported) throw CLI::RuntimeError(1);
   });
 }
 

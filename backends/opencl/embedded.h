@@ -8,7 +8,7 @@ namespace hetcodec::opencl {
 
 struct EmbeddedSource {
   const char* name;  // file name without extension: "jpeg_color"
-  const char* text;  // with its core/portable includes inlined
+  const char* text;  // with its core/portable includes inlined, #line keeping each line's place
 };
 
 const std::vector<EmbeddedSource>& embedded_sources();

@@ -2,6 +2,7 @@
 #include "backends/opencl/opencl_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -338,6 +339,10 @@ std::string ClDevice::build_options() const {
   // -cl-std=CL1.2: the kernels are OpenCL C 1.2, the common floor of NVIDIA, PoCL and Oclgrind.
   // No -cl-fast-relaxed-math or -cl-mad-enable anywhere: every backend must compute the same
   // bits as the CPU reference (DESIGN.md §4).
+  // HETCODEC_TEST_OPENCL_RACE=1 (tests only) builds kernels_cl's deliberate data race in
+  // (HC_TEST_RACE), for the tests of hetcodec debug replay under Oclgrind.
+  const char* race = std::getenv("HETCODEC_TEST_OPENCL_RACE");
+  if (race && std::string(race) == "1") return "-cl-std=CL1.2 -DHC_TEST_RACE=1";
   return "-cl-std=CL1.2";
 }
 

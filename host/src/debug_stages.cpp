@@ -1,13 +1,20 @@
 // Pipelines stage by stage, for debugging across devices (hetcodec/debug.h).
 #include <algorithm>
 #include <cstring>
+#include <iomanip>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "backends/backend.h"
 #include "core/portable/jpeg_job.h"
 #include "hetcodec/debug.h"
 #include "host/src/jpeg_prepare.h"
+#if HETCODEC_HAVE_OPENCL
+#include "backends/opencl/embedded.h"
+#endif
 
 namespace hetcodec {
 
@@ -135,6 +142,10 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
   dump.pipeline = "jpeg-decode";
   dump.device = device->info().spec;
   dump.device_name = device->info().name;
+  dump.parameters = {{"job_bytes", p.job.size() * 4}, {"groups", info.groups},
+                     {"blocks", info.blocks},         {"plane_bytes", info.plane_bytes},
+                     {"width", info.width},           {"height", info.height},
+                     {"channels", info.channels},     {"sample_bytes", info.sample_bytes}};
   std::unique_ptr<Queue> q = device->create_queue();
   JpegKernels& k = device->jpeg();
 
@@ -172,6 +183,195 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
                              std::string(info.sample_bytes == 2 ? " (16-bit big-endian)" : ""),
                          read_back(*q, *out, info.output_bytes())});
   return dump;
+}
+
+namespace {
+
+const StageBuffer& stage_of(const StageDump& d, const std::string& name) {
+  for (const StageBuffer& s : d.stages)
+    if (s.name == name) return s;
+  throw Error(ErrorCode::InvalidArgument, "debug: the dump has no stage " + name);
+}
+
+std::uint64_t parameter(const StageDump& d, const std::string& name) {
+  for (const auto& [key, value] : d.parameters)
+    if (key == name) return value;
+  throw Error(ErrorCode::InvalidArgument, "debug: the dump has no parameter " + name);
+}
+
+// A stage's input that must hold `bytes` bytes.
+const StageBuffer& input_of(const StageDump& d, const std::string& name, std::size_t bytes) {
+  const StageBuffer& s = stage_of(d, name);
+  if (s.bytes.size() != bytes)
+    throw Error(ErrorCode::InvalidArgument, "debug: stage " + name + " holds " +
+                                                std::to_string(s.bytes.size()) + " bytes, not " +
+                                                std::to_string(bytes));
+  return s;
+}
+
+StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const StageDump& d,
+                               const std::string& stage) {
+  JpegJobInfo info;
+  info.job_bytes = parameter(d, "job_bytes");
+  info.groups = std::uint32_t(parameter(d, "groups"));
+  info.blocks = std::uint32_t(parameter(d, "blocks"));
+  info.plane_bytes = parameter(d, "plane_bytes");
+  info.width = std::uint32_t(parameter(d, "width"));
+  info.height = std::uint32_t(parameter(d, "height"));
+  info.channels = std::uint32_t(parameter(d, "channels"));
+  info.sample_bytes = std::uint32_t(parameter(d, "sample_bytes"));
+  const StageBuffer& job = input_of(d, "job", info.job_bytes);
+  const hc_jpeg_job h = job_header(job);
+  if (h.groups != info.groups || h.blocks != info.blocks || h.width != info.width ||
+      h.height != info.height || h.out_channels != info.channels ||
+      (info.sample_bytes != 1 && info.sample_bytes != 2) || std::uint64_t(info.groups) > (1u << 26))
+    throw Error(ErrorCode::InvalidArgument, "debug: the dump's parameters are not its job's");
+  const std::size_t coef_bytes = std::size_t(info.groups) * 64 * 64 * 2;
+  std::unique_ptr<Queue> q = device->create_queue();
+  JpegKernels& k = device->jpeg();
+  auto job_buffer = device->alloc(info.job_bytes);
+  q->write(*job_buffer, 0, job.bytes.data(), info.job_bytes);
+  auto upload = [&](const StageBuffer& s) {
+    auto b = device->alloc(std::max<std::size_t>(s.bytes.size(), 1));
+    if (!s.bytes.empty()) q->write(*b, 0, s.bytes.data(), s.bytes.size());
+    return b;
+  };
+  auto output = [&](std::size_t bytes) {
+    auto b = device->alloc(std::max<std::size_t>(bytes, 1));
+    q->zero(*b, 0, b->size());
+    return b;
+  };
+  StageBuffer out = stage_of(d, stage);
+  if (stage == "coefficients") {
+    auto coefficients = output(coef_bytes);
+    k.decode_tokens(*q, *job_buffer, *coefficients, info);
+    out.bytes = read_back(*q, *coefficients, coef_bytes);
+  } else if (stage == "planes") {
+    auto coefficients = upload(input_of(d, "coefficients", coef_bytes));
+    auto planes = output(info.plane_bytes);
+    k.idct(*q, *job_buffer, *coefficients, *planes, info);
+    out.bytes = read_back(*q, *planes, info.plane_bytes);
+  } else if (stage == "image") {
+    auto planes = upload(input_of(d, "planes", info.plane_bytes));
+    auto pixels = output(info.output_bytes());
+    k.upsample_color(*q, *job_buffer, *planes, *pixels, 0, info);
+    out.bytes = read_back(*q, *pixels, info.output_bytes());
+  } else {
+    throw Error(ErrorCode::InvalidArgument,
+                "debug: stage " + stage +
+                    " of jpeg-decode is not a device stage (the job is the "
+                    "host's Huffman decoding)");
+  }
+  return out;
+}
+
+// The line `line` of `file` in a kernel program's text, by its #line directives.
+std::string program_line(const std::string& text, const std::string& file, std::size_t line) {
+  std::istringstream in(text);
+  std::string l, at_file;
+  std::size_t at_line = 1;
+  while (std::getline(in, l)) {
+    if (l.rfind("#line ", 0) == 0) {
+      std::istringstream directive(l.substr(6));
+      std::string name;
+      directive >> at_line >> std::quoted(name);
+      at_file = name;
+      continue;
+    }
+    if (at_file == file && at_line == line) {
+      const std::size_t first = l.find_first_not_of(" \t");
+      return first == std::string::npos ? "" : l.substr(first);
+    }
+    ++at_line;
+  }
+  return "";
+}
+
+std::string kernel_source_line(const std::string& kernel, const std::string& file,
+                               std::size_t line) {
+#if HETCODEC_HAVE_OPENCL
+  // The program that names the kernel first (a portable header's line is the same in each).
+  std::string found;
+  for (const auto& src : opencl::embedded_sources()) {
+    const std::string text = src.text;
+    const std::string l = program_line(text, file, line);
+    if (l.empty()) continue;
+    if (text.find(kernel) != std::string::npos) return l;
+    if (found.empty()) found = l;
+  }
+  return found;
+#else
+  (void)kernel, (void)file, (void)line;
+  return "";
+#endif
+}
+
+}  // namespace
+
+std::vector<std::string> replayable_stages(const StageDump& dump) {
+  if (dump.pipeline == "jpeg-decode") return {"coefficients", "planes", "image"};
+  return {};
+}
+
+StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
+                         const std::string& stage) {
+  if (!device) throw Error(ErrorCode::InvalidArgument, "debug: no device");
+  if (dump.pipeline == "jpeg-decode") return replay_jpeg_decode(device, dump, stage);
+  throw Error(ErrorCode::Unsupported, "debug: no replay for pipeline " + dump.pipeline);
+}
+
+std::vector<EmulatorReport> summarise_emulator_log(const std::string& log) {
+  std::vector<EmulatorReport> reports;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> index;
+  const std::regex address(" *address 0x[0-9a-fA-F]+");
+  const std::regex at_line(R"(At line ([0-9]+) \(column [0-9]+\) of (.*):)");
+  EmulatorReport current;
+  bool open = false;
+  auto close = [&] {
+    if (!open) return;
+    open = false;
+    auto key = std::make_tuple(current.message, current.kernel, current.location);
+    auto it = index.find(key);
+    if (it != index.end()) {
+      ++reports[it->second].count;
+      return;
+    }
+    const std::size_t colon = current.location.rfind(':');
+    if (colon != std::string::npos)
+      current.source = kernel_source_line(current.kernel, current.location.substr(0, colon),
+                                          std::stoul(current.location.substr(colon + 1)));
+    current.count = 1;
+    index.emplace(key, reports.size());
+    reports.push_back(current);
+  };
+  std::istringstream in(log);
+  std::string l;
+  while (std::getline(in, l)) {
+    if (l.empty()) continue;
+    if (l[0] != '\t' && l[0] != ' ') {  // a report's first line
+      close();
+      current = EmulatorReport{};
+      current.message = std::regex_replace(l, address, "");
+      if (current.message.rfind("Oclgrind: ", 0) == 0) current.message.erase(0, 10);
+      open = true;
+      continue;
+    }
+    const std::size_t first = l.find_first_not_of(" \t");
+    if (!open || first == std::string::npos) continue;
+    const std::string t = l.substr(first);
+    std::smatch m;
+    if (t.rfind("Kernel: ", 0) == 0 && current.kernel.empty()) {
+      current.kernel = t.substr(8);
+    } else if ((t.rfind("Entity: ", 0) == 0 || t.rfind("First entity: ", 0) == 0) &&
+               current.entity.empty()) {
+      current.entity = t.substr(t.find(':') + 1);
+      current.entity.erase(0, current.entity.find_first_not_of(' '));
+    } else if (current.location.empty() && std::regex_match(t, m, at_line)) {
+      current.location = m[2].str() + ":" + m[1].str();
+    }
+  }
+  close();
+  return reports;
 }
 
 std::optional<StageDifference> first_difference(const StageDump& a, const StageDump& b) {

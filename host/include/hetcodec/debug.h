@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetcodec/device.h"
@@ -34,6 +35,10 @@ struct StageDump {
   std::string device;       // the device's spec, and its name
   std::string device_name;
   std::vector<StageBuffer> stages;
+  // The sizes the stages were run with, by name (jpeg-decode: job_bytes, groups, blocks,
+  // plane_bytes, width, height, channels, sample_bytes): what replay_stage needs besides the
+  // buffers.
+  std::vector<std::pair<std::string, std::uint64_t>> parameters;
 };
 
 // JPEG decoding (baseline, extended, progressive, arithmetic; 8- and 12-bit; not lossless)
@@ -59,6 +64,31 @@ struct StageDifference {
 // image with the job's layout; nothing when every stage is equal. Error(InvalidArgument) for
 // dumps of different pipelines or stages.
 std::optional<StageDifference> first_difference(const StageDump& a, const StageDump& b);
+
+// The stages of a dump that ran on its device (jpeg-decode: coefficients, planes, image; the
+// job is the host's), which replay_stage runs alone.
+std::vector<std::string> replayable_stages(const StageDump& dump);
+
+// One device stage of a dump run alone on `device` from the dump's buffers before it, as it ran
+// in the pipeline (its output buffer zeroed first), and brought back. Compare it with the dump's
+// (first_difference of the two dumps' stages) to see whether the stage alone makes the same
+// bytes on another device, or under Oclgrind with its checks on. Error(InvalidArgument) for a
+// stage the dump lacks or that is not a device stage, or a dump whose buffers or parameters do
+// not fit together.
+StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
+                         const std::string& stage);
+
+// Oclgrind's reports (the text it writes to OCLGRIND_LOG) summed up: one entry per message,
+// kernel and source line, with the first work-item it names and the number of such reports.
+struct EmulatorReport {
+  std::string message;   // the report's first line, without its memory address
+  std::string kernel;    // "jpeg_idct"
+  std::string entity;    // the first work-item: "Global(3,0,0) Local(3,0,0) Group(0,0,0)"
+  std::string location;  // "kernels_cl/jpeg_decode.cl:33" (the kernels' #line files)
+  std::string source;    // that line of the kernel program, where hetcodec has its text
+  std::size_t count = 0;
+};
+std::vector<EmulatorReport> summarise_emulator_log(const std::string& log);
 
 }  // namespace hetcodec
 
