@@ -6,12 +6,14 @@
 // with its kernel and source line.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "hetcodec/hetcodec.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/libjpeg_oracle.h"
 #include "tests/support/test_support.h"
 
 namespace hetcodec {
@@ -140,6 +142,54 @@ TEST_CASE("cli: debug compare names the stage and block of a wrong IDCT, and kee
   CHECK(wrong.says("component 0, sample (80, 16), in block (10, 2)"));
   CHECK(wrong.says("(1 byte of it differs)"));
   CHECK(wrong.says("stage coefficients: equal"));
+}
+
+TEST_CASE("debug: a JPEG encode's stages are equal on every device, its file libjpeg-turbo's") {
+  const test::Raster rgb = test::synthetic_rgb(97, 61, 3);
+  Image image;
+  image.width = rgb.width;
+  image.height = rgb.height;
+  image.format = PixelFormat::RGB;
+  image.pixels = rgb.samples;
+  JpegEncodeOptions o;
+  o.quality = 85;
+  o.restart_interval = 2;
+  test::EncodeParams p;
+  p.quality = 85;
+  p.h[0] = p.v[0] = 2;  // (the options' default sampling, 4:2:0)
+  p.restart_blocks = 2;
+  const auto want = test::libjpeg_encode_ex(rgb, p);
+  const StageDump cpu = dump_jpeg_encode_stages(open_device("cpu"), image, o);
+  std::vector<std::string> names;
+  for (const StageBuffer& st : cpu.stages) names.push_back(st.name);
+  CHECK(names == std::vector<std::string>{"blocks", "positions", "packed", "stuffing", "file"});
+  CHECK(cpu.stages.back().bytes == want);
+  // The packed bytes are the file's entropy-coded data without its stuffing and markers: as
+  // many as the last position says, and the file holds them and more.
+  std::uint32_t total = 0;
+  std::memcpy(&total, cpu.stages[1].bytes.data() + cpu.stages[1].bytes.size() - 4, 4);
+  CHECK(cpu.stages[2].bytes.size() == total / 8);
+  CHECK(cpu.stages[2].bytes.size() < want.size());
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator) return;
+    const StageDump got = dump_jpeg_encode_stages(test::borrowed(device), image, o);
+    const auto d = first_difference(cpu, got);
+    CHECK_MESSAGE(!d, (d ? d->stage + ": " + d->where : ""));
+  });
+  // A coefficient of one block, and a packed byte, located in the encoder's terms.
+  StageDump b = cpu;
+  reinterpret_cast<std::int16_t*>(b.stages[0].bytes.data())[5 * 64 + 3] += 1;
+  auto d = first_difference(cpu, b);
+  REQUIRE(d);
+  CHECK(d->stage == "blocks");
+  CHECK(d->where == "block 5 (coding order), coefficient 3 of zigzag order");
+  b = cpu;
+  b.stages[2].bytes[10] ^= 0x40;
+  d = first_difference(cpu, b);
+  REQUIRE(d);
+  CHECK(d->stage == "packed");
+  CHECK(d->where == "packed byte 10 (bits 80..87)");
+  CHECK(replayable_stages(cpu).empty());  // (no replay of the encode's stages yet)
 }
 
 TEST_CASE("debug: every stage of a CPU dump replays alone to the same bytes on every device") {

@@ -133,15 +133,20 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       "  stage whose bytes differ is named with where it differs in the image (component,\n"
       "  block, coefficient, sample or pixel) and the values on each side.\n"
       "  Exit status: 0 when every stage is equal, 1 when a stage differs, 2 on an error.\n"
-      "  Pipelines: jpeg-decode (stages job, coefficients, planes, image).");
+      "  Pipelines: jpeg-decode (a JPEG file; stages job, coefficients, planes, image),\n"
+      "  jpeg-encode (an image file: PNM, PAM, PNG or JPEG, 8-bit; stages blocks, positions,\n"
+      "  packed, stuffing, file).");
+  auto quality = std::make_shared<int>(75);
   compare->add_option("file", *file, "the input file")->required()->type_name("PATH");
-  compare->add_option("--pipeline", *pipeline, "the pipeline (jpeg-decode)")
-      ->check(CLI::IsMember({"jpeg-decode"}));
+  compare->add_option("--pipeline", *pipeline, "the pipeline (jpeg-decode, jpeg-encode)")
+      ->check(CLI::IsMember({"jpeg-decode", "jpeg-encode"}));
+  compare->add_option("--quality", *quality, "jpeg-encode's quality (1-100, default 75)")
+      ->check(CLI::Range(1, 100));
   compare->add_option("--dump", *dump,
                       "keep both runs' stages in DIR: DIR/<device>/<stage>.bin and "
                       "manifest.json (docs/debugging.md)")
       ->type_name("DIR");
-  compare->callback([&options, file, dump] {
+  compare->callback([&options, file, dump, pipeline, quality] {
     std::vector<std::string> specs = options.devices;
     if (specs.empty()) specs = {"auto"};
     if (specs.size() == 1) specs.insert(specs.begin(), "cpu");
@@ -154,12 +159,20 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
     std::optional<StageDifference> d;
     try {  // (cmp's statuses: 2 for trouble, 1 for a difference)
       const std::vector<std::uint8_t> bytes = read_all(*file);
+      std::optional<Image> image;
+      if (*pipeline == "jpeg-encode") image = read_image_file(*file, open_device("cpu"));
       for (const std::string& spec : specs) {
         auto device = open_device(spec);
         if (!options.quiet)
-          std::fprintf(stderr, "%s: jpeg-decode stage by stage on %s (%s)\n", file->c_str(),
-                       device->info().spec.c_str(), device->info().name.c_str());
-        runs.push_back(dump_jpeg_decode_stages(device, bytes.data(), bytes.size()));
+          std::fprintf(stderr, "%s: %s stage by stage on %s (%s)\n", file->c_str(),
+                       pipeline->c_str(), device->info().spec.c_str(), device->info().name.c_str());
+        if (image) {
+          JpegEncodeOptions o;
+          o.quality = *quality;
+          runs.push_back(dump_jpeg_encode_stages(device, *image, o));
+        } else {
+          runs.push_back(dump_jpeg_decode_stages(device, bytes.data(), bytes.size()));
+        }
         if (!dump->empty()) write_dump(runs.back(), *dump, *file, bytes);
       }
       d = first_difference(runs[0], runs[1]);

@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "core/portable/jpeg_job.h"
 #include "hetcodec/debug.h"
+#include "host/src/jpeg_encoder_access.h"
 #include "host/src/jpeg_prepare.h"
 #if HETCODEC_HAVE_OPENCL
 #include "backends/opencl/embedded.h"
@@ -308,6 +309,74 @@ std::string kernel_source_line(const std::string& kernel, const std::string& fil
 
 }  // namespace
 
+StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const Image& image,
+                                  JpegEncodeOptions options) {
+  if (!device) throw Error(ErrorCode::InvalidArgument, "debug: no device");
+  options.entropy = JpegEntropy::Device;
+  options.batch_streams = 1;
+  StageDump dump;
+  dump.pipeline = "jpeg-encode";
+  dump.device = device->info().spec;
+  dump.device_name = device->info().name;
+  JpegEncoder encoder(device, options);
+  auto words = [](Queue& q, const DeviceBuffer& b, std::size_t word, std::size_t count) {
+    std::vector<std::uint8_t> out(count * 4);
+    if (count) q.read(out.data(), b, word * 4, count * 4);
+    q.finish();
+    return out;
+  };
+  detail::JpegEncoderAccess::observe(encoder, [&](const detail::JpegEncodeSnapshot& s) {
+    const hc_jenc_batch& h = s.head;
+    const std::string stage = s.stage;
+    if (stage == "blocks") {
+      std::vector<std::uint8_t> bytes(std::size_t(h.blocks) * 128);
+      s.queue.read(bytes.data(), s.coefs, 0, bytes.size());
+      s.queue.finish();
+      dump.stages.push_back({"blocks",
+                             "i16",
+                             {h.blocks, 64},
+                             "coded blocks in coding order (each MCU's blocks, component by "
+                             "component) x 64 quantised coefficients in zigzag order",
+                             std::move(bytes)});
+      dump.parameters = {{"blocks", h.blocks}, {"intervals", h.intervals}};
+    } else if (stage == "positions") {
+      dump.stages.push_back({"positions",
+                             "u32",
+                             {h.pos_count},
+                             "each block's first bit in the packed data (an interval's end "
+                             "padded to a byte), then the total",
+                             words(s.queue, s.work, h.w_pos, h.pos_count)});
+    } else if (s.data) {
+      const std::vector<std::uint8_t> r = words(s.queue, s.work, h.w_results, HC_JENC_RESULT_WORDS);
+      std::uint32_t bytes = 0;
+      std::memcpy(&bytes, r.data() + 4 * HC_JENC_R_BYTES, 4);
+      if (stage == "packed") {
+        std::vector<std::uint8_t> packed(bytes);
+        if (bytes)
+          s.queue.read(packed.data(), *s.data, std::size_t(hc_jenc_w_data(bytes)) * 4, bytes);
+        s.queue.finish();
+        dump.stages.push_back({"packed",
+                               "u8",
+                               {bytes},
+                               "the entropy-coded bytes, intervals back to back, without "
+                               "stuffed 0x00 bytes or markers",
+                               std::move(packed)});
+      } else {
+        const std::uint32_t entries = hc_jenc_chunks(bytes) + 1;
+        dump.stages.push_back({"stuffing",
+                               "u32",
+                               {entries},
+                               "the 0xFF bytes before each 32-byte chunk of the packed bytes, "
+                               "then the total",
+                               words(s.queue, *s.data, 0, entries)});
+      }
+    }
+  });
+  std::vector<std::uint8_t> file = encoder.encode(image);
+  dump.stages.push_back({"file", "u8", {file.size()}, "the JPEG file", std::move(file)});
+  return dump;
+}
+
 std::vector<std::string> replayable_stages(const StageDump& dump) {
   if (dump.pipeline == "jpeg-decode") return {"coefficients", "planes", "image"};
   return {};
@@ -374,6 +443,27 @@ std::vector<EmulatorReport> summarise_emulator_log(const std::string& log) {
   return reports;
 }
 
+namespace {
+
+// Element `element` of a jpeg-encode stage, in the encoder's terms.
+std::string locate_encode(const StageBuffer& s, std::size_t element) {
+  std::ostringstream w;
+  if (s.name == "blocks")
+    w << "block " << element / 64 << " (coding order), coefficient " << element % 64
+      << " of zigzag order";
+  else if (s.name == "positions")
+    w << "the first bit of block " << element;
+  else if (s.name == "packed")
+    w << "packed byte " << element << " (bits " << element * 8 << ".." << element * 8 + 7 << ")";
+  else if (s.name == "stuffing")
+    w << "the 0xFF count before chunk " << element << " (packed bytes from " << element * 32 << ")";
+  else
+    w << s.name << " byte " << element;
+  return w.str();
+}
+
+}  // namespace
+
 std::optional<StageDifference> first_difference(const StageDump& a, const StageDump& b) {
   if (a.pipeline != b.pipeline || a.stages.size() != b.stages.size())
     throw Error(ErrorCode::InvalidArgument, "debug: dumps of different pipelines (" + a.pipeline +
@@ -403,7 +493,9 @@ std::optional<StageDifference> first_difference(const StageDump& a, const StageD
       d.where = "the buffers' sizes: " + std::to_string(sa.bytes.size()) + " and " +
                 std::to_string(sb.bytes.size()) + " bytes";
     } else {
-      d.where = job ? locate(sa, element, job_header(*job)) : "element " + std::to_string(element);
+      d.where = a.pipeline == "jpeg-encode" ? locate_encode(sa, element)
+                : job                       ? locate(sa, element, job_header(*job))
+                                            : "element " + std::to_string(element);
     }
     d.value_a = value_at(sa, element);
     d.value_b = value_at(sb, element);

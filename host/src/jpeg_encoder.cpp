@@ -16,6 +16,7 @@
 #include "core/jpeg/encoder.h"
 #include "core/portable/jpeg_encode.h"
 #include "hetcodec/jpeg_encode.h"
+#include "host/src/jpeg_encoder_access.h"
 #include "host/src/parallel.h"
 #include "host/src/pinned_registry.h"
 #include "host/src/pinned_upload.h"
@@ -148,6 +149,7 @@ struct JpegEncoder::Impl {
   std::unique_ptr<PinnedBuffer> plan_staging;  // the plan up
   double data_per_block = 0;              // the last launch's entropy-coded bytes per block
   bool data_dirty = false;  // a launch stopped between HC_JENC_PACK and HC_JENC_SCATTER's end
+  detail::JpegEncodeObserver observer;  // (the debugging tools': detail::JpegEncoderAccess)
   detail::WorkerPool pool;
   StageTimes times;
   // encode_batch: encoders of the same device for the other streams, and their threads.
@@ -432,6 +434,12 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
         });
   }
   lap(times.transform);
+  auto observe = [&](const char* stage) {
+    if (!observer) return;
+    queue->finish();
+    observer({stage, *queue, head, *work, data.get(), *coefs});
+  };
+  observe("blocks");
   if (options.optimize) {
     run(HC_JENC_HIST);
     std::vector<std::uint32_t> counts(n * HC_JENC_HIST_WORDS);
@@ -489,6 +497,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   const std::uint64_t bound = (std::uint64_t(head.blocks) * 1681 + 7) / 8 + head.intervals;
   if (options.optimize) run(HC_JENC_BITS);
   run(HC_JENC_SCAN, HC_JENC_SCAN_POS);
+  observe("positions");
   if (bound <= kBoundedBytes) {
     bytes = std::uint32_t(bound);
   } else {
@@ -514,7 +523,9 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   if (made) queue->zero(*out, 0, out->size());  // (read past the data: below)
   data_dirty = true;
   run(HC_JENC_PACK);
+  observe("packed");
   run(HC_JENC_SCAN, HC_JENC_SCAN_FF);
+  observe("stuffing");
   run(HC_JENC_SCATTER);
   // The output's header (the results and each image's first byte) and its data are read in one
   // transfer and one wait: as many bytes of the data as the last launch's bytes per block
@@ -879,6 +890,10 @@ Item raw_item(const JpegRawImage& r, const JpegEncodeOptions& o) {
 std::vector<std::uint8_t> JpegEncoder::encode(const std::uint8_t* pixels, std::size_t size,
                                               int width, int height, JpegPixels layout) {
   return impl_->one(raw_item({pixels, size, width, height, layout}, impl_->options));
+}
+
+void detail::JpegEncoderAccess::observe(JpegEncoder& encoder, JpegEncodeObserver observer) {
+  encoder.impl_->observer = std::move(observer);
 }
 
 std::vector<std::uint8_t> JpegEncoder::encode(const Image& image) {

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "hetcodec/device.h"
+#include "hetcodec/image.h"
+#include "hetcodec/jpeg_encode.h"
 
 namespace hetcodec {
 
@@ -50,6 +52,17 @@ struct StageDump {
 // of the batch path keeps in local memory: its planes and pixels equal the fused path's.
 StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const std::uint8_t* data,
                                   std::size_t size);
+
+// JPEG encoding on the device (entropy coding there whatever options.entropy says; one image,
+// one launch) with each device stage's output brought back: "blocks" (the blocks stage: each
+// coded block's 64 quantised coefficients in zigzag order, blocks in coding order: each MCU's
+// blocks component by component), "positions" (the blocks' scan: each block's first bit in
+// the packed data, a restart interval's end padded to a byte, then the total), "packed" (the
+// pack stage: the entropy-coded bytes without stuffing or markers), "stuffing" (the 0xFF
+// scan: the 0xFF bytes before each 32-byte chunk of the packed bytes, then the total) and
+// "file" (the JPEG file the encoder returns).
+StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const Image& image,
+                                  JpegEncodeOptions options = {});
 
 // Where two dumps of the same pipeline and input first differ.
 struct StageDifference {

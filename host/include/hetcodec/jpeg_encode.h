@@ -69,6 +69,10 @@ struct JpegEncodeOptions {
   bool profile = false;
 };
 
+namespace detail {
+struct JpegEncoderAccess;  // (the debugging tools' view, hetcodec/debug.h)
+}
+
 class JpegEncoder {
  public:
   // Seconds per step, summed over the images encoded with JpegEncodeOptions::profile on.
@@ -124,6 +128,7 @@ class JpegEncoder {
   void reset_stage_times();
 
  private:
+  friend struct detail::JpegEncoderAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
