@@ -99,11 +99,11 @@ typedef struct hc_jenc_batch {
   hc_u32 groups, hist_groups; /* work-groups of HC_JENC_BLOCKS and HC_JENC_HIST */
   hc_u32 optimize;            /* HC_JENC_BLOCKS zeroes the images' histograms */
   hc_u32 group_map, plans;    /* words of the plan */
-  hc_u32 pos_count, interval_count; /* N + 1 (the blocks' scan's entries), R */
-  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist, unused; /* in the work buffer */
+  hc_u32 pos_count;                         /* N + 1: the blocks' scan's entries */
+  hc_u32 w_pos, w_intervals, w_sums, w_results, w_hist; /* in the work buffer */
   hc_u32 w_shares; /* ... each block's 8 shares' AC bits, 16 bits each (HC_JENC_PACK's lanes) */
   hc_u32 w_dc;     /* ... each block's quantised DC, 16 bits */
-  hc_u32 reserved[12];
+  hc_u32 reserved[14];
 } hc_jenc_batch;
 
 #define HC_JENC_BATCH_WORDS 32

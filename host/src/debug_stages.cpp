@@ -21,9 +21,11 @@ namespace hetcodec {
 
 namespace {
 
-std::vector<std::uint8_t> read_back(Queue& q, const DeviceBuffer& b, std::size_t bytes) {
+// `bytes` of a buffer from `offset`, once the queue is done.
+std::vector<std::uint8_t> read_back(Queue& q, const DeviceBuffer& b, std::size_t bytes,
+                                    std::size_t offset = 0) {
   std::vector<std::uint8_t> out(bytes);
-  if (bytes) q.read(out.data(), b, 0, bytes);
+  if (bytes) q.read(out.data(), b, offset, bytes);
   q.finish();
   return out;
 }
@@ -320,18 +322,13 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
   dump.device_name = device->info().name;
   JpegEncoder encoder(device, options);
   auto words = [](Queue& q, const DeviceBuffer& b, std::size_t word, std::size_t count) {
-    std::vector<std::uint8_t> out(count * 4);
-    if (count) q.read(out.data(), b, word * 4, count * 4);
-    q.finish();
-    return out;
+    return read_back(q, b, count * 4, word * 4);
   };
   detail::JpegEncoderAccess::observe(encoder, [&](const detail::JpegEncodeSnapshot& s) {
     const hc_jenc_batch& h = s.head;
     const std::string stage = s.stage;
     if (stage == "blocks") {
-      std::vector<std::uint8_t> bytes(std::size_t(h.blocks) * 128);
-      s.queue.read(bytes.data(), s.coefs, 0, bytes.size());
-      s.queue.finish();
+      std::vector<std::uint8_t> bytes = read_back(s.queue, s.coefs, std::size_t(h.blocks) * 128);
       dump.stages.push_back({"blocks",
                              "i16",
                              {h.blocks, 64},
@@ -351,10 +348,8 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
       std::uint32_t bytes = 0;
       std::memcpy(&bytes, r.data() + 4 * HC_JENC_R_BYTES, 4);
       if (stage == "packed") {
-        std::vector<std::uint8_t> packed(bytes);
-        if (bytes)
-          s.queue.read(packed.data(), *s.data, std::size_t(hc_jenc_w_data(bytes)) * 4, bytes);
-        s.queue.finish();
+        std::vector<std::uint8_t> packed =
+            read_back(s.queue, *s.data, bytes, std::size_t(hc_jenc_w_data(bytes)) * 4);
         dump.stages.push_back({"packed",
                                "u8",
                                {bytes},

@@ -346,7 +346,6 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
   b.group_map = align(HC_JENC_TABLE_WORD + table.size());
   b.plans = align(std::uint64_t(b.group_map) + b.groups + b.hist_groups);
   b.pos_count = b.blocks + 1;
-  b.interval_count = b.intervals;
   std::uint32_t w = 0;
   auto take = [&](std::uint64_t count) {
     const std::uint32_t at = w;
@@ -354,7 +353,7 @@ std::vector<std::uint32_t> batch_plan(const std::vector<Piece>& pieces, bool opt
     return at;
   };
   b.w_pos = take(b.pos_count);
-  b.w_intervals = take(b.interval_count);
+  b.w_intervals = take(b.intervals);
   b.w_sums = take(2 * HC_JENC_SCAN_STATUS_WORDS);
   b.w_results = take(HC_JENC_RESULT_WORDS);
   b.w_shares = take(std::uint64_t(b.blocks) * 4);  // (8 16-bit words a block)
