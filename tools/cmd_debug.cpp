@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "tools/cli.h"
+#include "tools/decode_ljpeg.h"
 
 namespace hetcodec::tools {
 namespace {
@@ -124,29 +125,44 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
   debug->require_subcommand(1);
   auto file = std::make_shared<std::string>();
   auto dump = std::make_shared<std::string>();
-  auto pipeline = std::make_shared<std::string>("jpeg-decode");
+  auto pipeline = std::make_shared<std::string>("auto");
   auto* compare = debug->add_subcommand(
       "compare",
       "run a pipeline stage by stage on two devices and name the first stage that differs\n"
       "  Devices: the two -d given, or the CPU reference and the one -d given (default: the\n"
       "  CPU reference and auto). Each stage's buffer is waited for and read back; the first\n"
       "  stage whose bytes differ is named with where it differs in the image (component,\n"
-      "  block, coefficient, sample or pixel) and the values on each side.\n"
+      "  block, coefficient, row, sample or pixel) and the values on each side.\n"
       "  Exit status: 0 when every stage is equal, 1 when a stage differs, 2 on an error.\n"
-      "  Pipelines: jpeg-decode (a JPEG file; stages job, coefficients, planes, image),\n"
-      "  jpeg-encode (an image file: PNM, PAM, PNG or JPEG, 8-bit; stages blocks, positions,\n"
-      "  packed, stuffing, file).");
+      "  Pipelines (default: by the file, jpeg-decode, ljpeg-decode or png-decode):\n"
+      "    jpeg-decode   a JPEG file: job, coefficients, planes, image\n"
+      "    ljpeg-decode  a lossless JPEG file: file, job, residuals, row-status, samples, image\n"
+      "    png-decode    a PNG file: [compressed,] job, inflated, defiltered, image\n"
+      "    jpeg-encode   an image file (PNM, PAM, PNG or JPEG, 8-bit): blocks, positions,\n"
+      "                  packed, stuffing, file\n"
+      "    png-encode    an image file: samples, filtered, plan, symbols, blocks, deflate,\n"
+      "                  crcs, file (the parallel mode, --segments segments)\n"
+      "    smooth, texture  an 8-bit image file: source, output\n"
+      "    perlin, mandelbrot  no file (--size): output");
   auto quality = std::make_shared<int>(75);
-  compare->add_option("file", *file, "the input file")->required()->type_name("PATH");
-  compare->add_option("--pipeline", *pipeline, "the pipeline (jpeg-decode, jpeg-encode)")
-      ->check(CLI::IsMember({"jpeg-decode", "jpeg-encode"}));
+  auto segments = std::make_shared<int>(4);
+  auto size = std::make_shared<std::string>("256x256");
+  compare->add_option("file", *file, "the input file (none for perlin and mandelbrot)")
+      ->type_name("PATH");
+  compare->add_option("--pipeline", *pipeline, "the pipeline (default: by the file)")
+      ->check(CLI::IsMember({"auto", "jpeg-decode", "ljpeg-decode", "png-decode", "jpeg-encode",
+                             "png-encode", "smooth", "texture", "perlin", "mandelbrot"}));
   compare->add_option("--quality", *quality, "jpeg-encode's quality (1-100, default 75)")
       ->check(CLI::Range(1, 100));
+  compare->add_option("--segments", *segments, "png-encode's segments (1-4096, default 4)")
+      ->check(CLI::Range(1, 4096));
+  compare->add_option("--size", *size, "perlin's and mandelbrot's size (default 256x256)")
+      ->type_name("WxH");
   compare->add_option("--dump", *dump,
                       "keep both runs' stages in DIR: DIR/<device>/<stage>.bin and "
                       "manifest.json (docs/debugging.md)")
       ->type_name("DIR");
-  compare->callback([&options, file, dump, pipeline, quality] {
+  compare->callback([&options, file, dump, pipeline, quality, segments, size] {
     std::vector<std::string> specs = options.devices;
     if (specs.empty()) specs = {"auto"};
     if (specs.size() == 1) specs.insert(specs.begin(), "cpu");
@@ -155,41 +171,84 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
                    "the CPU reference\n";
       throw CLI::RuntimeError(2);
     }
+    std::string name = *pipeline;
+    const bool generator = name == "perlin" || name == "mandelbrot";
+    if (file->empty() != generator) {
+      std::cerr << "hetcodec debug compare: "
+                << (generator ? name + " takes no input file (--size)\n"
+                              : std::string("an input file, please\n"));
+      throw CLI::RuntimeError(2);
+    }
+    const std::string label = generator ? name : *file;
     std::vector<StageDump> runs;
     std::optional<StageDifference> d;
     try {  // (cmp's statuses: 2 for trouble, 1 for a difference)
-      const std::vector<std::uint8_t> bytes = read_all(*file);
+      std::vector<std::uint8_t> bytes;
+      int width = 0, height = 0;
+      if (generator) {
+        char x = 0, rest = 0;
+        if (std::sscanf(size->c_str(), "%d%c%d%c", &width, &x, &height, &rest) != 3 || x != 'x')
+          throw Error(ErrorCode::InvalidArgument, "--size " + *size + " is not WxH");
+      } else {
+        bytes = read_all(*file);
+      }
+      if (name == "auto") {
+        const FileKind kind = sniff(bytes);
+        if (kind == FileKind::Png)
+          name = "png-decode";
+        else if (kind == FileKind::Jpeg)
+          name = lossless_precision(bytes) ? "ljpeg-decode" : "jpeg-decode";
+        else
+          throw Error(ErrorCode::InvalidData,
+                      kind_problem(bytes, "a JPEG or PNG") +
+                          " (an image to encode or filter takes --pipeline)");
+      }
       std::optional<Image> image;
-      if (*pipeline == "jpeg-encode") image = read_image_file(*file, open_device("cpu"));
+      if (name == "jpeg-encode" || name == "png-encode" || name == "smooth" || name == "texture")
+        image = read_image_file(*file, open_device("cpu"));
       for (const std::string& spec : specs) {
         auto device = open_device(spec);
         if (!options.quiet)
-          std::fprintf(stderr, "%s: %s stage by stage on %s (%s)\n", file->c_str(),
-                       pipeline->c_str(), device->info().spec.c_str(), device->info().name.c_str());
-        if (image) {
+          std::fprintf(stderr, "%s: %s stage by stage on %s (%s)\n", label.c_str(), name.c_str(),
+                       device->info().spec.c_str(), device->info().name.c_str());
+        if (name == "jpeg-encode") {
           JpegEncodeOptions o;
           o.quality = *quality;
           runs.push_back(dump_jpeg_encode_stages(device, *image, o));
+        } else if (name == "png-encode") {
+          runs.push_back(dump_png_encode_stages(device, *image, *segments));
+        } else if (name == "smooth") {
+          runs.push_back(dump_smooth_stages(device, *image));
+        } else if (name == "texture") {
+          runs.push_back(dump_texture_stages(device, *image));
+        } else if (name == "perlin") {
+          runs.push_back(dump_perlin_stages(device, width, height));
+        } else if (name == "mandelbrot") {
+          runs.push_back(dump_mandelbrot_stages(device, width, height));
+        } else if (name == "png-decode") {
+          runs.push_back(dump_png_decode_stages(device, bytes.data(), bytes.size()));
+        } else if (name == "ljpeg-decode") {
+          runs.push_back(dump_ljpeg_decode_stages(device, bytes.data(), bytes.size()));
         } else {
           runs.push_back(dump_jpeg_decode_stages(device, bytes.data(), bytes.size()));
         }
-        if (!dump->empty()) write_dump(runs.back(), *dump, *file, bytes);
+        if (!dump->empty()) write_dump(runs.back(), *dump, label, bytes);
       }
       d = first_difference(runs[0], runs[1]);
     } catch (const Error& e) {
-      std::cerr << "hetcodec debug compare: " << *file << ": " << to_string(e.code()) << ": "
+      std::cerr << "hetcodec debug compare: " << label << ": " << to_string(e.code()) << ": "
                 << e.what() << "\n";
       throw CLI::RuntimeError(2);
     }
     const std::string a = runs[0].device, b = runs[1].device;
     if (!d) {
-      std::printf("%s: every stage equal on %s and %s (", file->c_str(), a.c_str(), b.c_str());
+      std::printf("%s: every stage equal on %s and %s (", label.c_str(), a.c_str(), b.c_str());
       for (std::size_t i = 0; i < runs[0].stages.size(); ++i)
         std::printf("%s%s", i ? ", " : "", runs[0].stages[i].name.c_str());
       std::printf(")\n");
       return;
     }
-    std::printf("%s: first difference in stage %s (%zu byte%s of it differ%s)\n", file->c_str(),
+    std::printf("%s: first difference in stage %s (%zu byte%s of it differ%s)\n", label.c_str(),
                 d->stage.c_str(), d->differing_bytes, d->differing_bytes == 1 ? "" : "s",
                 d->differing_bytes == 1 ? "s" : "");
     std::printf("  at byte %zu: %s\n", d->byte_offset, d->where.c_str());
@@ -219,8 +278,16 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
   replay->add_option("dump", *dir, "the dump's folder")->required()->type_name("DIR");
   replay->add_option("--stage", *stages, "a stage to replay (repeatable; default: all)")
       ->type_name("NAME");
-  replay->callback([&options, dir, stages] {
+  auto rows = std::make_shared<std::string>();
+  replay
+      ->add_option("--rows", *rows,
+                   "replay only rows FIRST to LAST of the image (inclusive), where the stage "
+                   "allows it (png-decode's defiltered and image of a non-interlaced image, "
+                   "smooth's output); the other rows are the dump's")
+      ->type_name("FIRST-LAST");
+  replay->callback([&options, dir, stages, rows] {
     StageDump dump;
+    ReplayCrop crop;
     std::string spec, log_path;
     std::vector<std::string> names;
     std::vector<std::pair<std::string, std::optional<StageDifference>>> results;
@@ -237,23 +304,32 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       names = stages->empty() ? replayable_stages(dump) : *stages;
       if (names.empty())
         throw Error(ErrorCode::Unsupported, "no stage of pipeline " + dump.pipeline + " to replay");
+      if (!rows->empty()) {
+        unsigned long long first = 0, last = 0;
+        char dash = 0, rest = 0;
+        if (std::sscanf(rows->c_str(), "%llu%c%llu%c", &first, &dash, &last, &rest) != 3 ||
+            dash != '-' || last < first)
+          throw Error(ErrorCode::InvalidArgument, "--rows " + *rows + " is not FIRST-LAST");
+        crop.first_row = first;
+        crop.rows = last - first + 1;
+        if (stages->empty()) {  // (every stage that takes a crop)
+          std::vector<std::string> croppable;
+          for (const std::string& n : names)
+            if (crop_replayable(dump, n)) croppable.push_back(n);
+          names = croppable;
+          if (names.empty())
+            throw Error(ErrorCode::Unsupported,
+                        "no stage of this " + dump.pipeline + " dump replays on a crop");
+        }
+      }
       auto device = open_device(spec);
       for (const std::string& name : names) {
         if (!options.quiet)
           std::fprintf(stderr, "%s: replaying %s stage %s on %s (%s)\n", dir->c_str(),
                        dump.pipeline.c_str(), name.c_str(), device->info().spec.c_str(),
                        device->info().name.c_str());
-        StageBuffer again = replay_stage(device, dump, name);
-        // (the two sides as dumps of the job and the stage, so that the difference is located)
-        StageDump a, b;
-        a.pipeline = b.pipeline = dump.pipeline;
-        for (const StageBuffer& st : dump.stages)
-          if (st.name == "job" && name != "job") a.stages.push_back(st);
-        b.stages = a.stages;
-        for (const StageBuffer& st : dump.stages)
-          if (st.name == name) a.stages.push_back(st);
-        b.stages.push_back(std::move(again));
-        results.emplace_back(name, first_difference(a, b));
+        const StageBuffer again = replay_stage(device, dump, name, crop);
+        results.emplace_back(name, stage_difference(dump, again));
       }
       spec = device->info().spec;
     } catch (const Error& e) {
@@ -263,13 +339,16 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
     }
     bool differ = false;
     for (const auto& [name, d] : results) {
+      const std::string band = crop.whole() ? ""
+                                            : " rows " + std::to_string(crop.first_row) + "-" +
+                                                  std::to_string(crop.first_row + crop.rows - 1);
       if (!d) {
-        std::printf("stage %s: equal to the dump's (%s) on %s\n", name.c_str(), dump.device.c_str(),
-                    spec.c_str());
+        std::printf("stage %s%s: equal to the dump's (%s) on %s\n", name.c_str(), band.c_str(),
+                    dump.device.c_str(), spec.c_str());
         continue;
       }
       differ = true;
-      std::printf("stage %s: differs from the dump's (%zu byte%s)\n", name.c_str(),
+      std::printf("stage %s%s: differs from the dump's (%zu byte%s)\n", name.c_str(), band.c_str(),
                   d->differing_bytes, d->differing_bytes == 1 ? "" : "s");
       std::printf("  at byte %zu: %s\n", d->byte_offset, d->where.c_str());
       std::printf("  dump (%s): %s\n  replay (%s): %s\n", dump.device.c_str(), d->value_a.c_str(),

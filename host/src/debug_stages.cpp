@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "core/portable/jpeg_job.h"
 #include "hetcodec/debug.h"
+#include "host/src/debug_common.h"
 #include "host/src/jpeg_encoder_access.h"
 #include "host/src/jpeg_prepare.h"
 #if HETCODEC_HAVE_OPENCL
@@ -19,16 +20,12 @@
 
 namespace hetcodec {
 
-namespace {
+using detail::input_of;
+using detail::parameter;
+using detail::read_back;
+using detail::stage_of;
 
-// `bytes` of a buffer from `offset`, once the queue is done.
-std::vector<std::uint8_t> read_back(Queue& q, const DeviceBuffer& b, std::size_t bytes,
-                                    std::size_t offset = 0) {
-  std::vector<std::uint8_t> out(bytes);
-  if (bytes) q.read(out.data(), b, offset, bytes);
-  q.finish();
-  return out;
-}
+namespace {
 
 hc_jpeg_job job_header(const StageBuffer& job) {
   hc_jpeg_job h{};
@@ -189,28 +186,6 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
 }
 
 namespace {
-
-const StageBuffer& stage_of(const StageDump& d, const std::string& name) {
-  for (const StageBuffer& s : d.stages)
-    if (s.name == name) return s;
-  throw Error(ErrorCode::InvalidArgument, "debug: the dump has no stage " + name);
-}
-
-std::uint64_t parameter(const StageDump& d, const std::string& name) {
-  for (const auto& [key, value] : d.parameters)
-    if (key == name) return value;
-  throw Error(ErrorCode::InvalidArgument, "debug: the dump has no parameter " + name);
-}
-
-// A stage's input that must hold `bytes` bytes.
-const StageBuffer& input_of(const StageDump& d, const std::string& name, std::size_t bytes) {
-  const StageBuffer& s = stage_of(d, name);
-  if (s.bytes.size() != bytes)
-    throw Error(ErrorCode::InvalidArgument, "debug: stage " + name + " holds " +
-                                                std::to_string(s.bytes.size()) + " bytes, not " +
-                                                std::to_string(bytes));
-  return s;
-}
 
 StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const StageDump& d,
                                const std::string& stage) {
@@ -374,13 +349,25 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
 
 std::vector<std::string> replayable_stages(const StageDump& dump) {
   if (dump.pipeline == "jpeg-decode") return {"coefficients", "planes", "image"};
+  if (detail::other_pipeline(dump.pipeline)) return detail::other_replayable(dump);
   return {};
 }
 
+bool crop_replayable(const StageDump& dump, const std::string& stage) {
+  if (dump.pipeline == "smooth") return stage == "output";
+  if (dump.pipeline == "png-decode" && (stage == "defiltered" || stage == "image")) {
+    for (const auto& [key, value] : dump.parameters)
+      if (key == "interlace") return value == 0;
+  }
+  return false;
+}
+
 StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
-                         const std::string& stage) {
+                         const std::string& stage, const ReplayCrop& crop) {
   if (!device) throw Error(ErrorCode::InvalidArgument, "debug: no device");
+  if (!crop.whole() && !crop_replayable(dump, stage)) detail::no_crop(dump.pipeline, stage);
   if (dump.pipeline == "jpeg-decode") return replay_jpeg_decode(device, dump, stage);
+  if (detail::other_pipeline(dump.pipeline)) return detail::other_replay(device, dump, stage, crop);
   throw Error(ErrorCode::Unsupported, "debug: no replay for pipeline " + dump.pipeline);
 }
 
@@ -487,16 +474,42 @@ std::optional<StageDifference> first_difference(const StageDump& a, const StageD
     if (first == common) {
       d.where = "the buffers' sizes: " + std::to_string(sa.bytes.size()) + " and " +
                 std::to_string(sb.bytes.size()) + " bytes";
+    } else if (a.pipeline == "jpeg-encode") {
+      d.where = locate_encode(sa, element);
+    } else if (a.pipeline == "jpeg-decode" && job) {
+      d.where = locate(sa, element, job_header(*job));
+    } else if (detail::other_pipeline(a.pipeline)) {
+      d.where = detail::other_locate(a, sa, element);
     } else {
-      d.where = a.pipeline == "jpeg-encode" ? locate_encode(sa, element)
-                : job                       ? locate(sa, element, job_header(*job))
-                                            : "element " + std::to_string(element);
+      d.where = "element " + std::to_string(element);
     }
     d.value_a = value_at(sa, element);
     d.value_b = value_at(sb, element);
     return d;
   }
   return std::nullopt;
+}
+
+std::optional<StageDifference> stage_difference(const StageDump& dump,
+                                                const StageBuffer& replayed) {
+  // (the dump with the replayed stage in place of its own: located with the same context)
+  StageDump again = dump;
+  bool found = false;
+  for (StageBuffer& s : again.stages)
+    if (s.name == replayed.name) s = replayed, found = true;
+  if (!found)
+    throw Error(ErrorCode::InvalidArgument, "debug: the dump has no stage " + replayed.name);
+  StageDump a = dump, b = again;
+  // Only the stage itself is compared; the stages before it are the dump's on both sides.
+  auto keep = [&](StageDump& d) {
+    std::vector<StageBuffer> kept;
+    for (StageBuffer& s : d.stages)
+      if (s.name == replayed.name || s.name == "job") kept.push_back(std::move(s));
+    d.stages = std::move(kept);
+  };
+  keep(a);
+  keep(b);
+  return first_difference(a, b);
 }
 
 }  // namespace hetcodec

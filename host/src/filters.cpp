@@ -10,13 +10,26 @@
 #include "core/error.h"
 #include "core/portable/filters.h"
 #include "host/src/device_image.h"
+#include "host/src/filters_access.h"
 
 namespace hetcodec {
 
 struct Filters::Impl {
   std::shared_ptr<Device> device;
   std::unique_ptr<Queue> queue;
+  detail::FilterObserver observer;  // (the debugging tools': detail::FiltersAccess)
+  // One kernel, waited for (and shown to the observer).
+  void run(int kind, const hc_filter_params& p, const DeviceBuffer* src, std::size_t src_offset,
+           DeviceBuffer& dst) {
+    device->filters().run(*queue, kind, p, src, src_offset, dst, 0);
+    queue->finish();
+    if (observer) observer({kind, p, *queue, src, src_offset, dst});
+  }
 };
+
+void detail::FiltersAccess::observe(Filters& filters, FilterObserver observer) {
+  filters.impl_->observer = std::move(observer);
+}
 
 namespace {
 
@@ -130,9 +143,7 @@ DeviceImage Filters::smooth(const DeviceImage& image, const SmoothOptions& optio
   p.k = float(std::max(-1e30, -1.0 / (8.0 * options.factor * options.factor)));
   DeviceImage out = new_image(*impl_->device, image.width, image.height, image.format);
   out.metadata = image.metadata;
-  impl_->device->filters().run(*impl_->queue, HC_FILTER_SMOOTH, p, image.buffer.get(), image.offset,
-                               *out.buffer, 0);
-  impl_->queue->finish();
+  impl_->run(HC_FILTER_SMOOTH, p, image.buffer.get(), image.offset, *out.buffer);
   return out;
 }
 
@@ -144,9 +155,7 @@ DeviceImage Filters::texture(const DeviceImage& image, const TextureOptions& opt
   p.filter = finite_float(options.filter, "filter level");
   DeviceImage out = new_image(*impl_->device, image.width, image.height, image.format);
   out.metadata = image.metadata;
-  impl_->device->filters().run(*impl_->queue, HC_FILTER_TEXTURE, p, image.buffer.get(),
-                               image.offset, *out.buffer, 0);
-  impl_->queue->finish();
+  impl_->run(HC_FILTER_TEXTURE, p, image.buffer.get(), image.offset, *out.buffer);
   return out;
 }
 
@@ -187,8 +196,7 @@ DeviceImage Filters::perlin(int width, int height, const PerlinOptions& options)
   set_noise(p, options);
   p.mode = HC_PERLIN_U8;
   DeviceImage out = new_image(*impl_->device, width, height, PixelFormat::Gray);
-  impl_->device->filters().run(*impl_->queue, HC_FILTER_PERLIN, p, nullptr, 0, *out.buffer, 0);
-  impl_->queue->finish();
+  impl_->run(HC_FILTER_PERLIN, p, nullptr, 0, *out.buffer);
   return out;
 }
 
@@ -200,7 +208,7 @@ std::vector<float> Filters::perlin_values(int width, int height, const PerlinOpt
   p.mode = HC_PERLIN_F32;
   const std::size_t n = std::size_t(width) * std::size_t(height);
   auto buffer = impl_->device->alloc(n * sizeof(float));
-  impl_->device->filters().run(*impl_->queue, HC_FILTER_PERLIN, p, nullptr, 0, *buffer, 0);
+  impl_->run(HC_FILTER_PERLIN, p, nullptr, 0, *buffer);
   std::vector<float> values(n);
   impl_->queue->read(values.data(), *buffer, 0, n * sizeof(float));
   impl_->queue->finish();
@@ -228,8 +236,7 @@ DeviceImage Filters::mandelbrot(int width, int height, const MandelbrotOptions& 
         " gives a step between pixels outside 1e-30..1e30");
   DeviceImage out =
       new_image(*impl_->device, width, height, options.fire ? PixelFormat::RGB : PixelFormat::Gray);
-  impl_->device->filters().run(*impl_->queue, HC_FILTER_MANDELBROT, p, nullptr, 0, *out.buffer, 0);
-  impl_->queue->finish();
+  impl_->run(HC_FILTER_MANDELBROT, p, nullptr, 0, *out.buffer);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "core/jpeg/parser.h"
 #include "core/portable/ljpeg.h"
 #include "host/src/jpeg_decoder_impl.h"
+#include "host/src/ljpeg_scans.h"
 
 namespace hetcodec {
 namespace {
@@ -68,6 +69,30 @@ jpeg::Header parse_lossless(const std::uint8_t* data, std::size_t size,
 
 }  // namespace
 
+std::vector<LjpegScanInfo> detail::lossless_scans(const jpeg::LosslessLayout& L, int threads,
+                                                  std::size_t& status_bytes,
+                                                  std::size_t& scratch_bytes) {
+  std::vector<LjpegScanInfo> infos;
+  for (std::size_t k = 0; k < L.scans.size(); ++k) {
+    const jpeg::LosslessScan& ls = L.scans[k];
+    LjpegScanInfo info;
+    info.scan = std::uint32_t(k);
+    info.plane_offset = L.plane_offsets[k];
+    info.width = ls.width;
+    info.height = ls.height;
+    info.comps = std::uint32_t(ls.components.size());
+    info.predictor = std::uint32_t(ls.predictor);
+    info.restart_rows = std::uint32_t(ls.restart_rows) * ls.mcu_v;
+    info.mcu_v = ls.mcu_v;
+    info.status_offset = status_bytes;
+    info.cpu_threads = threads;
+    status_bytes += std::size_t(ls.coded_rows()) * 4 * HC_LJ_STATUS_WORDS;
+    scratch_bytes = std::max(scratch_bytes, LjpegKernels::scratch_bytes(info));
+    infos.push_back(info);
+  }
+  return infos;
+}
+
 // libjpeg-turbo 3 turns IDCT scaling off for lossless files and decodes them whole; a caller
 // who asked for 1/N is told instead of being handed a full-size image.
 void JpegDecoder::Impl::check_lossless_scale() const {
@@ -109,25 +134,9 @@ void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t si
   Device& d = *device;
   if (!s.queue) s.queue = d.create_queue();
   Queue& q = *s.queue;
-  std::vector<LjpegScanInfo> infos;
   std::size_t status_bytes = 0, scratch_bytes = 0;
-  for (std::size_t k = 0; k < L.scans.size(); ++k) {
-    const jpeg::LosslessScan& ls = L.scans[k];
-    LjpegScanInfo info;
-    info.scan = std::uint32_t(k);
-    info.plane_offset = L.plane_offsets[k];
-    info.width = ls.width;
-    info.height = ls.height;
-    info.comps = std::uint32_t(ls.components.size());
-    info.predictor = std::uint32_t(ls.predictor);
-    info.restart_rows = std::uint32_t(ls.restart_rows) * ls.mcu_v;
-    info.mcu_v = ls.mcu_v;
-    info.status_offset = status_bytes;
-    info.cpu_threads = options.threads;
-    status_bytes += std::size_t(ls.coded_rows()) * 4 * HC_LJ_STATUS_WORDS;
-    scratch_bytes = std::max(scratch_bytes, LjpegKernels::scratch_bytes(info));
-    infos.push_back(info);
-  }
+  const std::vector<LjpegScanInfo> infos =
+      detail::lossless_scans(L, options.threads, status_bytes, scratch_bytes);
   const std::size_t pixel_bytes = std::size_t(L.channels) * std::size_t(L.depth);
   const std::size_t out_bytes = std::size_t(L.width) * std::size_t(L.height) * pixel_bytes;
   ensure(d, s.file, size);

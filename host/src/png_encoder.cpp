@@ -23,6 +23,7 @@
 #include "hetcodec/png.h"
 #include "host/src/parallel.h"
 #include "host/src/pinned_upload.h"
+#include "host/src/png_encoder_access.h"
 #include "host/src/stage_clock.h"
 
 namespace hetcodec {
@@ -69,6 +70,7 @@ struct PngEncoder::Impl {
     detail::upload_pinned(*device, *queue, *rows, samples, bytes, staging, pool, workers);
   }
   bool on_device = false;
+  detail::PngEncodeObserver observer;  // (the debugging tools': detail::PngEncoderAccess)
   StageTimes times;
   detail::StageClock clock;
   void lap(double& slot) { clock.lap(*queue, slot); }
@@ -145,12 +147,24 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
     q.write(*plan, 0, p.words.data(), p.words.size() * 4);
     plan_sent = true;
   }
+  detail::PngEncodeSnapshot snap{"", q,          *rows,      *filtered,  n,
+                                 &p, plan.get(), work.get(), syms.get(), out.get()};
+  if (observer) {  // (what the stages leave alone is then zero on every device)
+    q.zero(*work, 0, work->size());
+    q.zero(*syms, 0, syms->size());
+  }
   PngKernels& k = device->png();
   times.deflate_stages.resize(HC_DFL_STAGES);
   const auto t0 = clock.mark;
   for (int stage = 0; stage < HC_DFL_STAGES; ++stage) {
     k.deflate(q, stage, p.items(stage), *filtered, *plan, *work, *syms, *out);
     lap(times.deflate_stages[std::size_t(stage)]);
+    if (observer) {
+      q.finish();
+      snap.stage = "deflate";
+      snap.deflate_stage = stage;
+      observer(snap);
+    }
   }
   if (options.profile) times.deflate += std::chrono::duration<double>(clock.mark - t0).count();
   const std::size_t S = p.segments;
@@ -163,6 +177,14 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   const std::uint32_t pieces = std::uint32_t((total + kHeader + kCrcPiece - 1) / kCrcPiece);
   const std::size_t crc_at = (total + 3) / 4 * 4;  // past the stream's last word
   k.crc32_pieces(q, *out, std::uint32_t(total), kCrcPiece, kHeader, *out, crc_at, pieces);
+  if (observer) {
+    q.finish();
+    snap.stage = "crcs";
+    snap.deflate_bytes = total;
+    snap.crc_at = crc_at;
+    snap.crc_pieces = pieces;
+    observer(snap);
+  }
   // Into pinned memory (a copy to pageable memory goes through the driver's own staging), read
   // from there by the writer.
   const std::size_t down = crc_at + std::size_t(pieces) * 4;
@@ -198,6 +220,10 @@ std::vector<std::uint8_t> PngEncoder::Impl::device_file(const png::Raster& shape
   }
   lap(times.host);
   return file;
+}
+
+void detail::PngEncoderAccess::observe(PngEncoder& encoder, PngEncodeObserver observer) {
+  encoder.impl_->observer = std::move(observer);
 }
 
 const PngEncoder::StageTimes& PngEncoder::stage_times() const { return impl_->times; }
@@ -333,6 +359,12 @@ std::vector<std::uint8_t> PngEncoder::Impl::finish(const png::Raster& shape) {
   if (im.options.mode != PngMode::Compatible) info.band_rows = png::kParallelBandRows;
   dev.png().filter_rows(*im.queue, *im.rows, *im.filtered, info);
   im.lap(im.times.filter);
+  if (im.observer) {
+    im.queue->finish();
+    detail::PngEncodeSnapshot snap{"filtered", *im.queue, *im.rows, *im.filtered, out_bytes};
+    snap.filter = info;
+    im.observer(snap);
+  }
   if (im.options.profile) ++im.times.images;
   im.on_device = false;
   const bool device_deflate = im.options.mode != PngMode::Small &&

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hetcodec/device.h"
+#include "hetcodec/filters.h"
 #include "hetcodec/image.h"
 #include "hetcodec/jpeg_encode.h"
 
@@ -64,6 +65,47 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
 StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const Image& image,
                                   JpegEncodeOptions options = {});
 
+// PNG decoding stage by stage: "compressed" (only for a file whose hcRS or iDOT index lets the
+// device inflate it: the segment table's words, then the joined IDAT data), "inflated" (the
+// filtered rows of every pass, each row its filter byte and bytes: the device's inflate with an
+// index, the host's otherwise), "job" (the host's unpack job, hc_png_job), "defiltered" (the
+// de-filter, in place: the reconstructed rows, filter bytes kept) and "image" (the unpack: the
+// output pixels, 16-bit samples big-endian).
+StageDump dump_png_decode_stages(const std::shared_ptr<Device>& device, const std::uint8_t* data,
+                                 std::size_t size);
+
+// PNG encoding in the parallel mode with the deflate on the device (whatever the device; the
+// CPU reference runs the device stages), in `segments` segments (a fixed count, so that every
+// device makes the same stream): "samples" (the image's rows as uploaded), "filtered" (each
+// row's filter byte, libpng's choice, and its filtered bytes), "plan" (the host's deflate plan:
+// the pieces, chunks, segments and block indices, core/portable/png_deflate_plan.h), "symbols"
+// (after the emit stage: the deflate symbols, 16-bit, a literal or 256 + length - 3),
+// "blocks" (after the layout stage: each block index's record, HC_DFL_BI_WORDS words),
+// "deflate" (the packed deflate data of every segment, back to back), "crcs" (the CRC-32 of
+// each 1024-byte piece of the zlib stream) and "file" (the PNG file the encoder returns).
+StageDump dump_png_encode_stages(const std::shared_ptr<Device>& device, const Image& image,
+                                 int segments = 4);
+
+// Lossless JPEG (SOF3) decoding: "file" (the file's bytes, which the residual stage reads),
+// "job" (the host's job: scan records, Huffman tables and row tables, core/portable/ljpeg.h),
+// "residuals" (each scan's plane: a type byte and 16-bit differences per row), "row-status"
+// (HC_LJ_STATUS_WORDS words per coded row), "samples" (the planes reconstructed) and "image"
+// (the output pixels, 16-bit samples big-endian).
+StageDump dump_ljpeg_decode_stages(const std::shared_ptr<Device>& device, const std::uint8_t* data,
+                                   std::size_t size);
+
+// The filters (hetcodec/filters.h), one kernel each: "source" (smooth, texture: the input
+// image) and "output" (the filtered or generated samples). The kernel's parameters are the
+// dump's (their float fields as their bits).
+StageDump dump_smooth_stages(const std::shared_ptr<Device>& device, const Image& image,
+                             const SmoothOptions& options = {});
+StageDump dump_texture_stages(const std::shared_ptr<Device>& device, const Image& image,
+                              const TextureOptions& options = {});
+StageDump dump_perlin_stages(const std::shared_ptr<Device>& device, int width, int height,
+                             const PerlinOptions& options = {});
+StageDump dump_mandelbrot_stages(const std::shared_ptr<Device>& device, int width, int height,
+                                 const MandelbrotOptions& options = {});
+
 // Where two dumps of the same pipeline and input first differ.
 struct StageDifference {
   std::string stage;                // the first stage whose buffers differ
@@ -78,18 +120,36 @@ struct StageDifference {
 // dumps of different pipelines or stages.
 std::optional<StageDifference> first_difference(const StageDump& a, const StageDump& b);
 
+// Where stage `replayed` (a stage of `dump`'s, made again) first differs from the dump's, located
+// as first_difference locates it; nothing when equal.
+std::optional<StageDifference> stage_difference(const StageDump& dump, const StageBuffer& replayed);
+
 // The stages of a dump that ran on its device (jpeg-decode: coefficients, planes, image; the
 // job is the host's), which replay_stage runs alone.
 std::vector<std::string> replayable_stages(const StageDump& dump);
 
+// A band of the image's rows to replay instead of the whole stage (the emulator is slow):
+// rows [first_row, first_row + rows); rows 0: the whole stage.
+struct ReplayCrop {
+  std::uint64_t first_row = 0, rows = 0;
+  bool whole() const { return rows == 0; }
+};
+// The stages that replay on a crop: png-decode's defiltered and image (non-interlaced), and
+// smooth's output.
+bool crop_replayable(const StageDump& dump, const std::string& stage);
+
 // One device stage of a dump run alone on `device` from the dump's buffers before it, as it ran
 // in the pipeline (its output buffer zeroed first), and brought back. Compare it with the dump's
-// (first_difference of the two dumps' stages) to see whether the stage alone makes the same
-// bytes on another device, or under Oclgrind with its checks on. Error(InvalidArgument) for a
-// stage the dump lacks or that is not a device stage, or a dump whose buffers or parameters do
-// not fit together.
+// (stage_difference) to see whether the stage alone makes the same bytes on another device, or
+// under Oclgrind with its checks on. Error(InvalidArgument) for a stage the dump lacks or that
+// is not a device stage, or a dump whose buffers or parameters do not fit together. png-encode's
+// symbols, blocks and deflate stages run the deflate's kernels from the first to the one that
+// leaves that buffer, from the dump's filtered rows and plan.
+// With a crop (crop_replayable stages), only the crop's rows run, from the dump's buffers (and
+// the rows next to them the stage reads); the buffer returned is the dump's with those rows
+// made again.
 StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
-                         const std::string& stage);
+                         const std::string& stage, const ReplayCrop& crop = {});
 
 // Oclgrind's reports (the text it writes to OCLGRIND_LOG) summed up: one entry per message,
 // kernel and source line, with the first work-item it names and the number of such reports.

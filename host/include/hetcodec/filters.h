@@ -58,6 +58,10 @@ struct MandelbrotOptions {
   bool fire = false;
 };
 
+namespace detail {
+struct FiltersAccess;  // (the debugging tools' view, hetcodec/debug.h)
+}
+
 class Filters {
  public:
   explicit Filters(const std::string& device_spec = "");
@@ -87,6 +91,7 @@ class Filters {
   Image download(const DeviceImage& image);
 
  private:
+  friend struct detail::FiltersAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

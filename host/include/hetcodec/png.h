@@ -77,6 +77,10 @@ struct PngEncodeOptions {
   bool profile = false;
 };
 
+namespace detail {
+struct PngEncoderAccess;  // (the debugging tools' view, hetcodec/debug.h)
+}
+
 class PngEncoder {
  public:
   // Seconds spent per step, summed over the images encoded with PngEncodeOptions::profile on.
@@ -123,6 +127,7 @@ class PngEncoder {
   void reset_stage_times();
 
  private:
+  friend struct detail::PngEncoderAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
