@@ -297,4 +297,62 @@ TEST_CASE("cli: debug replay of a dump is clean under Oclgrind, and finds a racy
   CHECK(test::cli(s.dir, "-d cpu debug replay dumps/cpu --stage pixels").status == 2);
 }
 
+TEST_CASE("cli: debug compare finds the pipeline from the file; replay takes a band of rows") {
+  test::Scratch s("debug-pipelines");
+  const fs::path png = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/pngsuite/basn2c08.png";
+  const fs::path ljpeg = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/ljpeg/ff-bgr24-pred3-17x5.jpg";
+  test::Run r = test::cli(s.dir, "debug compare '" + png.string() + "' -d cpu -d cpu --dump png");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("every stage equal on cpu and cpu (job, inflated, defiltered, image)"));
+  const auto manifest = nlohmann::json::parse(test::bytes_of(s.dir / "png/cpu/manifest.json"));
+  CHECK(manifest["pipeline"] == "png-decode");
+  CHECK(manifest["parameters"]["interlace"] == 0);
+  r = test::cli(s.dir, "debug compare '" + ljpeg.string() + "' -d cpu -d cpu");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("(file, job, residuals, row-status, samples, image)"));
+  r = test::cli(s.dir, "debug compare '" + png.string() + "' --pipeline png-encode -d cpu -d cpu");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("(samples, filtered, plan, symbols, blocks, deflate, crcs, file)"));
+  r = test::cli(s.dir, "debug compare --pipeline mandelbrot --size 40x30 -d cpu -d cpu --dump m");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("mandelbrot: every stage equal on cpu and cpu (output)"));
+  // Rows 5 to 9 of the de-filter and the unpack, alone; a row of the inflated rows changed in
+  // the dump shows in the band that holds it.
+  r = test::cli(s.dir, "-d cpu debug replay png/cpu --rows 5-9");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("stage defiltered rows 5-9: equal to the dump's (cpu) on cpu"));
+  CHECK(r.says("stage image rows 5-9: equal to the dump's (cpu) on cpu"));
+  {
+    std::vector<std::uint8_t> rows = test::bytes_of(s.dir / "png/cpu/inflated.bin");
+    rows[7 * 97 + 1 + 10] ^= 0x10;
+    std::FILE* f = std::fopen((s.dir / "png/cpu/inflated.bin").string().c_str(), "wb");
+    REQUIRE(f);
+    std::fwrite(rows.data(), 1, rows.size(), f);
+    std::fclose(f);
+  }
+  r = test::cli(s.dir, "-d cpu debug replay png/cpu --stage defiltered --rows 0-6");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  r = test::cli(s.dir, "-d cpu debug replay png/cpu --stage defiltered --rows 6-8");
+  INFO(r.log);
+  CHECK(r.status == 1);
+  CHECK(r.says("stage defiltered rows 6-8: differs from the dump's"));
+  CHECK(r.says("row 7, byte 10 "));
+  // Crops the stage cannot take, bad bands, a generator given a file: status 2.
+  CHECK(test::cli(s.dir, "-d cpu debug replay m/cpu --rows 0-3").status == 2);
+  CHECK(test::cli(s.dir, "-d cpu debug replay png/cpu --rows 9-5").status == 2);
+  CHECK(test::cli(s.dir, "-d cpu debug replay png/cpu --rows 30-40").status == 2);
+  CHECK(test::cli(s.dir, "debug compare '" + png.string() + "' --pipeline perlin").status == 2);
+  if (test::cli(s.dir, "-d opencl:oclgrind devices").status != 0) return;
+  r = test::cli(s.dir, "-d opencl:oclgrind debug replay m/cpu", "OCLGRIND_LOG=");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("Oclgrind: no reports"));
+}
+
 }  // namespace hetcodec
