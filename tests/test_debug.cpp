@@ -162,14 +162,16 @@ TEST_CASE("debug: a JPEG encode's stages are equal on every device, its file lib
   const StageDump cpu = dump_jpeg_encode_stages(open_device("cpu"), image, o);
   std::vector<std::string> names;
   for (const StageBuffer& st : cpu.stages) names.push_back(st.name);
-  CHECK(names == std::vector<std::string>{"blocks", "positions", "packed", "stuffing", "file"});
+  CHECK(names == std::vector<std::string>{"pixels", "plan", "blocks", "positions", "packed",
+                                          "stuffing", "file"});
   CHECK(cpu.stages.back().bytes == want);
+  CHECK(cpu.stages[0].bytes == image.pixels);
   // The packed bytes are the file's entropy-coded data without its stuffing and markers: as
   // many as the last position says, and the file holds them and more.
   std::uint32_t total = 0;
-  std::memcpy(&total, cpu.stages[1].bytes.data() + cpu.stages[1].bytes.size() - 4, 4);
-  CHECK(cpu.stages[2].bytes.size() == total / 8);
-  CHECK(cpu.stages[2].bytes.size() < want.size());
+  std::memcpy(&total, cpu.stages[3].bytes.data() + cpu.stages[3].bytes.size() - 4, 4);
+  CHECK(cpu.stages[4].bytes.size() == total / 8);
+  CHECK(cpu.stages[4].bytes.size() < want.size());
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;
     const StageDump got = dump_jpeg_encode_stages(test::borrowed(device), image, o);
@@ -178,18 +180,40 @@ TEST_CASE("debug: a JPEG encode's stages are equal on every device, its file lib
   });
   // A coefficient of one block, and a packed byte, located in the encoder's terms.
   StageDump b = cpu;
-  reinterpret_cast<std::int16_t*>(b.stages[0].bytes.data())[5 * 64 + 3] += 1;
+  reinterpret_cast<std::int16_t*>(b.stages[2].bytes.data())[5 * 64 + 3] += 1;
   auto d = first_difference(cpu, b);
   REQUIRE(d);
   CHECK(d->stage == "blocks");
   CHECK(d->where == "block 5 (coding order), coefficient 3 of zigzag order");
   b = cpu;
-  b.stages[2].bytes[10] ^= 0x40;
+  b.stages[4].bytes[10] ^= 0x40;
   d = first_difference(cpu, b);
   REQUIRE(d);
   CHECK(d->stage == "packed");
   CHECK(d->where == "packed byte 10 (bits 80..87)");
-  CHECK(replayable_stages(cpu).empty());  // (no replay of the encode's stages yet)
+  // Every device stage replays from the dump's samples and plan to the dump's bytes; a changed
+  // sample changes the blocks of its MCU only.
+  const std::vector<std::string> replayed = {"blocks", "positions", "packed", "stuffing"};
+  CHECK(replayable_stages(cpu) == replayed);
+  test::for_each_device([&](Device& device) {
+    auto shared = test::borrowed(device);
+    for (std::size_t i = 0; i < replayed.size(); ++i) {
+      INFO(device.info().spec << " " << replayed[i]);
+      CHECK(replay_stage(shared, cpu, replayed[i]).bytes == cpu.stages[2 + i].bytes);
+    }
+  });
+  b = cpu;
+  b.stages[0].bytes[(3 * 97 + 40) * 3] ^= 0x80;  // pixel (40, 3): MCU 2 of the first row
+  d = stage_difference(b, replay_stage(open_device("cpu"), b, "blocks"));
+  REQUIRE(d);
+  // (MCU 2's blocks are coded blocks 12 to 17: its four luma blocks, then Cb and Cr; x 40 is
+  // in its second luma block)
+  CHECK(d->where.rfind("block 13 (coding order)", 0) == 0);
+  CHECK_THROWS_AS(replay_stage(open_device("cpu"), cpu, "file"), Error);
+  o.optimize = true;
+  CHECK_THROWS_AS(replay_stage(open_device("cpu"),
+                               dump_jpeg_encode_stages(open_device("cpu"), image, o), "blocks"),
+                  Error);
 }
 
 TEST_CASE("debug: every stage of a CPU dump replays alone to the same bytes on every device") {

@@ -303,6 +303,21 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
     const hc_jenc_batch& h = s.head;
     const std::string stage = s.stage;
     if (stage == "blocks") {
+      const std::size_t pixel_bytes = image.pixels.size();
+      dump.stages.push_back({"pixels",
+                             "u8",
+                             {pixel_bytes},
+                             "the image's samples as uploaded (rows x columns x channels)",
+                             read_back(s.queue, s.pixels, pixel_bytes)});
+      dump.stages.push_back(
+          {"plan",
+           "u32",
+           {s.plan.size()},
+           "the launch's plan: its header (hc_jenc_batch), image table, "
+           "work-group map and the image's plan with its Huffman codes",
+           std::vector<std::uint8_t>(
+               reinterpret_cast<const std::uint8_t*>(s.plan.data()),
+               reinterpret_cast<const std::uint8_t*>(s.plan.data()) + s.plan.size() * 4)});
       std::vector<std::uint8_t> bytes = read_back(s.queue, s.coefs, std::size_t(h.blocks) * 128);
       dump.stages.push_back({"blocks",
                              "i16",
@@ -310,7 +325,12 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
                              "coded blocks in coding order (each MCU's blocks, component by "
                              "component) x 64 quantised coefficients in zigzag order",
                              std::move(bytes)});
-      dump.parameters = {{"blocks", h.blocks}, {"intervals", h.intervals}};
+      dump.parameters = {{"blocks", h.blocks},
+                         {"intervals", h.intervals},
+                         {"optimize", options.optimize ? 1u : 0u},
+                         {"width", std::uint64_t(image.width)},
+                         {"height", std::uint64_t(image.height)},
+                         {"channels", std::uint64_t(image.channels())}};
     } else if (stage == "positions") {
       dump.stages.push_back({"positions",
                              "u32",
@@ -347,8 +367,83 @@ StageDump dump_jpeg_encode_stages(const std::shared_ptr<Device>& device, const I
   return dump;
 }
 
+namespace {
+
+// A jpeg-encode stage made again: the encoder's stages from the first to the one that leaves
+// that buffer, from the dump's samples and plan, into zeroed buffers.
+StageBuffer replay_jpeg_encode(const std::shared_ptr<Device>& device, const StageDump& d,
+                               const std::string& stage) {
+  const int last = stage == "blocks"      ? 0
+                   : stage == "positions" ? 1
+                   : stage == "packed"    ? 2
+                   : stage == "stuffing"  ? 3
+                                          : -1;
+  if (last < 0)
+    throw Error(ErrorCode::InvalidArgument, "debug: stage " + stage +
+                                                " of jpeg-encode does not replay (the file is made "
+                                                "by scatter and the host)");
+  if (parameter(d, "optimize") != 0)
+    throw Error(ErrorCode::Unsupported,
+                "debug: the stages of an encode with optimised tables do not replay (the host "
+                "makes the tables between them)");
+  const std::vector<std::uint32_t> words = detail::words_of(stage_of(d, "plan"));
+  hc_jenc_batch h{};
+  if (words.size() * 4 < sizeof h)
+    throw Error(ErrorCode::InvalidArgument, "debug: the plan stage lacks its header");
+  std::memcpy(&h, words.data(), sizeof h);
+  if (h.blocks != parameter(d, "blocks") || h.w_hist > (1u << 28) || h.plans > words.size() ||
+      h.w_pos + std::uint64_t(h.pos_count) > h.w_hist)
+    throw Error(ErrorCode::InvalidArgument, "debug: the dump's plan and parameters disagree");
+  Device& dev = *device;
+  std::unique_ptr<Queue> q = dev.create_queue();
+  JpegEncodeKernels& k = dev.jpeg_encode();
+  auto pixels = detail::upload_bytes(dev, *q, stage_of(d, "pixels").bytes);
+  auto plan = detail::upload_bytes(
+      dev, *q,
+      std::vector<std::uint8_t>(
+          reinterpret_cast<const std::uint8_t*>(words.data()),
+          reinterpret_cast<const std::uint8_t*>(words.data()) + words.size() * 4));
+  auto work = detail::zeroed(dev, *q, std::size_t(h.w_hist) * 4);
+  auto coefs = detail::zeroed(dev, *q, std::size_t(h.blocks) * 128);
+  // (the encoder's bound on the packed bytes, which sizes the stages after the scan)
+  const std::uint32_t bound = std::uint32_t(
+      std::min<std::uint64_t>((std::uint64_t(h.blocks) * 1681 + 7) / 8 + h.intervals, 64u << 20));
+  auto data =
+      detail::zeroed(dev, *q, (std::size_t(hc_jenc_w_data(bound)) + hc_jenc_data_words(bound)) * 4);
+  auto out = detail::zeroed(dev, *q, hc_jenc_out_head(&h) + 2ull * bound + 2ull * h.intervals + 16);
+  const int stages[4][2] = {{HC_JENC_BLOCKS, 0},
+                            {HC_JENC_SCAN, HC_JENC_SCAN_POS},
+                            {HC_JENC_PACK, 0},
+                            {HC_JENC_SCAN, HC_JENC_SCAN_FF}};
+  for (int i = 0; i <= last; ++i) {
+    const std::uint32_t bytes = i == 0 ? 0 : bound;
+    k.stage(*q, stages[i][0], std::uint32_t(stages[i][1]),
+            hc_jenc_items(&h, bytes, stages[i][0], std::uint32_t(stages[i][1])), *pixels, *plan,
+            *work, i >= 2 ? *data : *work, *coefs, i >= 2 ? *out : *work);
+  }
+  StageBuffer out_stage = stage_of(d, stage);
+  if (last == 0) {
+    out_stage.bytes = read_back(*q, *coefs, std::size_t(h.blocks) * 128);
+  } else if (last == 1) {
+    out_stage.bytes = read_back(*q, *work, std::size_t(h.pos_count) * 4, std::size_t(h.w_pos) * 4);
+  } else {
+    std::uint32_t bytes = 0;
+    const std::vector<std::uint8_t> r =
+        read_back(*q, *work, 4, (h.w_results + HC_JENC_R_BYTES) * 4);
+    std::memcpy(&bytes, r.data(), 4);
+    bytes = std::min(bytes, bound);
+    out_stage.bytes = last == 2
+                          ? read_back(*q, *data, bytes, std::size_t(hc_jenc_w_data(bytes)) * 4)
+                          : read_back(*q, *data, (std::size_t(hc_jenc_chunks(bytes)) + 1) * 4);
+  }
+  return out_stage;
+}
+
+}  // namespace
+
 std::vector<std::string> replayable_stages(const StageDump& dump) {
   if (dump.pipeline == "jpeg-decode") return {"coefficients", "planes", "image"};
+  if (dump.pipeline == "jpeg-encode") return {"blocks", "positions", "packed", "stuffing"};
   if (detail::other_pipeline(dump.pipeline)) return detail::other_replayable(dump);
   return {};
 }
@@ -367,6 +462,7 @@ StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump&
   if (!device) throw Error(ErrorCode::InvalidArgument, "debug: no device");
   if (!crop.whole() && !crop_replayable(dump, stage)) detail::no_crop(dump.pipeline, stage);
   if (dump.pipeline == "jpeg-decode") return replay_jpeg_decode(device, dump, stage);
+  if (dump.pipeline == "jpeg-encode") return replay_jpeg_encode(device, dump, stage);
   if (detail::other_pipeline(dump.pipeline)) return detail::other_replay(device, dump, stage, crop);
   throw Error(ErrorCode::Unsupported, "debug: no replay for pipeline " + dump.pipeline);
 }
@@ -428,9 +524,19 @@ std::vector<EmulatorReport> summarise_emulator_log(const std::string& log) {
 namespace {
 
 // Element `element` of a jpeg-encode stage, in the encoder's terms.
-std::string locate_encode(const StageBuffer& s, std::size_t element) {
+std::string locate_encode(const StageDump& d, const StageBuffer& s, std::size_t element) {
   std::ostringstream w;
-  if (s.name == "blocks")
+  if (s.name == "pixels") {
+    const std::uint64_t width = parameter(d, "width"), channels = parameter(d, "channels");
+    if (width && channels) {
+      w << "pixel (" << element / channels % width << ", " << element / channels / width
+        << "), channel " << element % channels;
+      return w.str();
+    }
+  }
+  if (s.name == "plan")
+    w << "plan word " << element;
+  else if (s.name == "blocks")
     w << "block " << element / 64 << " (coding order), coefficient " << element % 64
       << " of zigzag order";
   else if (s.name == "positions")
@@ -475,7 +581,7 @@ std::optional<StageDifference> first_difference(const StageDump& a, const StageD
       d.where = "the buffers' sizes: " + std::to_string(sa.bytes.size()) + " and " +
                 std::to_string(sb.bytes.size()) + " bytes";
     } else if (a.pipeline == "jpeg-encode") {
-      d.where = locate_encode(sa, element);
+      d.where = locate_encode(a, sa, element);
     } else if (a.pipeline == "jpeg-decode" && job) {
       d.where = locate(sa, element, job_header(*job));
     } else if (detail::other_pipeline(a.pipeline)) {

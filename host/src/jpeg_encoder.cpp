@@ -436,7 +436,7 @@ void JpegEncoder::Impl::encode(const DeviceBuffer& px, std::vector<Piece>& piece
   auto observe = [&](const char* stage) {
     if (!observer) return;
     queue->finish();
-    observer({stage, *queue, head, *work, data.get(), *coefs});
+    observer({stage, *queue, head, *work, data.get(), *coefs, kp, px});
   };
   observe("blocks");
   if (options.optimize) {

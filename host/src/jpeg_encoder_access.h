@@ -4,7 +4,9 @@
 #ifndef HETCODEC_HOST_JPEG_ENCODER_ACCESS_H
 #define HETCODEC_HOST_JPEG_ENCODER_ACCESS_H
 
+#include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "backends/backend.h"
 #include "core/portable/jpeg_encode.h"
@@ -19,6 +21,8 @@ struct JpegEncodeSnapshot {
   const DeviceBuffer& work;
   const DeviceBuffer* data;  // (from "packed" on)
   const DeviceBuffer& coefs;
+  const std::vector<std::uint32_t>& plan;  // the launch's plan, as sent
+  const DeviceBuffer& pixels;              // the samples, at the image plans' offsets
 };
 using JpegEncodeObserver = std::function<void(const JpegEncodeSnapshot&)>;
 
