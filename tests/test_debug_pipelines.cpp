@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -40,12 +41,20 @@ StageBuffer& stage(StageDump& d, const std::string& name) {
   return const_cast<StageBuffer&>(stage(static_cast<const StageDump&>(d), name));
 }
 
+// Whether a test leaves Oclgrind out: its uninitialised-value tracking reports buffers the
+// stages wrote as uninitialised once a process has released and allocated many buffers (see
+// test_png_backend.cpp's device deflate case), so these tests run there in a process of their
+// own (the emulator-debug test, HETCODEC_TEST_DEBUG_ALONE), not in the backend suite's.
+bool emulator_elsewhere(const Device& device) {
+  return device.info().is_emulator && !std::getenv("HETCODEC_TEST_DEBUG_ALONE");
+}
+
 // The same dump on every device (Oclgrind too unless `emulated` is false: a larger image).
 void equal_everywhere(const StageDump& cpu,
                       const std::function<StageDump(std::shared_ptr<Device>)>& run,
                       bool emulated = true) {
   test::for_each_device([&](Device& device) {
-    if (device.info().is_emulator && !emulated) return;
+    if (emulator_elsewhere(device) || (device.info().is_emulator && !emulated)) return;
     const StageDump got = run(test::borrowed(device));
     const auto d = first_difference(cpu, got);
     CHECK_MESSAGE(!d, (d ? d->stage + ": " + d->where + ": " + d->value_a + " / " + d->value_b
@@ -66,7 +75,7 @@ void replays_everywhere(const StageDump& dump, const std::vector<std::string>& e
                         bool emulated = true) {
   CHECK(replayable_stages(dump) == expected);
   test::for_each_device([&](Device& device) {
-    if (device.info().is_emulator && !emulated) return;
+    if (emulator_elsewhere(device) || (device.info().is_emulator && !emulated)) return;
     auto shared = test::borrowed(device);
     for (const std::string& name : replayable_stages(dump)) {
       INFO(dump.pipeline << " " << name);
@@ -130,6 +139,7 @@ TEST_CASE("debug: replaying a band of rows gives the dump's rows, and finds a ch
   const StageDump smooth = dump_smooth_stages(cpu, photo);
   CHECK(crop_replayable(smooth, "output"));
   test::for_each_device([&](Device& device) {
+    if (emulator_elsewhere(device)) return;
     auto shared = test::borrowed(device);
     for (const ReplayCrop crop : {ReplayCrop{0, 4}, ReplayCrop{5, 5}, ReplayCrop{31, 1}}) {
       INFO(device.info().spec << " rows " << crop.first_row << "+" << crop.rows);
