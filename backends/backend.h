@@ -372,6 +372,10 @@ class Device {
   // The kernels the device's programs hold, by entry-point name, where the runtime can list
   // them (OpenCL: every embedded program built); empty elsewhere.
   virtual std::vector<std::string> kernel_names() { return {}; }
+  // Waits until work that any stream of the process queued on the device (another library's,
+  // through memory it was lent by DLPack) is done: CUDA waits for the device; the CPU
+  // reference and OpenCL (whose memory no other library is lent) have nothing to wait for.
+  virtual void wait_idle() {}
 
  protected:
   // The limit starts as $HETCODEC_DEVICE_MEMORY (bytes) where that is set.

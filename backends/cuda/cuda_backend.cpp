@@ -71,6 +71,10 @@ class CudaDevice : public Device {
     std::call_once(filters_once_, [this] { filters_ = make_filter_kernels(); });
     return *filters_;
   }
+  void wait_idle() override {
+    use(ordinal_);
+    HC_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
  protected:
   std::unique_ptr<DeviceBuffer> make_buffer(std::size_t bytes) override {

@@ -124,10 +124,14 @@ class Decoder:
     scale: JPEG files decoded at 1/scale of their size (1, 2, 4 or 8), as djpeg -scale 1/N.
     max_pixels: larger images are refused (hetcodec.Error "limit exceeded").
     threads: CPU threads for the Huffman and inflate stages (0: one per hardware thread).
+    reuse_device_buffers: decode_batch(output="device") decodes into the device buffer of an
+    earlier batch once every array (and every tensor made from one) of that batch is gone,
+    after waiting for the device's work (CUDA), instead of a new buffer each batch.
     """
 
-    def __init__(self, device="auto", scale=1, max_pixels=1 << 28, threads=0):
-        self._d = _hetcodec.Decoder(device, scale, max_pixels, threads)
+    def __init__(self, device="auto", scale=1, max_pixels=1 << 28, threads=0,
+                 reuse_device_buffers=True):
+        self._d = _hetcodec.Decoder(device, scale, max_pixels, threads, reuse_device_buffers)
 
     @property
     def device(self):

@@ -3,8 +3,8 @@ otherwise use, on the same JPEG files in the same run.
 
     python -m hetcodec.bench DIR [--device cuda] [--batch 256] [--min-time 1] [--json out.json]
 
-Rows: hetcodec's decode_batch to numpy arrays and to device arrays (output="device"), one file
-at a time, and the same batch's C++ work alone (the binding's overhead is the difference);
+Rows: hetcodec's decode_batch to numpy arrays and to device arrays (output="device"; into the
+buffers of earlier batches, and into a new buffer each batch), one file at a time, and the same batch's C++ work alone (the binding's overhead is the difference);
 then, where they import, nvImageCodec (nvidia-nvimgcodec) and torchvision.io.decode_jpeg on the
 GPU, each batched, and PIL and simplejpeg with one file per thread on all cores. Each row
 repeats the set for --min-time seconds after a warm-up. The first files' pixels of each peer are
@@ -138,8 +138,14 @@ def main(argv=None):
     batch = timed(lambda: decoder.decode_batch(files), len(files), args.min_time)
     row(f"hetcodec {decoder.device} decode_batch, C++ work alone", native)
     row(f"hetcodec {decoder.device} decode_batch -> numpy", batch)
+    row(f"hetcodec {decoder.device} decode_batch -> device arrays, C++ work alone",
+        timed(lambda: decoder._d.native_batch_seconds(files, 1, True), len(files), args.min_time))
     row(f"hetcodec {decoder.device} decode_batch -> device arrays",
         timed(lambda: decoder.decode_batch(files, output="device"), len(files), args.min_time))
+    fresh = hetcodec.Decoder(args.device, reuse_device_buffers=False)
+    row(f"hetcodec {decoder.device} decode_batch -> device arrays, new buffers",
+        timed(lambda: fresh.decode_batch(files, output="device"), len(files), args.min_time))
+    del fresh
     row(f"hetcodec {decoder.device} decode, one file a call",
         timed(lambda: [decoder.decode(f) for f in files], len(files), args.min_time))
     overhead = native / batch - 1
@@ -156,7 +162,7 @@ def main(argv=None):
             except Exception as e:  # noqa: BLE001 (a peer that fails is reported, not fatal)
                 print(f"{name}: failed: {e}", file=sys.stderr)
         ours = batch
-        for r in rows[4:]:
+        for r in rows[6:]:
             print(f"hetcodec decode_batch -> numpy against {r['name']}: "
                   f"{ours / r['images_per_s']:.2f}x")
     if args.json:

@@ -9,6 +9,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -186,8 +187,9 @@ Split split_by_format(const std::vector<std::unique_ptr<Bytes>>& datas, Failures
 // share between threads (each format's files are decoded one call at a time).
 class Decoder {
  public:
-  Decoder(const std::string& device, int scale, std::uint64_t max_pixels, int threads)
-      : device_(open_device(device == "auto" ? "" : device)) {
+  Decoder(const std::string& device, int scale, std::uint64_t max_pixels, int threads,
+          bool reuse_device_buffers)
+      : device_(open_device(device == "auto" ? "" : device)), reuse_(reuse_device_buffers) {
     jpeg_options_.scale_denom = scale;
     jpeg_options_.max_pixels = png_options_.max_pixels = max_pixels;
     jpeg_options_.threads = threads;
@@ -279,7 +281,27 @@ class Decoder {
       std::vector<DeviceImage> images;
       {
         std::lock_guard<std::mutex> lock(jpeg_mutex_);
-        images = jpeg_->decode_batch_to_device(split.jpegs, &failed);
+        if (!reuse_) {
+          images = jpeg_->decode_batch_to_device(split.jpegs, &failed);
+        } else {
+          // A buffer of an earlier batch that no array holds any more (this list alone does),
+          // when there is one: the batch decodes into it where it is large enough (a larger one
+          // is made otherwise, and the smaller freed). Allocating and freeing the output every
+          // batch is what CUDA's cudaFree makes slow: it waits for the whole device, at
+          // whatever moment the last array of a batch is released.
+          std::shared_ptr<DeviceBuffer> buffer, free;
+          for (const auto& b : outputs_)
+            if (b.use_count() == 1) free = buffer = b;
+          // (another library's kernels may still read the memory it let go of)
+          if (buffer) wait_idle(*device_);
+          images = jpeg_->decode_batch_to_device(split.jpegs, &failed, &buffer);
+          if (buffer != free) {
+            if (free) outputs_.erase(std::find(outputs_.begin(), outputs_.end(), free));
+            outputs_.push_back(buffer);
+            // (at most kOutputs kept: the oldest let go of, freed with their last array)
+            if (outputs_.size() > kOutputs) outputs_.erase(outputs_.begin());
+          }
+        }
       }
       for (std::size_t k = 0; k < split.jpegs.size(); ++k) {
         if (failed[k])
@@ -304,6 +326,10 @@ class Decoder {
   std::unique_ptr<PngDecoder> png_;
   std::once_flag png_once_;
   std::mutex jpeg_mutex_, png_mutex_;
+  // The output buffers of decode_many_to_device's batches, for reuse (under jpeg_mutex_).
+  static constexpr std::size_t kOutputs = 4;
+  bool reuse_ = true;
+  std::vector<std::shared_ptr<DeviceBuffer>> outputs_;
 };
 
 JpegSampling sampling_of(const std::string& s) {
@@ -446,9 +472,10 @@ NB_MODULE(_hetcodec, m) {
       });
 
   nb::class_<Decoder>(m, "Decoder")
-      .def(nb::init<const std::string&, int, std::uint64_t, int>(), nb::arg("device") = "auto",
-           nb::arg("scale") = 1, nb::arg("max_pixels") = std::uint64_t(1) << 28,
-           nb::arg("threads") = 0)
+      .def(nb::init<const std::string&, int, std::uint64_t, int, bool>(),
+           nb::arg("device") = "auto", nb::arg("scale") = 1,
+           nb::arg("max_pixels") = std::uint64_t(1) << 28, nb::arg("threads") = 0,
+           nb::arg("reuse_device_buffers") = true)
       .def_prop_ro("device", &Decoder::device)
       .def(
           "decode",
@@ -483,17 +510,23 @@ NB_MODULE(_hetcodec, m) {
           nb::arg("datas"))
       .def(
           "native_batch_seconds",
-          [](Decoder& d, const std::vector<nb::handle>& datas, int repeats) {
-            // decode_batch's C++ work alone, `repeats` times (hetcodec.bench: the binding's
-            // overhead is the rest of a decode_batch call).
+          [](Decoder& d, const std::vector<nb::handle>& datas, int repeats, bool device) {
+            // decode_batch's C++ work alone (to host arrays, or with `device` to device ones),
+            // `repeats` times (hetcodec.bench: the binding's overhead is the rest of a
+            // decode_batch call).
             const std::vector<std::unique_ptr<Bytes>> bytes = bytes_of(datas);
             nb::gil_scoped_release release;
             Failures errors;
             const auto t0 = std::chrono::steady_clock::now();
-            for (int r = 0; r < repeats; ++r) d.decode_many(bytes, errors);
+            for (int r = 0; r < repeats; ++r) {
+              if (device)
+                d.decode_many_to_device(bytes, errors);
+              else
+                d.decode_many(bytes, errors);
+            }
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           },
-          nb::arg("datas"), nb::arg("repeats") = 1)
+          nb::arg("datas"), nb::arg("repeats") = 1, nb::arg("device") = false)
       .def(
           "decode_batch",
           [](Decoder& d, const std::vector<nb::handle>& datas) {

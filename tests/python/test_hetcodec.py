@@ -209,6 +209,42 @@ def test_dlpack_from_the_cpu_device_is_zero_copy_and_outlives_the_decoder():
                        "__cuda_array_interface__")
 
 
+def _address(image):
+    """Where a device array's samples are: the CUDA pointer, or the host address on the CPU."""
+    if hasattr(image, "__cuda_array_interface__"):
+        return image.__cuda_array_interface__["data"][0]
+    return np.from_dlpack(image).__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("device", ["cpu"] + cuda_devices())
+def test_batches_reuse_a_device_buffer_only_once_its_arrays_are_gone(device):
+    files = [p.read_bytes() for p in JPEGS[:4]]
+    larger = [p.read_bytes() for p in JPEGS[:8]]
+    want = hetcodec.Decoder("cpu").decode_batch(larger)
+    decoder = hetcodec.Decoder(device)
+    held = decoder.decode_batch(files, output="device")
+    at = _address(held[0])
+    # While the first batch's arrays live, the next batch has a buffer of its own, and the
+    # first batch's samples stay as they were.
+    other = decoder.decode_batch(files, output="device")
+    assert _address(other[0]) != at
+    assert all(np.array_equal(x.numpy(), y) for x, y in zip(held, want))
+    # Once they are gone, their buffer takes a later batch that fits (the first image at its
+    # start); a larger batch gets a larger buffer.
+    del held
+    again = decoder.decode_batch(files, output="device")
+    assert _address(again[0]) == at
+    assert all(np.array_equal(x.numpy(), y) for x, y in zip(again + other, want[:4] * 2))
+    del again
+    more = decoder.decode_batch(larger, output="device")
+    assert all(np.array_equal(x.numpy(), y) for x, y in zip(more + other, want + want[:4]))
+    # Without reuse, every batch has a buffer of its own.
+    fresh = hetcodec.Decoder(device, reuse_device_buffers=False)
+    del fresh.decode_batch(files, output="device")[:]
+    assert all(np.array_equal(x.numpy(), y)
+               for x, y in zip(fresh.decode_batch(files, output="device"), want))
+
+
 def test_sixteen_bit_device_images_come_to_the_host_only():
     image = (np.arange(9 * 7 * 3, dtype=np.uint32).reshape(9, 7, 3) * 3001 % 65536).astype(np.uint16)
     png = hetcodec.Encoder("cpu").encode(image)

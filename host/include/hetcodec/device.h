@@ -109,6 +109,12 @@ std::uint64_t device_memory_limit(const Device& device);
 // The bytes of the buffers alive on `device` now, those of every pipeline of the process.
 std::uint64_t device_memory_in_use(const Device& device);
 
+// Waits until the work that anything in the process queued on `device` is done (CUDA: every
+// stream, another library's included, cudaDeviceSynchronize); returns at once on the CPU
+// reference and OpenCL. Before memory that was lent to another library (DLPack) is written
+// again: that library's kernels may still read it after it let go of it.
+void wait_idle(Device& device);
+
 }  // namespace hetcodec
 
 #endif  // HETCODEC_DEVICE_H
