@@ -134,12 +134,13 @@ def main(argv=None):
         mark = "" if equal is None else ("  (pixels equal)" if equal else "  (pixels differ)")
         print(f"{name:<48} {rate:10.1f} img/s {rate * pixels / len(files) / 1e6:9.1f} MP/s{mark}")
 
-    native = timed(lambda: decoder._d.native_batch_seconds(files), len(files), args.min_time)
+    native = timed(lambda: decoder._d.native_batch_seconds(files, 4) / 4, len(files), args.min_time)
     batch = timed(lambda: decoder.decode_batch(files), len(files), args.min_time)
     row(f"hetcodec {decoder.device} decode_batch, C++ work alone", native)
     row(f"hetcodec {decoder.device} decode_batch -> numpy", batch)
     row(f"hetcodec {decoder.device} decode_batch -> device arrays, C++ work alone",
-        timed(lambda: decoder._d.native_batch_seconds(files, 1, True), len(files), args.min_time))
+        timed(lambda: decoder._d.native_batch_seconds(files, 4, True) / 4, len(files),
+              args.min_time))
     row(f"hetcodec {decoder.device} decode_batch -> device arrays",
         timed(lambda: decoder.decode_batch(files, output="device"), len(files), args.min_time))
     fresh = hetcodec.Decoder(args.device, reuse_device_buffers=False)
