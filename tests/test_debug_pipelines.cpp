@@ -167,6 +167,10 @@ TEST_CASE("debug: replaying a band of rows gives the dump's rows, and finds a ch
   CHECK_THROWS_AS(replay_stage(cpu, interlaced, "defiltered", {0, 4}), Error);
   CHECK_THROWS_AS(replay_stage(cpu, dump, "image", {30, 3}), Error);
   CHECK_THROWS_AS(replay_stage(cpu, dump, "inflated"), Error);  // (the host inflated it)
+  StageDump taller = dump;  // (parameters that do not fit the rows: refused, not read past)
+  for (auto& [key, value] : taller.parameters)
+    if (key == "height") value += 100;
+  CHECK_THROWS_AS(replay_stage(cpu, taller, "defiltered", {100, 20}), Error);
   CHECK_THROWS_AS(replay_stage(cpu, dump, "job"), Error);
 }
 
@@ -281,6 +285,11 @@ TEST_CASE("debug: the filters' stages are equal on every device, the output the 
       CHECK(stage_difference(dump, replay_stage(cpu, other, "output")));
     }
   }
+  // Parameters the filter would not have set are refused (a fire palette into one channel).
+  StageDump fire = runs[3].first;
+  for (auto& [key, value] : fire.parameters)
+    if (key == "channels") value = 1;
+  CHECK_THROWS_AS(replay_stage(cpu, fire, "output"), Error);
   equal_everywhere(runs[0].first,
                    [&](std::shared_ptr<Device> d) { return dump_smooth_stages(d, photo); });
   equal_everywhere(runs[3].first,

@@ -308,7 +308,7 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
         unsigned long long first = 0, last = 0;
         char dash = 0, rest = 0;
         if (std::sscanf(rows->c_str(), "%llu%c%llu%c", &first, &dash, &last, &rest) != 3 ||
-            dash != '-' || last < first)
+            dash != '-' || last < first || last - first >= (1ull << 32))
           throw Error(ErrorCode::InvalidArgument, "--rows " + *rows + " is not FIRST-LAST");
         crop.first_row = first;
         crop.rows = last - first + 1;

@@ -7,6 +7,7 @@
 
 #include "core/jpeg/lossless.h"
 #include "core/jpeg/parser.h"
+#include "core/png/checksum.h"
 #include "core/png/deflate_plan.h"
 #include "core/png/reader.h"
 #include "core/portable/ljpeg.h"
@@ -64,11 +65,13 @@ std::vector<PngPass> png_passes(const StageDump& d) {
   return passes;
 }
 
-// The de-filter of each pass of `rows` (the filter types checked here, each pass's path chosen
-// from them as after the host's inflate: PngDecoder::Impl::defilter_passes).
+// The de-filter of each pass of `rows` (the filter types checked here), each pass's path chosen
+// as the decoder chooses it (PngDecoder::Impl::defilter_passes): from the filter types after the
+// host's inflate; after the device's, from the largest type alone (no bands).
 std::vector<PngDefilterInfo> png_defilter_work(const std::vector<std::uint8_t>& rows,
                                                const std::vector<PngPass>& passes,
-                                               std::uint32_t bpp, std::size_t& scratch_bytes) {
+                                               std::uint32_t bpp, bool device_inflated,
+                                               std::size_t& scratch_bytes) {
   std::vector<PngDefilterInfo> work;
   for (const PngPass& p : passes) {
     if (!p.rows || !p.row_bytes) continue;
@@ -81,7 +84,7 @@ std::vector<PngDefilterInfo> png_defilter_work(const std::vector<std::uint8_t>& 
     d.row_bytes = p.row_bytes;
     d.bpp = bpp;
     d.rows_independent = true;
-    d.bands = true;
+    d.bands = !device_inflated;
     for (std::uint32_t y = 0; y < p.rows; ++y) {
       const std::uint8_t type = rows[p.offset + y * stride];
       if (type > 4)
@@ -97,9 +100,10 @@ std::vector<PngDefilterInfo> png_defilter_work(const std::vector<std::uint8_t>& 
 }
 
 void png_defilter(Device& dev, Queue& q, DeviceBuffer& rows, const std::vector<std::uint8_t>& bytes,
-                  const std::vector<PngPass>& passes, std::uint32_t bpp) {
+                  const std::vector<PngPass>& passes, std::uint32_t bpp, bool device_inflated) {
   std::size_t scratch_bytes = 4;
-  const std::vector<PngDefilterInfo> work = png_defilter_work(bytes, passes, bpp, scratch_bytes);
+  const std::vector<PngDefilterInfo> work =
+      png_defilter_work(bytes, passes, bpp, device_inflated, scratch_bytes);
   auto scratch = zeroed(dev, q, scratch_bytes);
   for (const PngDefilterInfo& w : work) dev.png().defilter(q, rows, *scratch, w, png_order(dev));
 }
@@ -164,12 +168,24 @@ StageDump dump_png_decode_stages(const std::shared_ptr<Device>& device, const st
     auto results = zeroed(dev, *q, segments * HC_INF_RESULT_WORDS * 4);
     dev.png().inflate(*q, *idat_buffer, *table_buffer, *rows, *results, std::uint32_t(segments));
     const std::vector<std::uint8_t> r = read_back(*q, *results, segments * HC_INF_RESULT_WORDS * 4);
+    // Taken as the decoder takes it: every segment inflated, their Adler-32 sums the stream's
+    // and no filter type above 4 (else the host inflates, and reports).
     inflated = true;
+    std::uint32_t adler = 1, max_type = 0;
     for (std::size_t k = 0; k < segments; ++k) {
-      std::uint32_t status;
-      std::memcpy(&status, r.data() + (k * HC_INF_RESULT_WORDS + HC_INF_STATUS) * 4, 4);
-      if (status != HC_INF_OK) inflated = false;
+      std::uint32_t res[HC_INF_RESULT_WORDS];
+      std::memcpy(res, r.data() + k * HC_INF_RESULT_WORDS * 4, sizeof res);
+      if (res[HC_INF_STATUS] != HC_INF_OK) inflated = false;
+      adler =
+          png::adler32_combine(adler, res[HC_INF_ADLER], table[k * HC_INF_WORDS + HC_INF_OUT_LEN]);
+      max_type = std::max(max_type, res[HC_INF_MAX_TYPE]);
     }
+    const std::uint8_t* end = idat.data() + idat.size();
+    if (idat.size() < 4 ||
+        adler != (std::uint32_t(end[-4]) << 24 | std::uint32_t(end[-3]) << 16 |
+                  std::uint32_t(end[-2]) << 8 | end[-1]) ||
+        max_type > 4)
+      inflated = false;
     dump.stages.push_back({"compressed",
                            "u8",
                            {compressed.size()},
@@ -197,7 +213,7 @@ StageDump dump_png_decode_stages(const std::shared_ptr<Device>& device, const st
                          std::string("each pass's filtered rows, a filter byte then its bytes (") +
                              (inflated ? "the device's inflate" : "the host's inflate") + ")",
                          inflated_rows});
-  png_defilter(dev, *q, *rows, inflated_rows, passes, info.filter_bpp());
+  png_defilter(dev, *q, *rows, inflated_rows, passes, info.filter_bpp(), inflated);
   dump.stages.push_back({"defiltered",
                          "u8",
                          {total},
@@ -227,6 +243,20 @@ StageBuffer replay_png_decode(const std::shared_ptr<Device>& device, const Stage
   const std::size_t total = parameter(d, "inflated_bytes");
   const std::vector<PngPass> passes = png_passes(d);
   StageBuffer out = stage_of(d, stage);
+  bool device_inflated = false;
+  for (const auto& [k, v] : d.parameters)
+    if (k == "device_inflate") device_inflated = v == 1;
+  if (!crop.whole()) {
+    // One pass of `height` rows from byte 0 (the crops' layout), within the rows and the job.
+    const PngPass& p = passes.at(0);
+    const hc_png_job job = png_job_of(d);
+    if (passes.size() != 1 || p.offset != 0 || p.rows != height ||
+        (std::uint64_t(p.row_bytes) + 1) * height > total || job.interlace != 0 ||
+        job.height != height || job.width != width || job.pass[0].offset != 0 ||
+        job.pass[0].row_bytes != p.row_bytes)
+      throw Error(ErrorCode::InvalidArgument,
+                  "debug: the dump's rows are not one pass of its height (a crop needs them so)");
+  }
   if (!crop.whole() && (crop.first_row >= height || crop.rows > height - crop.first_row))
     throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) + ".." +
                                                 std::to_string(crop.first_row + crop.rows - 1) +
@@ -252,7 +282,7 @@ StageBuffer replay_png_decode(const std::shared_ptr<Device>& device, const Stage
     const StageBuffer& in = input_of(d, "inflated", total);
     if (crop.whole()) {
       auto rows = upload_bytes(dev, *q, in.bytes);
-      png_defilter(dev, *q, *rows, in.bytes, passes, bpp);
+      png_defilter(dev, *q, *rows, in.bytes, passes, bpp, device_inflated);
       out.bytes = read_back(*q, *rows, total);
     } else {
       // The crop's rows, after the row above them as the dump reconstructed it, filtered with
@@ -272,7 +302,7 @@ StageBuffer replay_png_decode(const std::shared_ptr<Device>& device, const Stage
       PngPass p = passes[0];
       p.offset = 0;
       p.rows = std::uint32_t(crop.rows + above);
-      png_defilter(dev, *q, *rows, band, {p}, bpp);
+      png_defilter(dev, *q, *rows, band, {p}, bpp, device_inflated);
       const std::vector<std::uint8_t> made = read_back(*q, *rows, band.size());
       std::copy(made.begin() + std::ptrdiff_t(above * stride), made.end(),
                 out.bytes.begin() + std::ptrdiff_t(crop.first_row * stride));
@@ -327,7 +357,8 @@ std::string locate_png_rows(const StageDump& d, const StageBuffer& s, std::size_
       w << ", byte " << b;
       if (have_job && job.pass[k].width) {
         // (bits per pixel from the row's bytes and the pass's width)
-        const std::size_t bits = std::size_t(p.row_bytes) * 8 / job.pass[k].width;
+        const std::size_t bits =
+            std::max<std::size_t>(std::size_t(p.row_bytes) * 8 / job.pass[k].width, 1);
         const std::size_t x = bits >= 8 ? b / std::max<std::size_t>(bpp, 1) : b * 8 / bits;
         w << " (pixel " << x << " of the row; image pixel (" << job.pass[k].x0 + x * job.pass[k].dx
           << ", " << job.pass[k].y0 + y * job.pass[k].dy << "))";
@@ -821,6 +852,22 @@ hc_filter_params filter_params_of(const StageDump& d) {
   p.cx = from_bits(parameter(d, "cx_bits"));
   p.cy = from_bits(parameter(d, "cy_bits"));
   p.step = from_bits(parameter(d, "step_bits"));
+  // What the filters themselves would have set (hetcodec/filters.h): the kernel writes
+  // `channels` samples a pixel, and loops over octaves and iterations.
+  const int kind = filter_kind(d.pipeline);
+  const bool ok =
+      p.width >= 1 && p.height >= 1 && p.channels >= 1 && p.colours >= 1 &&
+      p.colours <= p.channels &&
+      (kind == HC_FILTER_SMOOTH
+           ? p.mode == 0 && p.tiles_x == (p.width + HC_SMOOTH_TILE - 1) / HC_SMOOTH_TILE
+       : kind == HC_FILTER_TEXTURE ? p.mode == 0 && p.octaves >= 1 && p.octaves <= 32
+       : kind == HC_FILTER_PERLIN
+           ? p.mode == HC_PERLIN_U8 && p.channels == 1 && p.octaves >= 1 && p.octaves <= 32
+           : p.iterations >= 1 && p.iterations <= 1000000 &&
+                 p.channels == (p.mode == HC_MANDEL_FIRE ? 3u : 1u) && p.mode <= HC_MANDEL_FIRE);
+  if (!ok)
+    throw Error(ErrorCode::InvalidArgument,
+                "debug: the dump's parameters are not the " + d.pipeline + " kernel's");
   return p;
 }
 

@@ -405,21 +405,34 @@ StageBuffer replay_jpeg_encode(const std::shared_ptr<Device>& device, const Stag
           reinterpret_cast<const std::uint8_t*>(words.data()) + words.size() * 4));
   auto work = detail::zeroed(dev, *q, std::size_t(h.w_hist) * 4);
   auto coefs = detail::zeroed(dev, *q, std::size_t(h.blocks) * 128);
-  // (the encoder's bound on the packed bytes, which sizes the stages after the scan)
-  const std::uint32_t bound = std::uint32_t(
-      std::min<std::uint64_t>((std::uint64_t(h.blocks) * 1681 + 7) / 8 + h.intervals, 64u << 20));
-  auto data =
-      detail::zeroed(dev, *q, (std::size_t(hc_jenc_w_data(bound)) + hc_jenc_data_words(bound)) * 4);
-  auto out = detail::zeroed(dev, *q, hc_jenc_out_head(&h) + 2ull * bound + 2ull * h.intervals + 16);
+  // The stages as the encoder runs them: the data and output buffers made once the packed
+  // size is known (the blocks' bound on it, or past kBoundedBytes the count the scan left).
+  constexpr std::uint64_t kBoundedBytes = 64ull << 20;
+  const std::uint64_t bound64 = (std::uint64_t(h.blocks) * 1681 + 7) / 8 + h.intervals;
+  std::uint32_t bytes = 0;
+  std::unique_ptr<DeviceBuffer> data, out;
   const int stages[4][2] = {{HC_JENC_BLOCKS, 0},
                             {HC_JENC_SCAN, HC_JENC_SCAN_POS},
                             {HC_JENC_PACK, 0},
                             {HC_JENC_SCAN, HC_JENC_SCAN_FF}};
   for (int i = 0; i <= last; ++i) {
-    const std::uint32_t bytes = i == 0 ? 0 : bound;
+    if (i == 2) {
+      if (bound64 <= kBoundedBytes) {
+        bytes = std::uint32_t(bound64);
+      } else {
+        const std::vector<std::uint8_t> r =
+            read_back(*q, *work, 4, (std::size_t(h.w_results) + HC_JENC_R_BYTES) * 4);
+        std::memcpy(&bytes, r.data(), 4);
+        if (bytes > 0x7FFFFFFFu - 64u)
+          throw Error(ErrorCode::LimitExceeded, "debug: more than 2^31 packed bytes");
+      }
+      data = detail::zeroed(dev, *q,
+                            (std::size_t(hc_jenc_w_data(bytes)) + hc_jenc_data_words(bytes)) * 4);
+      out = detail::zeroed(dev, *q, hc_jenc_out_head(&h) + 2ull * bytes + 2ull * h.intervals + 16);
+    }
     k.stage(*q, stages[i][0], std::uint32_t(stages[i][1]),
             hc_jenc_items(&h, bytes, stages[i][0], std::uint32_t(stages[i][1])), *pixels, *plan,
-            *work, i >= 2 ? *data : *work, *coefs, i >= 2 ? *out : *work);
+            *work, data ? *data : *work, *coefs, out ? *out : *work);
   }
   StageBuffer out_stage = stage_of(d, stage);
   if (last == 0) {
@@ -427,11 +440,11 @@ StageBuffer replay_jpeg_encode(const std::shared_ptr<Device>& device, const Stag
   } else if (last == 1) {
     out_stage.bytes = read_back(*q, *work, std::size_t(h.pos_count) * 4, std::size_t(h.w_pos) * 4);
   } else {
-    std::uint32_t bytes = 0;
+    std::uint32_t packed = 0;
     const std::vector<std::uint8_t> r =
-        read_back(*q, *work, 4, (h.w_results + HC_JENC_R_BYTES) * 4);
-    std::memcpy(&bytes, r.data(), 4);
-    bytes = std::min(bytes, bound);
+        read_back(*q, *work, 4, (std::size_t(h.w_results) + HC_JENC_R_BYTES) * 4);
+    std::memcpy(&packed, r.data(), 4);
+    bytes = std::min(packed, bytes);
     out_stage.bytes = last == 2
                           ? read_back(*q, *data, bytes, std::size_t(hc_jenc_w_data(bytes)) * 4)
                           : read_back(*q, *data, (std::size_t(hc_jenc_chunks(bytes)) + 1) * 4);

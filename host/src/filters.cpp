@@ -18,11 +18,11 @@ struct Filters::Impl {
   std::shared_ptr<Device> device;
   std::unique_ptr<Queue> queue;
   detail::FilterObserver observer;  // (the debugging tools': detail::FiltersAccess)
-  // One kernel, waited for (and shown to the observer).
+  // One kernel, waited for unless `wait` is false (and shown to the observer).
   void run(int kind, const hc_filter_params& p, const DeviceBuffer* src, std::size_t src_offset,
-           DeviceBuffer& dst) {
+           DeviceBuffer& dst, bool wait = true) {
     device->filters().run(*queue, kind, p, src, src_offset, dst, 0);
-    queue->finish();
+    if (wait || observer) queue->finish();
     if (observer) observer({kind, p, *queue, src, src_offset, dst});
   }
 };
@@ -208,7 +208,7 @@ std::vector<float> Filters::perlin_values(int width, int height, const PerlinOpt
   p.mode = HC_PERLIN_F32;
   const std::size_t n = std::size_t(width) * std::size_t(height);
   auto buffer = impl_->device->alloc(n * sizeof(float));
-  impl_->run(HC_FILTER_PERLIN, p, nullptr, 0, *buffer);
+  impl_->run(HC_FILTER_PERLIN, p, nullptr, 0, *buffer, false);  // (the read waits)
   std::vector<float> values(n);
   impl_->queue->read(values.data(), *buffer, 0, n * sizeof(float));
   impl_->queue->finish();

@@ -10,6 +10,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -289,12 +290,31 @@ class Decoder {
           // is made otherwise, and the smaller freed). Allocating and freeing the output every
           // batch is what CUDA's cudaFree makes slow: it waits for the whole device, at
           // whatever moment the last array of a batch is released.
-          std::shared_ptr<DeviceBuffer> buffer, free;
-          for (const auto& b : outputs_)
-            if (b.use_count() == 1) free = buffer = b;
+          // The newest free buffer is offered; the other free ones are freed.
+          std::shared_ptr<DeviceBuffer> free;
+          for (auto it = outputs_.rbegin(); it != outputs_.rend(); ++it)
+            if (it->use_count() == 1 && !free) free = *it;
+          std::atomic_thread_fence(std::memory_order_acquire);  // (the arrays' last reads)
+          outputs_.erase(std::remove_if(outputs_.begin(), outputs_.end(),
+                                        [&](const std::shared_ptr<DeviceBuffer>& b) {
+                                          return b.use_count() == 1 && b != free;
+                                        }),
+                         outputs_.end());
           // (another library's kernels may still read the memory it let go of)
-          if (buffer) wait_idle(*device_);
-          images = jpeg_->decode_batch_to_device(split.jpegs, &failed, &buffer);
+          if (free) wait_idle(*device_);
+          std::shared_ptr<DeviceBuffer> buffer = free;
+          try {
+            images = jpeg_->decode_batch_to_device(split.jpegs, &failed, &buffer);
+          } catch (const Error& e) {
+            // Out of memory with a free buffer too small for the batch held: without it.
+            if (!free || buffer != free ||
+                (e.code() != ErrorCode::OutOfMemory && e.code() != ErrorCode::LimitExceeded))
+              throw;
+            outputs_.erase(std::find(outputs_.begin(), outputs_.end(), free));
+            free.reset();
+            buffer.reset();
+            images = jpeg_->decode_batch_to_device(split.jpegs, &failed, &buffer);
+          }
           if (buffer != free) {
             if (free) outputs_.erase(std::find(outputs_.begin(), outputs_.end(), free));
             outputs_.push_back(buffer);
