@@ -195,6 +195,27 @@ TEST_CASE(
         small);
     replays_everywhere(dump, {"residuals", "row-status", "samples", "image"}, small);
   }
+  // The unpack of a band of rows alone gives the dump's rows; a band past the image is refused.
+  {
+    const auto bytes = data_file("ljpeg/ff-bgra-pred1-37x23.jpg");
+    const StageDump dump = dump_ljpeg_decode_stages(cpu, bytes.data(), bytes.size());
+    CHECK(crop_replayable(dump, "image"));
+    CHECK_FALSE(crop_replayable(dump, "samples"));
+    test::for_each_device([&](Device& device) {
+      if (emulator_elsewhere(device)) return;
+      for (const ReplayCrop crop : {ReplayCrop{0, 1}, ReplayCrop{7, 9}, ReplayCrop{22, 1}})
+        CHECK(replay_stage(test::borrowed(device), dump, "image", crop).bytes ==
+              stage(dump, "image").bytes);
+    });
+    StageDump changed = dump;  // (a sample of row 10 changed: only a band with it differs)
+    stage(changed, "samples").bytes[10 * (2 * 37 * 4 + 1) + 1 + 2 * 5] ^= 1;
+    CHECK(!stage_difference(changed, replay_stage(cpu, changed, "image", {0, 10})));
+    const auto d = stage_difference(changed, replay_stage(cpu, changed, "image", {9, 3}));
+    REQUIRE(d);
+    CHECK(d->where.rfind("pixel (", 0) == 0);
+    CHECK_THROWS_AS(replay_stage(cpu, dump, "image", {20, 4}), Error);
+    CHECK_THROWS_AS(replay_stage(cpu, dump, "samples", {0, 4}), Error);
+  }
   // Located by scan, row, column and component.
   const auto bytes = data_file("ljpeg/ff-bgr24-pred3-17x5.jpg");  // 17x5, 3 components in a scan
   StageDump a = dump_ljpeg_decode_stages(cpu, bytes.data(), bytes.size()), b = a;

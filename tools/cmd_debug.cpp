@@ -283,7 +283,7 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       ->add_option("--rows", *rows,
                    "replay only rows FIRST to LAST of the image (inclusive), where the stage "
                    "allows it (png-decode's defiltered and image of a non-interlaced image, "
-                   "smooth's output); the other rows are the dump's")
+                   "ljpeg-decode's image, smooth's output); the other rows are the dump's")
       ->type_name("FIRST-LAST");
   replay->callback([&options, dir, stages, rows] {
     StageDump dump;

@@ -703,15 +703,52 @@ StageDump dump_ljpeg_decode_stages(const std::shared_ptr<Device>& device, const 
 
 namespace {
 
+// The job of output rows [first, first + rows) alone, for the unpack: the image's height that
+// many, each channel's plane that many rows further on (its rows checked within the planes).
+std::vector<std::uint8_t> ljpeg_band_job(const StageDump& d, std::uint64_t first,
+                                         std::uint64_t rows) {
+  std::vector<std::uint32_t> job = words_of(stage_of(d, "job"));
+  const std::uint64_t planes = parameter(d, "planes_bytes");
+  if (job.size() < HC_LJ_HEADER_WORDS || job[HC_LJ_H_MAGIC] != HC_LJ_MAGIC ||
+      job[HC_LJ_H_WIDTH] != parameter(d, "width") ||
+      job[HC_LJ_H_HEIGHT] != parameter(d, "height") ||
+      job[HC_LJ_H_CHANNELS] != parameter(d, "channels") || job[HC_LJ_H_CHANNELS] > 4)
+    throw Error(ErrorCode::InvalidArgument, "debug: the job's header is not the dump's image");
+  for (std::uint32_t c = 0; c < job[HC_LJ_H_CHANNELS]; ++c) {
+    std::uint32_t* ch = job.data() + HC_LJ_H_CHANNEL + HC_LJ_CHANNEL_WORDS * c;
+    const std::uint64_t stride = 2ull * ch[4] * ch[2] + 1,
+                        at = std::uint64_t(ch[0]) | std::uint64_t(ch[1]) << 32;
+    const std::uint64_t moved = at + first * stride;
+    if (ch[2] < 1 || ch[2] > 4 || (ch[3] & 0xFFu) >= ch[2] || ch[4] < job[HC_LJ_H_WIDTH] ||
+        moved + rows * stride > planes)
+      throw Error(ErrorCode::InvalidArgument,
+                  "debug: the job's channel " + std::to_string(c) + " lies past the planes");
+    ch[0] = std::uint32_t(moved);
+    ch[1] = std::uint32_t(moved >> 32);
+  }
+  job[HC_LJ_H_HEIGHT] = std::uint32_t(rows);
+  return bytes_of(job.data(), job.size() * 4);
+}
+
 StageBuffer replay_ljpeg(const std::shared_ptr<Device>& device, const StageDump& d,
-                         const std::string& stage) {
+                         const std::string& stage, const ReplayCrop& crop) {
   Device& dev = *device;
   std::unique_ptr<Queue> q = dev.create_queue();
   const std::vector<LjpegScanInfo> scans = ljpeg_scans(d);
   ljpeg_check(d, scans);
   const std::size_t planes_bytes = parameter(d, "planes_bytes");
   const std::size_t status_bytes = parameter(d, "status_bytes");
-  auto job = upload_bytes(dev, *q, stage_of(d, "job").bytes);
+  if (!crop.whole()) {
+    const std::uint64_t height = parameter(d, "height");
+    if (crop.first_row >= height || crop.rows > height - crop.first_row)
+      throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) +
+                                                  ".." +
+                                                  std::to_string(crop.first_row + crop.rows - 1) +
+                                                  " of an image of " + std::to_string(height));
+  }
+  auto job = upload_bytes(
+      dev, *q,
+      crop.whole() ? stage_of(d, "job").bytes : ljpeg_band_job(d, crop.first_row, crop.rows));
   StageBuffer out = stage_of(d, stage);
   LjpegKernels& k = dev.ljpeg();
   if (stage == "residuals" || stage == "row-status") {
@@ -734,12 +771,14 @@ StageBuffer replay_ljpeg(const std::shared_ptr<Device>& device, const StageDump&
     auto planes = upload_bytes(dev, *q, input_of(d, "samples", planes_bytes).bytes);
     const std::uint32_t width = parameter32(d, "width"), height = parameter32(d, "height");
     const std::uint32_t pixel_bytes = parameter32(d, "channels", 4) * parameter32(d, "depth", 2);
-    const std::size_t bytes = std::size_t(width) * height * pixel_bytes;
-    if (out.bytes.size() != bytes)
+    const std::size_t row = std::size_t(width) * pixel_bytes;
+    if (out.bytes.size() != row * height)
       throw Error(ErrorCode::InvalidArgument, "debug: the image stage's size is not the image's");
-    auto pixels = zeroed(dev, *q, bytes);
-    k.unpack(*q, *job, *planes, *pixels, 0, width, height, pixel_bytes);
-    out.bytes = read_back(*q, *pixels, bytes);
+    const std::uint32_t rows = crop.whole() ? height : std::uint32_t(crop.rows);
+    auto pixels = zeroed(dev, *q, row * rows);
+    k.unpack(*q, *job, *planes, *pixels, 0, width, rows, pixel_bytes);
+    const std::vector<std::uint8_t> made = read_back(*q, *pixels, row * rows);
+    std::copy(made.begin(), made.end(), out.bytes.begin() + std::ptrdiff_t(crop.first_row * row));
   } else {
     throw Error(ErrorCode::InvalidArgument,
                 "debug: stage " + stage + " of ljpeg-decode is not a device stage");
@@ -989,7 +1028,7 @@ StageBuffer other_replay(const std::shared_ptr<Device>& device, const StageDump&
                          const std::string& stage, const ReplayCrop& crop) {
   if (d.pipeline == "png-decode") return replay_png_decode(device, d, stage, crop);
   if (d.pipeline == "png-encode") return replay_png_encode(device, d, stage);
-  if (d.pipeline == "ljpeg-decode") return replay_ljpeg(device, d, stage);
+  if (d.pipeline == "ljpeg-decode") return replay_ljpeg(device, d, stage, crop);
   return replay_filter(device, d, stage, crop);
 }
 

@@ -463,6 +463,7 @@ std::vector<std::string> replayable_stages(const StageDump& dump) {
 
 bool crop_replayable(const StageDump& dump, const std::string& stage) {
   if (dump.pipeline == "smooth") return stage == "output";
+  if (dump.pipeline == "ljpeg-decode") return stage == "image";
   if (dump.pipeline == "png-decode" && (stage == "defiltered" || stage == "image")) {
     for (const auto& [key, value] : dump.parameters)
       if (key == "interlace") return value == 0;

@@ -134,8 +134,8 @@ struct ReplayCrop {
   std::uint64_t first_row = 0, rows = 0;
   bool whole() const { return rows == 0; }
 };
-// The stages that replay on a crop: png-decode's defiltered and image (non-interlaced), and
-// smooth's output.
+// The stages that replay on a crop: png-decode's defiltered and image (non-interlaced),
+// ljpeg-decode's image, and smooth's output.
 bool crop_replayable(const StageDump& dump, const std::string& stage);
 
 // One device stage of a dump run alone on `device` from the dump's buffers before it, as it ran
