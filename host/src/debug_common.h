@@ -58,6 +58,29 @@ inline std::uint64_t parameter(const StageDump& d, const std::string& name) {
   throw Error(ErrorCode::InvalidArgument, "debug: the dump has no parameter " + name);
 }
 
+// A parameter the dump may lack: `fallback` then.
+inline std::uint64_t parameter_or(const StageDump& d, const std::string& name,
+                                  std::uint64_t fallback) {
+  for (const auto& [key, value] : d.parameters)
+    if (key == name) return value;
+  return fallback;
+}
+
+// A crop's rows within an image of `height` rows (Error(InvalidArgument) otherwise).
+inline void check_band(const ReplayCrop& crop, std::uint64_t height) {
+  if (crop.first_row >= height || crop.rows > height - crop.first_row)
+    throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) + ".." +
+                                                std::to_string(crop.first_row + crop.rows - 1) +
+                                                " of an image of " + std::to_string(height));
+}
+
+// Sample `element` of rows x `width` columns x `channels` samples, in words.
+inline std::string pixel_of(std::size_t element, std::uint64_t width, std::uint64_t channels) {
+  return "pixel (" + std::to_string(element / channels % width) + ", " +
+         std::to_string(element / channels / width) + "), channel " +
+         std::to_string(element % channels);
+}
+
 // A parameter that must be at most `most`.
 inline std::uint32_t parameter32(const StageDump& d, const std::string& name,
                                  std::uint64_t most = 0xFFFFFFFFu) {

@@ -243,9 +243,7 @@ StageBuffer replay_png_decode(const std::shared_ptr<Device>& device, const Stage
   const std::size_t total = parameter(d, "inflated_bytes");
   const std::vector<PngPass> passes = png_passes(d);
   StageBuffer out = stage_of(d, stage);
-  bool device_inflated = false;
-  for (const auto& [k, v] : d.parameters)
-    if (k == "device_inflate") device_inflated = v == 1;
+  const bool device_inflated = detail::parameter_or(d, "device_inflate", 0) == 1;
   if (!crop.whole()) {
     // One pass of `height` rows from byte 0 (the crops' layout), within the rows and the job.
     const PngPass& p = passes.at(0);
@@ -257,10 +255,7 @@ StageBuffer replay_png_decode(const std::shared_ptr<Device>& device, const Stage
       throw Error(ErrorCode::InvalidArgument,
                   "debug: the dump's rows are not one pass of its height (a crop needs them so)");
   }
-  if (!crop.whole() && (crop.first_row >= height || crop.rows > height - crop.first_row))
-    throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) + ".." +
-                                                std::to_string(crop.first_row + crop.rows - 1) +
-                                                " of an image of " + std::to_string(height));
+  if (!crop.whole()) detail::check_band(crop, height);
   if (stage == "inflated") {
     if (!has_stage(d, "compressed") || parameter(d, "device_inflate") != 1)
       throw Error(ErrorCode::InvalidArgument,
@@ -738,14 +733,7 @@ StageBuffer replay_ljpeg(const std::shared_ptr<Device>& device, const StageDump&
   ljpeg_check(d, scans);
   const std::size_t planes_bytes = parameter(d, "planes_bytes");
   const std::size_t status_bytes = parameter(d, "status_bytes");
-  if (!crop.whole()) {
-    const std::uint64_t height = parameter(d, "height");
-    if (crop.first_row >= height || crop.rows > height - crop.first_row)
-      throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) +
-                                                  ".." +
-                                                  std::to_string(crop.first_row + crop.rows - 1) +
-                                                  " of an image of " + std::to_string(height));
-  }
+  if (!crop.whole()) detail::check_band(crop, parameter(d, "height"));
   auto job = upload_bytes(
       dev, *q,
       crop.whole() ? stage_of(d, "job").bytes : ljpeg_band_job(d, crop.first_row, crop.rows));
@@ -958,11 +946,7 @@ StageBuffer replay_filter(const std::shared_ptr<Device>& device, const StageDump
     src = upload_bytes(dev, *q, input_of(d, "source", row * p.height).bytes);
   std::size_t first = 0, rows = p.height, skip = 0;
   if (!crop.whole()) {
-    if (crop.first_row >= p.height || crop.rows > p.height - crop.first_row)
-      throw Error(ErrorCode::InvalidArgument, "debug: rows " + std::to_string(crop.first_row) +
-                                                  ".." +
-                                                  std::to_string(crop.first_row + crop.rows - 1) +
-                                                  " of an image of " + std::to_string(p.height));
+    detail::check_band(crop, p.height);
     // Smoothing reads two rows either side (the gradients of the neighbours), and keeps the
     // image's two edge rows: the crop runs with two rows more on each side, those not kept.
     first = std::size_t(crop.first_row >= 2 ? crop.first_row - 2 : 0);
@@ -1013,11 +997,8 @@ bool other_pipeline(const std::string& p) {
 
 std::vector<std::string> other_replayable(const StageDump& d) {
   if (d.pipeline == "png-decode") {
-    std::vector<std::string> s;
-    for (const auto& [k, v] : d.parameters)
-      if (k == "device_inflate" && v == 1) s.push_back("inflated");
-    s.insert(s.end(), {"defiltered", "image"});
-    return s;
+    if (parameter_or(d, "device_inflate", 0) == 1) return {"inflated", "defiltered", "image"};
+    return {"defiltered", "image"};
   }
   if (d.pipeline == "png-encode") return {"filtered", "symbols", "blocks", "deflate", "crcs"};
   if (d.pipeline == "ljpeg-decode") return {"residuals", "row-status", "samples", "image"};
@@ -1035,18 +1016,13 @@ StageBuffer other_replay(const std::shared_ptr<Device>& device, const StageDump&
 std::string other_locate(const StageDump& d, const StageBuffer& s, std::size_t element) {
   std::ostringstream w;
   if (s.name == "image" || s.name == "output" || s.name == "source") {
-    if (s.shape.size() == 3 && s.shape[1] && s.shape[2]) {
-      const std::size_t c = s.shape[2], x = element / c % s.shape[1], y = element / c / s.shape[1];
-      w << "pixel (" << x << ", " << y << "), channel " << element % c;
-      return w.str();
-    }
+    if (s.shape.size() == 3 && s.shape[1] && s.shape[2])
+      return pixel_of(element, s.shape[1], s.shape[2]);
   }
   if (d.pipeline == "png-decode") {
     if (s.name == "inflated" || s.name == "defiltered") return locate_png_rows(d, s, element);
     if (s.name == "compressed") {
-      std::size_t table = 0;
-      for (const auto& [k, v] : d.parameters)
-        if (k == "segments") table = v * HC_INF_WORDS * 4;
+      const std::size_t table = parameter_or(d, "segments", 0) * HC_INF_WORDS * 4;
       if (element < table)
         w << "segment " << element / (HC_INF_WORDS * 4) << "'s table entry, word "
           << element / 4 % HC_INF_WORDS;

@@ -114,11 +114,8 @@ std::string locate(const StageBuffer& s, std::size_t element, const hc_jpeg_job&
     w << "plane byte " << byte << " (in no component)";
     return w.str();
   }
-  if (s.name == "image" && s.shape.size() == 3) {
-    const std::size_t c = s.shape[2], x = element / c % s.shape[1], y = element / c / s.shape[1];
-    w << "pixel (" << x << ", " << y << "), channel " << element % c;
-    return w.str();
-  }
+  if (s.name == "image" && s.shape.size() == 3 && s.shape[1] && s.shape[2])
+    return detail::pixel_of(element, s.shape[1], s.shape[2]);
   w << "element " << element;
   return w.str();
 }
@@ -464,10 +461,8 @@ std::vector<std::string> replayable_stages(const StageDump& dump) {
 bool crop_replayable(const StageDump& dump, const std::string& stage) {
   if (dump.pipeline == "smooth") return stage == "output";
   if (dump.pipeline == "ljpeg-decode") return stage == "image";
-  if (dump.pipeline == "png-decode" && (stage == "defiltered" || stage == "image")) {
-    for (const auto& [key, value] : dump.parameters)
-      if (key == "interlace") return value == 0;
-  }
+  if (dump.pipeline == "png-decode" && (stage == "defiltered" || stage == "image"))
+    return detail::parameter_or(dump, "interlace", 1) == 0;
   return false;
 }
 
@@ -542,11 +537,7 @@ std::string locate_encode(const StageDump& d, const StageBuffer& s, std::size_t 
   std::ostringstream w;
   if (s.name == "pixels") {
     const std::uint64_t width = parameter(d, "width"), channels = parameter(d, "channels");
-    if (width && channels) {
-      w << "pixel (" << element / channels % width << ", " << element / channels / width
-        << "), channel " << element % channels;
-      return w.str();
-    }
+    if (width && channels) return detail::pixel_of(element, width, channels);
   }
   if (s.name == "plan")
     w << "plan word " << element;
