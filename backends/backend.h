@@ -109,6 +109,13 @@ struct JpegChunkImage {
 std::size_t jpeg_chunk_table_bytes(std::size_t images);
 void write_jpeg_chunk_table(const std::vector<JpegChunkImage>& images, std::uint32_t* words);
 
+// A part of one of the two-stage path's launches, for replaying a crop of a stage (hetcodec
+// debug replay): its items [first, first + count), in the stage's units: groups of 64 blocks
+// for decode_tokens, blocks for idct, pixels for upsample_color. count 0: every item.
+struct JpegLaunchRange {
+  std::uint32_t first = 0, count = 0;
+};
+
 class JpegKernels {
  public:
   virtual ~JpegKernels() = default;
@@ -123,14 +130,16 @@ class JpegKernels {
                    const JpegJobInfo& info);
   // The same work in two stages, kept for verification: tokens -> dense quantised coefficients
   // (blocks x 64 int16, natural order), then dequantisation + IDCT -> component planes.
+  // `range`: only a part of the launch (the rest of the output is left as it is).
   void decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                     const JpegJobInfo& info);
+                     const JpegJobInfo& info, const JpegLaunchRange& range = {});
   void idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-            DeviceBuffer& planes, const JpegJobInfo& info);
+            DeviceBuffer& planes, const JpegJobInfo& info, const JpegLaunchRange& range = {});
   // Upsampling (libjpeg-turbo's fancy filters) and colour conversion: component planes ->
   // interleaved output pixels (gray, RGB or CMYK) at `out` + `out_offset`.
   void upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
-                      DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info);
+                      DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info,
+                      const JpegLaunchRange& range = {});
   // The fused stage and the colour stage for several jobs, one launch each: `images` lie in
   // `jobs`, their chunk table (written by write_jpeg_chunk_table from the same `images`, and
   // copied with the jobs) at `table_offset`. One launch instead of one per image saves the
@@ -147,13 +156,15 @@ class JpegKernels {
                               std::uint32_t pixels) = 0;
   virtual void run_decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffer& planes,
                                const JpegJobInfo& info) = 0;
+  // `range`: checked, and count set (never 0).
   virtual void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                                 const JpegJobInfo& info) = 0;
+                                 const JpegJobInfo& info, const JpegLaunchRange& range) = 0;
   virtual void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-                        DeviceBuffer& planes, const JpegJobInfo& info) = 0;
+                        DeviceBuffer& planes, const JpegJobInfo& info,
+                        const JpegLaunchRange& range) = 0;
   virtual void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
                                   DeviceBuffer& out, std::size_t out_offset,
-                                  const JpegJobInfo& info) = 0;
+                                  const JpegJobInfo& info, const JpegLaunchRange& range) = 0;
   // `groups` and `tiles`: the work-groups of the launch (the table's header words 1 and 2).
   virtual void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs,
                                      std::size_t table_offset, std::uint32_t groups,

@@ -293,29 +293,49 @@ void JpegKernels::decode_idct(Queue& queue, const DeviceBuffer& job, DeviceBuffe
   if (info.groups) run_decode_idct(queue, job, planes, info);
 }
 
+namespace {
+
+// `range` within `items` (count 0: all of them), or Error(InvalidArgument).
+JpegLaunchRange range_within(const char* what, const JpegLaunchRange& range, std::uint64_t items) {
+  if (range.count == 0 && range.first == 0) return {0, std::uint32_t(items)};
+  if (range.count == 0 || range.first >= items || range.count > items - range.first)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(what) + ": items " + std::to_string(range.first) + " + " +
+                    std::to_string(range.count) + " of " + std::to_string(items));
+  return range;
+}
+
+}  // namespace
+
 void JpegKernels::decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                                const JpegJobInfo& info) {
+                                const JpegJobInfo& info, const JpegLaunchRange& range) {
   check_job("decode_tokens job", job, info);
   check_range("decode_tokens coefficients", 0, std::size_t(info.groups) * 64 * 128,
               coefficients.size());
-  if (info.groups) run_decode_tokens(queue, job, coefficients, info);
+  const JpegLaunchRange r = range_within("decode_tokens groups", range, info.groups);
+  if (r.count) run_decode_tokens(queue, job, coefficients, info, r);
 }
 
 void JpegKernels::idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-                       DeviceBuffer& planes, const JpegJobInfo& info) {
+                       DeviceBuffer& planes, const JpegJobInfo& info,
+                       const JpegLaunchRange& range) {
   check_job("idct job", job, info);
   check_range("idct coefficients", 0, std::size_t(info.groups) * 64 * 128, coefficients.size());
   check_range("idct planes", 0, info.plane_bytes, planes.size());
-  if (info.groups) run_idct(queue, job, coefficients, planes, info);
+  const JpegLaunchRange r = range_within("idct blocks", range, std::uint64_t(info.groups) * 64);
+  if (r.count) run_idct(queue, job, coefficients, planes, info, r);
 }
 
 void JpegKernels::upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
-                                 DeviceBuffer& out, std::size_t out_offset,
-                                 const JpegJobInfo& info) {
+                                 DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info,
+                                 const JpegLaunchRange& range) {
   check_job("upsample_color job", job, info);
   check_range("upsample_color planes", 0, info.plane_bytes, planes.size());
   check_range("upsample_color output", out_offset, info.output_bytes(), out.size());
-  if (info.output_bytes()) run_upsample_color(queue, job, planes, out, out_offset, info);
+  const JpegLaunchRange r =
+      range_within("upsample_color pixels", range, std::uint64_t(info.width) * info.height);
+  if (r.count && info.output_bytes())
+    run_upsample_color(queue, job, planes, out, out_offset, info, r);
 }
 
 std::size_t jpeg_chunk_table_bytes(std::size_t images) {

@@ -174,9 +174,7 @@ Launch plan_jpeg_decode_idct(std::uint32_t groups) {
   return launch_groups(groups, HC_JPEG_GROUP_LANES);
 }
 
-Launch plan_jpeg_idct(std::uint32_t groups) {
-  return launch_items(std::uint64_t(groups) * 64, HC_JPEG_IDCT_LANES);
-}
+Launch plan_jpeg_idct(std::uint32_t blocks) { return launch_items(blocks, HC_JPEG_IDCT_LANES); }
 
 Launch plan_jpeg_pixels(std::uint32_t pixels) { return launch_items(pixels, HC_JPEG_PIXEL_LANES); }
 

@@ -71,7 +71,7 @@ Launch plan_jpeg_encode(int stage, std::uint32_t items);
 Launch plan_filter(int kind, std::uint32_t width, std::uint32_t height);
 
 Launch plan_jpeg_decode_idct(std::uint32_t groups);  // also decode_tokens and the chunk form
-Launch plan_jpeg_idct(std::uint32_t groups);
+Launch plan_jpeg_idct(std::uint32_t blocks);
 Launch plan_jpeg_pixels(std::uint32_t pixels);  // upsample_color and ycc_to_rgb
 Launch plan_jpeg_color_chunk(std::uint32_t tiles);
 

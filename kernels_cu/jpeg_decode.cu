@@ -22,18 +22,21 @@ __global__ void __launch_bounds__(HC_JPEG_GROUP_LANES)
 }
 
 __global__ void __launch_bounds__(HC_JPEG_GROUP_LANES)
-    jpeg_decode_tokens(const hc_u32* job, hc_i16* coefficients) {
-  hc_jpeg_decode_tokens(job, blockIdx.x, coefficients, threadIdx.x, HC_JPEG_GROUP_LANES);
+    jpeg_decode_tokens(const hc_u32* job, hc_u32 first_group, hc_i16* coefficients) {
+  hc_jpeg_decode_tokens(job, first_group + blockIdx.x, coefficients, threadIdx.x,
+                        HC_JPEG_GROUP_LANES);
 }
 
 __global__ void jpeg_idct(const hc_u32* job, const hc_i16* coefficients, hc_u8* planes,
-                          hc_u32 total_blocks) {
-  hc_jpeg_idct(job, coefficients, planes, total_blocks, blockIdx.x * blockDim.x + threadIdx.x);
+                          hc_u32 end_block, hc_u32 first_block) {
+  hc_jpeg_idct(job, coefficients, planes, end_block,
+               first_block + blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 __global__ void jpeg_upsample_color(const hc_u32* job, const hc_u8* planes, hc_u8* out,
-                                    hc_u32 pixels) {
-  hc_jpeg_upsample_color(job, planes, out, pixels, blockIdx.x * blockDim.x + threadIdx.x);
+                                    hc_u32 end_pixel, hc_u32 first_pixel) {
+  hc_jpeg_upsample_color(job, planes, out, end_pixel,
+                         first_pixel + blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 __global__ void __launch_bounds__(HC_CHUNK_TILE)
@@ -56,21 +59,23 @@ cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const Launch& l,
 }
 
 cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
-                                      std::uint8_t* coefficients) {
-  return launch(jpeg_decode_tokens, stream, l, words(job), reinterpret_cast<hc_i16*>(coefficients));
+                                      std::uint32_t first_group, std::uint8_t* coefficients) {
+  return launch(jpeg_decode_tokens, stream, l, words(job), first_group,
+                reinterpret_cast<hc_i16*>(coefficients));
 }
 
 cudaError_t launch_jpeg_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                              const std::uint8_t* coefficients, std::uint8_t* planes,
-                             std::uint32_t blocks) {
+                             std::uint32_t end_block, std::uint32_t first_block) {
   return launch(jpeg_idct, stream, l, words(job), reinterpret_cast<const hc_i16*>(coefficients),
-                planes, blocks);
+                planes, end_block, first_block);
 }
 
 cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const Launch& l,
                                        const std::uint8_t* job, const std::uint8_t* planes,
-                                       std::uint8_t* out, std::uint32_t pixels) {
-  return launch(jpeg_upsample_color, stream, l, words(job), planes, out, pixels);
+                                       std::uint8_t* out, std::uint32_t end_pixel,
+                                       std::uint32_t first_pixel) {
+  return launch(jpeg_upsample_color, stream, l, words(job), planes, out, end_pixel, first_pixel);
 }
 
 cudaError_t launch_jpeg_upsample_color_chunk(cudaStream_t stream, const Launch& l,

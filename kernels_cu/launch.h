@@ -38,14 +38,16 @@ cudaError_t launch_jpeg_ycc_to_rgb(cudaStream_t stream, const Launch& l, const s
                                    std::uint8_t* d_rgb, std::uint32_t pixels);
 cudaError_t launch_jpeg_decode_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                                     std::uint8_t* planes);
+// The two-stage path's kernels run the items [first, end) of their launch plan's range.
 cudaError_t launch_jpeg_decode_tokens(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
-                                      std::uint8_t* coefficients);
+                                      std::uint32_t first_group, std::uint8_t* coefficients);
 cudaError_t launch_jpeg_idct(cudaStream_t stream, const Launch& l, const std::uint8_t* job,
                              const std::uint8_t* coefficients, std::uint8_t* planes,
-                             std::uint32_t blocks);
+                             std::uint32_t end_block, std::uint32_t first_block);
 cudaError_t launch_jpeg_upsample_color(cudaStream_t stream, const Launch& l,
                                        const std::uint8_t* job, const std::uint8_t* planes,
-                                       std::uint8_t* out, std::uint32_t pixels);
+                                       std::uint8_t* out, std::uint32_t end_pixel,
+                                       std::uint32_t first_pixel);
 cudaError_t launch_jpeg_decode_idct_chunk(cudaStream_t stream, const Launch& l,
                                           const std::uint8_t* jobs, std::uint32_t table_word,
                                           std::uint8_t* planes);

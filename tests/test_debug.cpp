@@ -254,19 +254,93 @@ TEST_CASE("debug: every stage of a CPU dump replays alone to the same bytes on e
   CHECK_THROWS_AS(replay_stage(cpu, wrong, "planes"), Error);
 }
 
+TEST_CASE("debug: a JPEG decode replays on a range of blocks and a band of rows") {
+  auto cpu = open_device("cpu");
+  // testorig.jpg (227x149, 4:2:0): component 0's 30x20 blocks in groups 0..9 (blocks 600..639
+  // pad its last group), 1024 blocks in all; monkey12.jpg has 12-bit samples.
+  std::vector<StageDump> dumps;
+  for (const char* name : {"testorig.jpg", "monkey12.jpg"}) {
+    const auto bytes = test::bytes_of(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg" / name);
+    dumps.push_back(dump_jpeg_decode_stages(cpu, bytes.data(), bytes.size()));
+  }
+  const StageDump& dump = dumps[0];
+  CHECK(crop_unit(dump, "coefficients") == "blocks");
+  CHECK(crop_unit(dump, "planes") == "blocks");
+  CHECK(crop_unit(dump, "image") == "rows");
+  CHECK(crop_unit(dump, "job").empty());
+  CHECK(crop_replayable(dump, "planes"));
+  auto stage = [](const StageDump& d, const std::string& name) -> const StageBuffer& {
+    for (const StageBuffer& s : d.stages)
+      if (s.name == name) return s;
+    throw Error(ErrorCode::InvalidArgument, "no stage " + name);
+  };
+  test::for_each_device([&](Device& device) {
+    if (device.info().is_emulator && !std::getenv("HETCODEC_TEST_DEBUG_ALONE")) return;
+    auto shared = test::borrowed(device);
+    for (const StageDump& d : dumps) {
+      const std::uint64_t blocks = stage(d, "coefficients").shape.at(0);
+      const std::uint64_t height = stage(d, "image").shape.at(0);
+      for (const ReplayCrop crop : {ReplayCrop{0, 0, 0, 1}, ReplayCrop{0, 0, 60, 8},
+                                    ReplayCrop{0, 0, 595, 10}, ReplayCrop{0, 0, blocks - 1, 1}}) {
+        INFO(device.info().spec << " blocks " << crop.first_block << "+" << crop.blocks);
+        for (const char* name : {"coefficients", "planes"})
+          CHECK(replay_stage(shared, d, name, crop).bytes == stage(d, name).bytes);
+      }
+      for (const ReplayCrop crop :
+           {ReplayCrop{0, 1}, ReplayCrop{5, 7}, ReplayCrop{height - 1, 1}}) {
+        INFO(device.info().spec << " rows " << crop.first_row << "+" << crop.rows);
+        CHECK(replay_stage(shared, d, "image", crop).bytes == stage(d, "image").bytes);
+      }
+    }
+  });
+  // A stage of the dump made wrong at block 70 (component 0's block (10, 2)): a crop that holds
+  // it makes the block again and differs there; one without it is equal.
+  auto changed = [&](const char* name, std::size_t byte) {
+    StageDump c = dump;
+    for (StageBuffer& s : c.stages)
+      if (s.name == name) s.bytes.at(byte) ^= 0x01;
+    return c;
+  };
+  const StageDump coefficients = changed("coefficients", 70 * 128);
+  CHECK(!stage_difference(
+      coefficients, replay_stage(cpu, coefficients, "coefficients", ReplayCrop{0, 0, 0, 64})));
+  auto d = stage_difference(
+      coefficients, replay_stage(cpu, coefficients, "coefficients", ReplayCrop{0, 0, 68, 3}));
+  REQUIRE(d);
+  CHECK(d->where.rfind("component 0, block (10, 2) [block 70 of the job, group 1]", 0) == 0);
+  CHECK(d->differing_bytes == 1);
+  const std::size_t stride = 30 * 8;  // (component 0's plane: 30 blocks of 8 samples a row)
+  const StageDump planes = changed("planes", 16 * stride + 80 + 3 * stride);
+  CHECK(!stage_difference(planes, replay_stage(cpu, planes, "planes", ReplayCrop{0, 0, 71, 100})));
+  d = stage_difference(planes, replay_stage(cpu, planes, "planes", ReplayCrop{0, 0, 70, 1}));
+  REQUIRE(d);
+  CHECK(d->where.rfind("component 0, sample (80, 19), in block (10, 2)", 0) == 0);
+  const StageDump image = changed("image", 10 * 227 * 3 + 5);
+  CHECK(!stage_difference(image, replay_stage(cpu, image, "image", ReplayCrop{0, 10})));
+  d = stage_difference(image, replay_stage(cpu, image, "image", ReplayCrop{9, 3}));
+  REQUIRE(d);
+  CHECK(d->where == "pixel (1, 10), channel 2");
+  // Crops of the other kind, or past the job or the image, are refused.
+  CHECK_THROWS_AS(replay_stage(cpu, dump, "image", ReplayCrop{0, 0, 0, 4}), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, dump, "planes", ReplayCrop{0, 4}), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, dump, "planes", ReplayCrop{0, 0, 1020, 5}), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, dump, "coefficients", ReplayCrop{0, 0, ~0ull, 2}), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, dump, "image", ReplayCrop{140, 10}), Error);
+}
+
 TEST_CASE("debug: Oclgrind's reports summed up with their kernel and source line") {
   const std::string log =
       "Write-write data race at global memory address 0x3000000000000\n"
       "\tKernel: jpeg_idct\n\t\n"
       "\tFirst entity:  Global(129,0,0) Local(1,0,0) Group(1,0,0)\n"
       "\t  store i8 %conv5, i8 addrspace(1)* %planes, align 1\n"
-      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\t  (source not available)\n\t\n"
+      "\tAt line 29 (column 50) of kernels_cl/jpeg_decode.cl:\n\t  (source not available)\n\t\n"
       "\tSecond entity: Global(128,0,0) Local(0,0,0) Group(1,0,0)\n"
-      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
+      "\tAt line 29 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
       "Write-write data race at global memory address 0x3000000000001\n"
       "\tKernel: jpeg_idct\n"
       "\tFirst entity:  Global(130,0,0) Local(2,0,0) Group(1,0,0)\n"
-      "\tAt line 27 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
+      "\tAt line 29 (column 50) of kernels_cl/jpeg_decode.cl:\n\n"
       "Uninitialized value written to global memory address 0x70000000008f0\n"
       "\tKernel: jpeg_encode_pack\n"
       "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
@@ -276,14 +350,14 @@ TEST_CASE("debug: Oclgrind's reports summed up with their kernel and source line
   CHECK(r[0].message == "Write-write data race at global memory");
   CHECK(r[0].kernel == "jpeg_idct");
   CHECK(r[0].entity == "Global(129,0,0) Local(1,0,0) Group(1,0,0)");
-  CHECK(r[0].location == "kernels_cl/jpeg_decode.cl:27");
+  CHECK(r[0].location == "kernels_cl/jpeg_decode.cl:29");
   CHECK(r[0].count == 2);
   CHECK(r[1].message == "Uninitialized value written to global memory");
   CHECK(r[1].kernel == "jpeg_encode_pack");
   CHECK(r[1].count == 1);
   CHECK(r[1].source.empty());  // (no such file in the kernels)
 #if defined(HETCODEC_TEST_HAVE_OPENCL)
-  CHECK(r[0].source.find("__kernel void jpeg_idct") == 0);  // line 27 of jpeg_decode.cl
+  CHECK(r[0].source.find("__kernel void jpeg_idct") == 0);  // line 29 of jpeg_decode.cl
 #endif
   CHECK(summarise_emulator_log("").empty());
 }
@@ -370,6 +444,26 @@ TEST_CASE("cli: debug compare finds the pipeline from the file; replay takes a b
   CHECK(r.status == 1);
   CHECK(r.says("stage defiltered rows 6-8: differs from the dump's"));
   CHECK(r.says("row 7, byte 10 "));
+  // A JPEG decode dumped with the CPU reference's IDCT made wrong at block 70 (component 0's
+  // block (10, 2)), replayed on blocks with the right one: the blocks that hold 70 differ there.
+  const fs::path jpeg = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg/testorig.jpg";
+  r = test::cli(s.dir, "debug compare '" + jpeg.string() + "' -d cpu -d cpu --dump j",
+                "HETCODEC_TEST_WRONG_IDCT_BLOCK=70");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  r = test::cli(s.dir, "-d cpu debug replay j/cpu --blocks 64-79 --rows 0-7");
+  INFO(r.log);
+  CHECK(r.status == 1);
+  CHECK(r.says("stage coefficients blocks 64-79: equal to the dump's (cpu) on cpu"));
+  CHECK(r.says("stage planes blocks 64-79: differs from the dump's (1 byte)"));
+  CHECK(r.says("component 0, sample (80, 16), in block (10, 2)"));
+  CHECK(r.says("stage image rows 0-7: equal to the dump's (cpu) on cpu"));
+  r = test::cli(s.dir, "-d cpu debug replay j/cpu --blocks 0-69");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("stage planes blocks 0-69: equal"));
+  CHECK(test::cli(s.dir, "-d cpu debug replay j/cpu --stage image --blocks 0-3").status == 2);
+  CHECK(test::cli(s.dir, "-d cpu debug replay j/cpu --blocks 1000-1030").status == 2);
   // Crops the stage cannot take, bad bands, a generator given a file: status 2.
   CHECK(test::cli(s.dir, "-d cpu debug replay m/cpu --rows 0-3").status == 2);
   CHECK(test::cli(s.dir, "-d cpu debug replay png/cpu --rows 9-5").status == 2);
@@ -379,6 +473,12 @@ TEST_CASE("cli: debug compare finds the pipeline from the file; replay takes a b
   r = test::cli(s.dir, "-d opencl:oclgrind debug replay m/cpu", "OCLGRIND_LOG=");
   INFO(r.log);
   CHECK(r.status == 0);
+  CHECK(r.says("Oclgrind: no reports"));
+  r = test::cli(s.dir, "-d opencl:oclgrind debug replay j/cpu --blocks 0-69 --rows 0-3",
+                "OCLGRIND_LOG=");
+  INFO(r.log);
+  CHECK(r.status == 0);
+  CHECK(r.says("stage planes blocks 0-69: equal to the dump's (cpu) on opencl:"));
   CHECK(r.says("Oclgrind: no reports"));
 }
 

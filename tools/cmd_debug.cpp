@@ -283,14 +283,23 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       ->add_option("--rows", *rows,
                    "replay only rows FIRST to LAST of the image (inclusive), where the stage "
                    "allows it (png-decode's defiltered and image of a non-interlaced image, "
-                   "ljpeg-decode's image, smooth's output); the other rows are the dump's")
+                   "jpeg-decode's and ljpeg-decode's image, smooth's output); the other rows "
+                   "are the dump's")
       ->type_name("FIRST-LAST");
-  replay->callback([&options, dir, stages, rows] {
+  auto blocks = std::make_shared<std::string>();
+  replay
+      ->add_option("--blocks", *blocks,
+                   "replay only the job's blocks FIRST to LAST (inclusive, numbered as debug "
+                   "compare names them) of jpeg-decode's coefficients and planes; the other "
+                   "blocks are the dump's")
+      ->type_name("FIRST-LAST");
+  replay->callback([&options, dir, stages, rows, blocks] {
     StageDump dump;
     ReplayCrop crop;
     std::string spec, log_path;
     std::vector<std::string> names;
     std::vector<std::pair<std::string, std::optional<StageDifference>>> results;
+    std::vector<std::string> bands;  // each result's crop, in words
     try {
       dump = read_dump(*dir);
       if (options.devices.size() > 1) {
@@ -304,23 +313,31 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       names = stages->empty() ? replayable_stages(dump) : *stages;
       if (names.empty())
         throw Error(ErrorCode::Unsupported, "no stage of pipeline " + dump.pipeline + " to replay");
-      if (!rows->empty()) {
-        unsigned long long first = 0, last = 0;
+      // FIRST-LAST (inclusive) as a first item and a count.
+      auto range = [](const std::string& option, const std::string& text, std::uint64_t& first,
+                      std::uint64_t& count) {
+        unsigned long long a = 0, b = 0;
         char dash = 0, rest = 0;
-        if (std::sscanf(rows->c_str(), "%llu%c%llu%c", &first, &dash, &last, &rest) != 3 ||
-            dash != '-' || last < first || last - first >= (1ull << 32))
-          throw Error(ErrorCode::InvalidArgument, "--rows " + *rows + " is not FIRST-LAST");
-        crop.first_row = first;
-        crop.rows = last - first + 1;
-        if (stages->empty()) {  // (every stage that takes a crop)
-          std::vector<std::string> croppable;
-          for (const std::string& n : names)
-            if (crop_replayable(dump, n)) croppable.push_back(n);
-          names = croppable;
-          if (names.empty())
-            throw Error(ErrorCode::Unsupported,
-                        "no stage of this " + dump.pipeline + " dump replays on a crop");
+        if (std::sscanf(text.c_str(), "%llu%c%llu%c", &a, &dash, &b, &rest) != 3 || dash != '-' ||
+            b < a || b - a >= (1ull << 32))
+          throw Error(ErrorCode::InvalidArgument, option + " " + text + " is not FIRST-LAST");
+        first = a;
+        count = b - a + 1;
+      };
+      if (!rows->empty()) range("--rows", *rows, crop.first_row, crop.rows);
+      if (!blocks->empty()) range("--blocks", *blocks, crop.first_block, crop.blocks);
+      if (!crop.whole() && stages->empty()) {  // (every stage that takes the crop given)
+        std::vector<std::string> croppable;
+        for (const std::string& n : names) {
+          const std::string unit = crop_unit(dump, n);
+          if ((unit == "rows" && crop.rows) || (unit == "blocks" && crop.blocks))
+            croppable.push_back(n);
         }
+        names = croppable;
+        if (names.empty())
+          throw Error(ErrorCode::Unsupported, "no stage of this " + dump.pipeline +
+                                                  " dump replays on a crop of " +
+                                                  (crop.rows ? "rows" : "blocks"));
       }
       auto device = open_device(spec);
       for (const std::string& name : names) {
@@ -328,8 +345,19 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
           std::fprintf(stderr, "%s: replaying %s stage %s on %s (%s)\n", dir->c_str(),
                        dump.pipeline.c_str(), name.c_str(), device->info().spec.c_str(),
                        device->info().name.c_str());
-        const StageBuffer again = replay_stage(device, dump, name, crop);
+        // (the part of the crop that fits the stage: its rows or its blocks)
+        ReplayCrop part = crop;
+        const std::string unit = crop_unit(dump, name);
+        if (unit == "rows") part.first_block = part.blocks = 0;
+        if (unit == "blocks") part.first_row = part.rows = 0;
+        if (part.whole()) part = crop;  // (a crop of the other kind: replay_stage refuses it)
+        const StageBuffer again = replay_stage(device, dump, name, part);
         results.emplace_back(name, stage_difference(dump, again));
+        bands.push_back(part.rows ? " rows " + std::to_string(part.first_row) + "-" +
+                                        std::to_string(part.first_row + part.rows - 1)
+                        : part.blocks ? " blocks " + std::to_string(part.first_block) + "-" +
+                                            std::to_string(part.first_block + part.blocks - 1)
+                                      : "");
       }
       spec = device->info().spec;
     } catch (const Error& e) {
@@ -338,10 +366,9 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       throw CLI::RuntimeError(2);
     }
     bool differ = false;
-    for (const auto& [name, d] : results) {
-      const std::string band = crop.whole() ? ""
-                                            : " rows " + std::to_string(crop.first_row) + "-" +
-                                                  std::to_string(crop.first_row + crop.rows - 1);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& [name, d] = results[i];
+      const std::string& band = bands[i];
       if (!d) {
         std::printf("stage %s%s: equal to the dump's (%s) on %s\n", name.c_str(), band.c_str(),
                     dump.device.c_str(), spec.c_str());

@@ -17,10 +17,11 @@ const hc_u32* words(const DeviceBuffer& b) {
 // A deliberately wrong IDCT, for the tests of `hetcodec debug compare` alone:
 // $HETCODEC_TEST_WRONG_IDCT_BLOCK=N adds 1 to the first sample the separate IDCT stage writes
 // for block N of a job (its index among the job's blocks, groups of 64 in order).
-void wrong_idct_for_tests(const hc_u32* job, hc_u8* planes) {
+void wrong_idct_for_tests(const hc_u32* job, hc_u8* planes, const JpegLaunchRange& range) {
   static const char* env = std::getenv("HETCODEC_TEST_WRONG_IDCT_BLOCK");
   if (!env || !*env) return;
   const unsigned long block = std::strtoul(env, nullptr, 10);
+  if (block < range.first || block - range.first >= range.count) return;
   const auto* h = reinterpret_cast<const hc_jpeg_job*>(job);
   for (hc_u32 c = 0; c < h->components && c < 4; ++c) {
     const hc_jpeg_component& r = h->component[c];
@@ -51,32 +52,31 @@ class CpuJpegKernels : public JpegKernels {
   }
 
   void run_decode_tokens(Queue&, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                         const JpegJobInfo& info) override {
+                         const JpegJobInfo& info, const JpegLaunchRange& r) override {
     const hc_u32* j = words(job) + info.job_offset / 4;
     auto* coef = reinterpret_cast<hc_i16*>(bytes(coefficients));
-    run_groups(plan_jpeg_decode_idct(info.groups),
-               [&](hc_u32 g) { hc_jpeg_decode_tokens(j, g, coef, 0, 1); });
+    run_groups(plan_jpeg_decode_idct(r.count),
+               [&](hc_u32 g) { hc_jpeg_decode_tokens(j, r.first + g, coef, 0, 1); });
   }
 
   void run_idct(Queue&, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-                DeviceBuffer& planes, const JpegJobInfo& info) override {
+                DeviceBuffer& planes, const JpegJobInfo& info, const JpegLaunchRange& r) override {
     const hc_u32* j = words(job) + info.job_offset / 4;
     const auto* coef = reinterpret_cast<const hc_i16*>(bytes(coefficients));
     hc_u8* p = bytes(planes);
-    run_items(plan_jpeg_idct(info.groups),
-              [&](hc_u32 b) { hc_jpeg_idct(j, coef, p, info.groups * 64, b); });
-    wrong_idct_for_tests(j, p);
+    run_items(plan_jpeg_idct(r.count),
+              [&](hc_u32 b) { hc_jpeg_idct(j, coef, p, r.first + r.count, r.first + b); });
+    wrong_idct_for_tests(j, p, r);
   }
 
   void run_upsample_color(Queue&, const DeviceBuffer& job, const DeviceBuffer& planes,
-                          DeviceBuffer& out, std::size_t out_offset,
-                          const JpegJobInfo& info) override {
+                          DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info,
+                          const JpegLaunchRange& r) override {
     const hc_u32* j = words(job) + info.job_offset / 4;
-    const std::uint32_t pixels = info.width * info.height;
     const hc_u8* p = bytes(planes);
     hc_u8* o = bytes(out) + out_offset;
-    run_items(plan_jpeg_pixels(pixels),
-              [&](hc_u32 i) { hc_jpeg_upsample_color(j, p, o, pixels, i); });
+    run_items(plan_jpeg_pixels(r.count),
+              [&](hc_u32 i) { hc_jpeg_upsample_color(j, p, o, r.first + r.count, r.first + i); });
   }
 
   // The chunk stages find each work-group's job in the chunk table, as the kernels do: a table

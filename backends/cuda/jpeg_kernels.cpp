@@ -27,30 +27,30 @@ class CudaJpegKernels : public JpegKernels {
   }
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                         const JpegJobInfo& info) override {
+                         const JpegJobInfo& info, const JpegLaunchRange& r) override {
     CudaQueue& q = current(queue);
-    q.after_launch(launch_jpeg_decode_tokens(q.stream(), plan_jpeg_decode_idct(info.groups),
-                                             ptr_of(job) + info.job_offset, ptr_of(coefficients)),
-                   "jpeg_decode_tokens");
+    q.after_launch(
+        launch_jpeg_decode_tokens(q.stream(), plan_jpeg_decode_idct(r.count),
+                                  ptr_of(job) + info.job_offset, r.first, ptr_of(coefficients)),
+        "jpeg_decode_tokens");
   }
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-                DeviceBuffer& planes, const JpegJobInfo& info) override {
+                DeviceBuffer& planes, const JpegJobInfo& info, const JpegLaunchRange& r) override {
     CudaQueue& q = current(queue);
     q.after_launch(
-        launch_jpeg_idct(q.stream(), plan_jpeg_idct(info.groups), ptr_of(job) + info.job_offset,
-                         ptr_of(coefficients), ptr_of(planes), info.groups * 64),
+        launch_jpeg_idct(q.stream(), plan_jpeg_idct(r.count), ptr_of(job) + info.job_offset,
+                         ptr_of(coefficients), ptr_of(planes), r.first + r.count, r.first),
         "jpeg_idct");
   }
 
   void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
-                          DeviceBuffer& out, std::size_t out_offset,
-                          const JpegJobInfo& info) override {
+                          DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info,
+                          const JpegLaunchRange& r) override {
     CudaQueue& q = current(queue);
-    const std::uint32_t pixels = info.width * info.height;
-    q.after_launch(launch_jpeg_upsample_color(q.stream(), plan_jpeg_pixels(pixels),
+    q.after_launch(launch_jpeg_upsample_color(q.stream(), plan_jpeg_pixels(r.count),
                                               ptr_of(job) + info.job_offset, ptr_of(planes),
-                                              ptr_of(out) + out_offset, pixels),
+                                              ptr_of(out) + out_offset, r.first + r.count, r.first),
                    "jpeg_upsample_color");
   }
 

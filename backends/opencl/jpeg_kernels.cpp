@@ -35,40 +35,41 @@ class ClJpegKernels : public JpegKernels {
   }
 
   void run_decode_tokens(Queue& queue, const DeviceBuffer& job, DeviceBuffer& coefficients,
-                         const JpegJobInfo& info) override {
+                         const JpegJobInfo& info, const JpegLaunchRange& r) override {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_decode_tokens");
     set_job(k, job, info);
     HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
-    queue_cast(queue).launch(k, plan_jpeg_decode_idct(info.groups), "jpeg_decode_tokens");
+    HC_CL_CHECK(k.setArg(3, cl_uint(r.first)));
+    queue_cast(queue).launch(k, plan_jpeg_decode_idct(r.count), "jpeg_decode_tokens");
   }
 
   void run_idct(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& coefficients,
-                DeviceBuffer& planes, const JpegJobInfo& info) override {
+                DeviceBuffer& planes, const JpegJobInfo& info, const JpegLaunchRange& r) override {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_idct");
-    const cl_uint blocks = cl_uint(info.groups) * 64;
     set_job(k, job, info);
     HC_CL_CHECK(k.setArg(2, mem_of(coefficients)));
     HC_CL_CHECK(k.setArg(3, mem_of(planes)));
-    HC_CL_CHECK(k.setArg(4, blocks));
-    queue_cast(queue).launch(k, plan_jpeg_idct(info.groups), "jpeg_idct");
+    HC_CL_CHECK(k.setArg(4, cl_uint(r.first + r.count)));
+    HC_CL_CHECK(k.setArg(5, cl_uint(r.first)));
+    queue_cast(queue).launch(k, plan_jpeg_idct(r.count), "jpeg_idct");
   }
 
   void run_upsample_color(Queue& queue, const DeviceBuffer& job, const DeviceBuffer& planes,
-                          DeviceBuffer& out, std::size_t out_offset,
-                          const JpegJobInfo& info) override {
+                          DeviceBuffer& out, std::size_t out_offset, const JpegJobInfo& info,
+                          const JpegLaunchRange& r) override {
     std::lock_guard<std::mutex> lock(mutex_);
     cl::Kernel& k = kernel(decode_, "jpeg_upsample_color");
-    const cl_uint pixels = cl_uint(info.width * info.height);
     set_job(k, job, info);
     HC_CL_CHECK(k.setArg(2, mem_of(planes)));
     // The image's place in `out` goes as an argument, not as a sub-buffer: one object fewer
     // to create and release per image, and no alignment asked of the offset.
     HC_CL_CHECK(k.setArg(3, mem_of(out)));
     HC_CL_CHECK(k.setArg(4, cl_ulong(out_offset)));
-    HC_CL_CHECK(k.setArg(5, pixels));
-    queue_cast(queue).launch(k, plan_jpeg_pixels(pixels), "jpeg_upsample_color");
+    HC_CL_CHECK(k.setArg(5, cl_uint(r.first + r.count)));
+    HC_CL_CHECK(k.setArg(6, cl_uint(r.first)));
+    queue_cast(queue).launch(k, plan_jpeg_pixels(r.count), "jpeg_upsample_color");
   }
 
   void run_decode_idct_chunk(Queue& queue, const DeviceBuffer& jobs, std::size_t table_offset,

@@ -184,8 +184,36 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
 
 namespace {
 
+// The planes' bytes of job block `block` copied from `from` to `to` (the samples the IDCT writes
+// for it: block x block samples at its place in its component's plane); nothing for a padding
+// block. Error(InvalidArgument) for a component record that does not fit in the planes.
+void copy_block_samples(const hc_jpeg_job& h, std::uint64_t block, std::size_t sample_bytes,
+                        const std::vector<std::uint8_t>& from, std::vector<std::uint8_t>& to) {
+  for (std::uint32_t c = 0; c < h.components; ++c) {
+    const hc_jpeg_component& r = h.component[c];
+    const std::uint64_t first = std::uint64_t(r.first_group) * 64;
+    if (block < first || block - first >= std::uint64_t(r.groups) * 64) continue;
+    const std::uint64_t local = block - first;
+    if (local >= std::uint64_t(r.grid_w) * r.grid_h) return;
+    const std::uint64_t bx = local % r.grid_w, by = local / r.grid_w;
+    const std::uint64_t row_bytes = std::uint64_t(r.block) * sample_bytes;
+    const std::uint64_t last =
+        r.plane_offset + (by * r.block + r.block - 1) * r.stride + bx * row_bytes + row_bytes;
+    if (r.block == 0 || r.block > 8 || bx * row_bytes + row_bytes > r.stride || last > to.size() ||
+        to.size() != from.size())
+      throw Error(ErrorCode::InvalidArgument,
+                  "debug: component " + std::to_string(c) + "'s record does not fit the planes");
+    for (std::uint64_t y = by * r.block; y < by * r.block + r.block; ++y) {
+      const std::size_t at = std::size_t(r.plane_offset + y * r.stride + bx * row_bytes);
+      std::copy(from.begin() + std::ptrdiff_t(at), from.begin() + std::ptrdiff_t(at + row_bytes),
+                to.begin() + std::ptrdiff_t(at));
+    }
+    return;
+  }
+}
+
 StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const StageDump& d,
-                               const std::string& stage) {
+                               const std::string& stage, const ReplayCrop& crop) {
   JpegJobInfo info;
   info.job_bytes = parameter(d, "job_bytes");
   info.groups = std::uint32_t(parameter(d, "groups"));
@@ -217,20 +245,57 @@ StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const Stag
     return b;
   };
   StageBuffer out = stage_of(d, stage);
+  // A crop: the blocks [b0, b1) of the job, or the image's pixels of rows [first_row, ...).
+  const std::uint64_t b0 = crop.first_block, b1 = crop.first_block + crop.blocks;
+  const std::uint64_t job_blocks = std::uint64_t(info.groups) * 64;
+  if (crop.blocks && (b0 >= job_blocks || crop.blocks > job_blocks - b0))
+    throw Error(ErrorCode::InvalidArgument, "debug: blocks " + std::to_string(b0) + ".." +
+                                                std::to_string(b1 - 1) + " of a job of " +
+                                                std::to_string(job_blocks));
   if (stage == "coefficients") {
     auto coefficients = output(coef_bytes);
-    k.decode_tokens(*q, *job_buffer, *coefficients, info);
-    out.bytes = read_back(*q, *coefficients, coef_bytes);
+    if (crop.whole()) {
+      k.decode_tokens(*q, *job_buffer, *coefficients, info);
+      out.bytes = read_back(*q, *coefficients, coef_bytes);
+    } else {  // (a group's tokens decode together: the groups that hold the blocks)
+      const std::uint32_t g0 = std::uint32_t(b0 / 64), g1 = std::uint32_t((b1 + 63) / 64);
+      k.decode_tokens(*q, *job_buffer, *coefficients, info, {g0, g1 - g0});
+      out.bytes = input_of(d, "coefficients", coef_bytes).bytes;
+      const auto made =
+          read_back(*q, *coefficients, std::size_t(b1 - b0) * 128, std::size_t(b0) * 128);
+      std::copy(made.begin(), made.end(), out.bytes.begin() + std::ptrdiff_t(b0 * 128));
+    }
   } else if (stage == "planes") {
     auto coefficients = upload(input_of(d, "coefficients", coef_bytes));
     auto planes = output(info.plane_bytes);
-    k.idct(*q, *job_buffer, *coefficients, *planes, info);
-    out.bytes = read_back(*q, *planes, info.plane_bytes);
+    if (crop.whole()) {
+      k.idct(*q, *job_buffer, *coefficients, *planes, info);
+      out.bytes = read_back(*q, *planes, info.plane_bytes);
+    } else {
+      k.idct(*q, *job_buffer, *coefficients, *planes, info,
+             {std::uint32_t(b0), std::uint32_t(b1 - b0)});
+      const auto made = read_back(*q, *planes, info.plane_bytes);
+      out.bytes = input_of(d, "planes", info.plane_bytes).bytes;
+      for (std::uint64_t b = b0; b < b1; ++b)
+        copy_block_samples(h, b, info.sample_bytes, made, out.bytes);
+    }
   } else if (stage == "image") {
     auto planes = upload(input_of(d, "planes", info.plane_bytes));
     auto pixels = output(info.output_bytes());
-    k.upsample_color(*q, *job_buffer, *planes, *pixels, 0, info);
-    out.bytes = read_back(*q, *pixels, info.output_bytes());
+    if (crop.whole()) {
+      k.upsample_color(*q, *job_buffer, *planes, *pixels, 0, info);
+      out.bytes = read_back(*q, *pixels, info.output_bytes());
+    } else {
+      detail::check_band(crop, info.height);
+      const std::size_t row = std::size_t(info.width) * info.channels * info.sample_bytes;
+      k.upsample_color(
+          *q, *job_buffer, *planes, *pixels, 0, info,
+          {std::uint32_t(crop.first_row * info.width), std::uint32_t(crop.rows * info.width)});
+      const auto made =
+          read_back(*q, *pixels, std::size_t(crop.rows) * row, std::size_t(crop.first_row) * row);
+      out.bytes = input_of(d, "image", info.output_bytes()).bytes;
+      std::copy(made.begin(), made.end(), out.bytes.begin() + std::ptrdiff_t(crop.first_row * row));
+    }
   } else {
     throw Error(ErrorCode::InvalidArgument,
                 "debug: stage " + stage +
@@ -458,7 +523,16 @@ std::vector<std::string> replayable_stages(const StageDump& dump) {
   return {};
 }
 
+std::string crop_unit(const StageDump& dump, const std::string& stage) {
+  if (dump.pipeline == "jpeg-decode")
+    return stage == "image"                                 ? "rows"
+           : (stage == "coefficients" || stage == "planes") ? "blocks"
+                                                            : "";
+  return crop_replayable(dump, stage) ? "rows" : "";
+}
+
 bool crop_replayable(const StageDump& dump, const std::string& stage) {
+  if (dump.pipeline == "jpeg-decode") return !crop_unit(dump, stage).empty();
   if (dump.pipeline == "smooth") return stage == "output";
   if (dump.pipeline == "ljpeg-decode") return stage == "image";
   if (dump.pipeline == "png-decode" && (stage == "defiltered" || stage == "image"))
@@ -469,8 +543,14 @@ bool crop_replayable(const StageDump& dump, const std::string& stage) {
 StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
                          const std::string& stage, const ReplayCrop& crop) {
   if (!device) throw Error(ErrorCode::InvalidArgument, "debug: no device");
-  if (!crop.whole() && !crop_replayable(dump, stage)) detail::no_crop(dump.pipeline, stage);
-  if (dump.pipeline == "jpeg-decode") return replay_jpeg_decode(device, dump, stage);
+  if (!crop.whole()) {
+    const std::string unit = crop_unit(dump, stage);
+    if (unit.empty()) detail::no_crop(dump.pipeline, stage);
+    if ((unit == "rows" && crop.blocks) || (unit == "blocks" && crop.rows))
+      throw Error(ErrorCode::InvalidArgument, "debug: stage " + stage + " of " + dump.pipeline +
+                                                  " crops by " + unit + " alone");
+  }
+  if (dump.pipeline == "jpeg-decode") return replay_jpeg_decode(device, dump, stage, crop);
   if (dump.pipeline == "jpeg-encode") return replay_jpeg_encode(device, dump, stage);
   if (detail::other_pipeline(dump.pipeline)) return detail::other_replay(device, dump, stage, crop);
   throw Error(ErrorCode::Unsupported, "debug: no replay for pipeline " + dump.pipeline);

@@ -128,15 +128,20 @@ std::optional<StageDifference> stage_difference(const StageDump& dump, const Sta
 // job is the host's), which replay_stage runs alone.
 std::vector<std::string> replayable_stages(const StageDump& dump);
 
-// A band of the image's rows to replay instead of the whole stage (the emulator is slow):
-// rows [first_row, first_row + rows); rows 0: the whole stage.
+// A part of a stage to replay instead of the whole stage (the emulator is slow): a band of the
+// image's rows [first_row, first_row + rows), or, for jpeg-decode's coefficients and planes, a
+// range of the job's blocks [first_block, first_block + blocks), numbered as first_difference
+// names them ("block N of the job"). A stage takes one kind (crop_unit); both 0: the whole stage.
 struct ReplayCrop {
   std::uint64_t first_row = 0, rows = 0;
-  bool whole() const { return rows == 0; }
+  std::uint64_t first_block = 0, blocks = 0;
+  bool whole() const { return rows == 0 && blocks == 0; }
 };
-// The stages that replay on a crop: png-decode's defiltered and image (non-interlaced),
-// ljpeg-decode's image, and smooth's output.
-bool crop_replayable(const StageDump& dump, const std::string& stage);
+// How a stage crops: "rows" (png-decode's defiltered and image of a non-interlaced image,
+// jpeg-decode's and ljpeg-decode's image, smooth's output), "blocks" (jpeg-decode's
+// coefficients and planes), or "" (replayed whole).
+std::string crop_unit(const StageDump& dump, const std::string& stage);
+bool crop_replayable(const StageDump& dump, const std::string& stage);  // crop_unit not ""
 
 // One device stage of a dump run alone on `device` from the dump's buffers before it, as it ran
 // in the pipeline (its output buffer zeroed first), and brought back. Compare it with the dump's
@@ -145,9 +150,10 @@ bool crop_replayable(const StageDump& dump, const std::string& stage);
 // is not a device stage, or a dump whose buffers or parameters do not fit together. png-encode's
 // symbols, blocks and deflate stages run the deflate's kernels from the first to the one that
 // leaves that buffer, from the dump's filtered rows and plan.
-// With a crop (crop_replayable stages), only the crop's rows run, from the dump's buffers (and
-// the rows next to them the stage reads); the buffer returned is the dump's with those rows
-// made again.
+// With a crop (crop_replayable stages), only the crop's rows or blocks run, from the dump's
+// buffers (and the rows next to them the stage reads); the buffer returned is the dump's with
+// those rows or blocks made again (jpeg-decode's token decode runs the whole groups of 64 blocks
+// that hold them, and only the blocks asked for are kept).
 StageBuffer replay_stage(const std::shared_ptr<Device>& device, const StageDump& dump,
                          const std::string& stage, const ReplayCrop& crop = {});
 
