@@ -121,28 +121,37 @@ class DecodeBatch:
         return out
 
 
+def plan_actors(resources, workers=None, cpus_per_worker=None, actors_per_gpu=1):
+    """The decoder actors for a cluster's resources (ray.cluster_resources()): their device,
+    the resources each asks for, how many, and each one's decoder threads."""
+    cpus, gpus = int(resources.get("CPU", 1)), int(resources.get("GPU", 0))
+    if gpus:
+        # actors_per_gpu actors per GPU (one by default), each asking for its share of one:
+        # Ray makes that GPU the only one the actor sees, and "auto" takes it.
+        share = max(1, int(actors_per_gpu))
+        cpus_per_worker = cpus_per_worker or max(1, cpus // (gpus * share))
+        return ("auto", {"num_gpus": 1 / share, "num_cpus": cpus_per_worker},
+                workers or gpus * share, cpus_per_worker)
+    cpus_per_worker = cpus_per_worker or 1
+    return ("cpu", {"num_cpus": cpus_per_worker}, workers or max(1, cpus // cpus_per_worker),
+            cpus_per_worker)
+
+
 def pipeline(paths, workers=None, batch_size=64, cpus_per_worker=None, output_dir=None,
-             input_root=None, format="png", quality=90):
+             input_root=None, format="png", quality=90, actors_per_gpu=1):
     """The Ray Data pipeline (a lazy Dataset) decoding `paths` on the connected cluster.
 
-    workers: decoder actors; by default one per GPU, or on a CPU-only cluster one per
-        cpus_per_worker CPUs.
+    workers: decoder actors; by default actors_per_gpu per GPU, or on a CPU-only cluster one
+        per cpus_per_worker CPUs.
+    actors_per_gpu: actors sharing each GPU (each asks for 1/actors_per_gpu of one): while one
+        waits on Ray (its batch coming in, its rows going out), another decodes.
     cpus_per_worker: CPUs each actor asks for, and its decoder's threads (the Huffman and
         inflate stages run on host threads on every device). By default the cluster's CPUs
         shared out among its GPUs, or 1 on a CPU-only cluster.
     batch_size: files per decode_batch call.
     """
-    resources = ray.cluster_resources()
-    cpus, gpus = int(resources.get("CPU", 1)), int(resources.get("GPU", 0))
-    if gpus:
-        # One actor per GPU: Ray makes that GPU the only one the actor sees, and "auto" takes it.
-        cpus_per_worker = cpus_per_worker or max(1, cpus // gpus)
-        device, per_actor = "auto", {"num_gpus": 1, "num_cpus": cpus_per_worker}
-        workers = workers or gpus
-    else:
-        cpus_per_worker = cpus_per_worker or 1
-        device, per_actor = "cpu", {"num_cpus": cpus_per_worker}
-        workers = workers or max(1, cpus // cpus_per_worker)
+    device, per_actor, workers, cpus_per_worker = plan_actors(
+        ray.cluster_resources(), workers, cpus_per_worker, actors_per_gpu)
     # Reading a file is I/O: the read tasks reserve no CPU, so that actors holding every CPU of
     # a node (the default on a CPU-only cluster) do not leave them waiting for one forever;
     # as many run at once as there are actors (unbounded, each would take a worker process).
@@ -197,6 +206,9 @@ def main(argv=None):
     parser.add_argument("--cpus-per-worker", type=int,
                         help="CPUs each actor asks for, and its decoder's threads (default: "
                              "the cluster's CPUs over its GPUs, or 1 without GPUs)")
+    parser.add_argument("--actors-per-gpu", type=int, default=1,
+                        help="decoder actors sharing each GPU (default 1); more overlap one "
+                             "actor's decoding with another's Ray transfers")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="files per decode_batch call (default 64)")
     parser.add_argument("--address",
@@ -228,7 +240,7 @@ def main(argv=None):
     rows, seconds = run(paths, progress=progress, workers=args.workers,
                         batch_size=args.batch_size, cpus_per_worker=args.cpus_per_worker,
                         output_dir=args.output, input_root=args.input, format=args.format,
-                        quality=args.quality)
+                        quality=args.quality, actors_per_gpu=args.actors_per_gpu)
     failed = [row for row in rows if row["error"]]
     done = len(rows) - len(failed)
     for row in failed[:20]:

@@ -193,3 +193,21 @@ def test_ray_job_writes_reencoded_files(ray_cluster, ray_images, tmp_path):
         target = out / pathlib.Path(path).relative_to(folder).with_suffix(".png")
         # PNG is lossless: the written file decodes to the input file's image.
         assert np.array_equal(cpu_decode(target), cpu_decode(path)), path
+
+
+def test_ray_actors_share_gpus_and_cpus():
+    pytest.importorskip("ray")
+    module = load_example("ray_decode")
+    # One node of 16 CPUs and one GPU: one actor holding the GPU and every CPU by default;
+    # four sharing it, a quarter of the GPU and 4 CPUs each (their decoders' threads).
+    assert module.plan_actors({"CPU": 16, "GPU": 1}) == (
+        "auto", {"num_gpus": 1, "num_cpus": 16}, 1, 16)
+    assert module.plan_actors({"CPU": 16, "GPU": 1}, actors_per_gpu=4) == (
+        "auto", {"num_gpus": 0.25, "num_cpus": 4}, 4, 4)
+    # Two nodes of 16 CPUs and 8 GPUs each: one actor per GPU, 2 CPUs each.
+    assert module.plan_actors({"CPU": 32, "GPU": 16}) == (
+        "auto", {"num_gpus": 1, "num_cpus": 2}, 16, 2)
+    # No GPU: one CPU-reference actor per cpus_per_worker CPUs; workers given are kept.
+    assert module.plan_actors({"CPU": 8}) == ("cpu", {"num_cpus": 1}, 8, 1)
+    assert module.plan_actors({"CPU": 8}, cpus_per_worker=4) == ("cpu", {"num_cpus": 4}, 2, 4)
+    assert module.plan_actors({"CPU": 8}, workers=3, actors_per_gpu=4)[2] == 3
