@@ -297,6 +297,9 @@ namespace {
 
 // `range` within `items` (count 0: all of them), or Error(InvalidArgument).
 JpegLaunchRange range_within(const char* what, const JpegLaunchRange& range, std::uint64_t items) {
+  if (items > 0xFFFFFFFFu)
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(what) + ": " + std::to_string(items) + " items, past a launch's 2^32");
   if (range.count == 0 && range.first == 0) return {0, std::uint32_t(items)};
   if (range.count == 0 || range.first >= items || range.count > items - range.first)
     throw Error(ErrorCode::InvalidArgument,

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/portable/jpeg_job.h"
 #include "hetcodec/hetcodec.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/libjpeg_oracle.h"
@@ -28,6 +29,16 @@ std::vector<fs::path> jpeg_files() {
     if (e.path().extension() == ".jpg") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// CPU dumps of the tests' testorig.jpg (8-bit, 4:2:0) and monkey12.jpg (12-bit).
+std::vector<StageDump> cpu_jpeg_dumps() {
+  std::vector<StageDump> dumps;
+  for (const char* name : {"testorig.jpg", "monkey12.jpg"}) {
+    const auto bytes = test::bytes_of(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg" / name);
+    dumps.push_back(dump_jpeg_decode_stages(open_device("cpu"), bytes.data(), bytes.size()));
+  }
+  return dumps;
 }
 
 }  // namespace
@@ -221,11 +232,7 @@ TEST_CASE("debug: a JPEG encode's stages are equal on every device, its file lib
 
 TEST_CASE("debug: every stage of a CPU dump replays alone to the same bytes on every device") {
   auto cpu = open_device("cpu");
-  std::vector<StageDump> dumps;
-  for (const char* name : {"testorig.jpg", "monkey12.jpg"}) {
-    const auto bytes = test::bytes_of(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg" / name);
-    dumps.push_back(dump_jpeg_decode_stages(cpu, bytes.data(), bytes.size()));
-  }
+  const std::vector<StageDump> dumps = cpu_jpeg_dumps();
   test::for_each_device([&](Device& device) {
     if (device.info().is_emulator) return;  // (below, through the tool)
     auto shared = test::borrowed(device);
@@ -258,11 +265,7 @@ TEST_CASE("debug: a JPEG decode replays on a range of blocks and a band of rows"
   auto cpu = open_device("cpu");
   // testorig.jpg (227x149, 4:2:0): component 0's 30x20 blocks in groups 0..9 (blocks 600..639
   // pad its last group), 1024 blocks in all; monkey12.jpg has 12-bit samples.
-  std::vector<StageDump> dumps;
-  for (const char* name : {"testorig.jpg", "monkey12.jpg"}) {
-    const auto bytes = test::bytes_of(fs::path(HETCODEC_TEST_SOURCE_DIR) / "data/jpeg" / name);
-    dumps.push_back(dump_jpeg_decode_stages(cpu, bytes.data(), bytes.size()));
-  }
+  const std::vector<StageDump> dumps = cpu_jpeg_dumps();
   const StageDump& dump = dumps[0];
   CHECK(crop_unit(dump, "coefficients") == "blocks");
   CHECK(crop_unit(dump, "planes") == "blocks");
@@ -302,8 +305,10 @@ TEST_CASE("debug: a JPEG decode replays on a range of blocks and a band of rows"
     return c;
   };
   const StageDump coefficients = changed("coefficients", 70 * 128);
-  CHECK(!stage_difference(
-      coefficients, replay_stage(cpu, coefficients, "coefficients", ReplayCrop{0, 0, 0, 64})));
+  // (the token decode runs all of group 1, block 70's group: only the blocks asked for are kept)
+  for (const ReplayCrop crop :
+       {ReplayCrop{0, 0, 0, 64}, ReplayCrop{0, 0, 64, 6}, ReplayCrop{0, 0, 71, 5}})
+    CHECK(!stage_difference(coefficients, replay_stage(cpu, coefficients, "coefficients", crop)));
   auto d = stage_difference(
       coefficients, replay_stage(cpu, coefficients, "coefficients", ReplayCrop{0, 0, 68, 3}));
   REQUIRE(d);
@@ -315,11 +320,34 @@ TEST_CASE("debug: a JPEG decode replays on a range of blocks and a band of rows"
   d = stage_difference(planes, replay_stage(cpu, planes, "planes", ReplayCrop{0, 0, 70, 1}));
   REQUIRE(d);
   CHECK(d->where.rfind("component 0, sample (80, 19), in block (10, 2)", 0) == 0);
+  // The last block with samples (component 2's 150th, block 981) replays too.
+  CHECK(replay_stage(cpu, dump, "planes", ReplayCrop{0, 0, 981, 1}).bytes ==
+        stage(dump, "planes").bytes);
+  // 12-bit samples are two bytes: the second byte of sample (8, 0), in block (1, 0) of
+  // component 0, is made again by a crop of block 1, not of block 0.
+  StageDump twelve = dumps[1];
+  for (StageBuffer& s : twelve.stages)
+    if (s.name == "planes") s.bytes.at(17) ^= 0x01;
+  CHECK(!stage_difference(twelve, replay_stage(cpu, twelve, "planes", ReplayCrop{0, 0, 0, 1})));
+  d = stage_difference(twelve, replay_stage(cpu, twelve, "planes", ReplayCrop{0, 0, 1, 1}));
+  REQUIRE(d);
+  CHECK(d->where.rfind("component 0, sample (8, 0), in block (1, 0)", 0) == 0);
   const StageDump image = changed("image", 10 * 227 * 3 + 5);
   CHECK(!stage_difference(image, replay_stage(cpu, image, "image", ReplayCrop{0, 10})));
   d = stage_difference(image, replay_stage(cpu, image, "image", ReplayCrop{9, 3}));
   REQUIRE(d);
   CHECK(d->where == "pixel (1, 10), channel 2");
+  // A component record edited to lie past the planes is refused before any kernel runs.
+  StageDump edited = dump;
+  for (StageBuffer& s : edited.stages)
+    if (s.name == "job") {
+      hc_jpeg_job h;
+      std::memcpy(&h, s.bytes.data(), sizeof h);
+      h.component[1].plane_offset += 1u << 20;
+      std::memcpy(s.bytes.data(), &h, sizeof h);
+    }
+  CHECK_THROWS_AS(replay_stage(cpu, edited, "planes"), Error);
+  CHECK_THROWS_AS(replay_stage(cpu, edited, "image", ReplayCrop{0, 4}), Error);
   // Crops of the other kind, or past the job or the image, are refused.
   CHECK_THROWS_AS(replay_stage(cpu, dump, "image", ReplayCrop{0, 0, 0, 4}), Error);
   CHECK_THROWS_AS(replay_stage(cpu, dump, "planes", ReplayCrop{0, 4}), Error);

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "tools/cli.h"
 #include "tools/decode_ljpeg.h"
@@ -326,18 +327,26 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       };
       if (!rows->empty()) range("--rows", *rows, crop.first_row, crop.rows);
       if (!blocks->empty()) range("--blocks", *blocks, crop.first_block, crop.blocks);
-      if (!crop.whole() && stages->empty()) {  // (every stage that takes the crop given)
+      if (!crop.whole()) {
+        // Without --stage, every stage that takes a crop given; either way, each crop given
+        // must be taken by a stage replayed.
         std::vector<std::string> croppable;
+        bool rows_taken = false, blocks_taken = false;
         for (const std::string& n : names) {
           const std::string unit = crop_unit(dump, n);
+          rows_taken |= unit == "rows";
+          blocks_taken |= unit == "blocks";
           if ((unit == "rows" && crop.rows) || (unit == "blocks" && crop.blocks))
             croppable.push_back(n);
         }
-        names = croppable;
-        if (names.empty())
-          throw Error(ErrorCode::Unsupported, "no stage of this " + dump.pipeline +
-                                                  " dump replays on a crop of " +
-                                                  (crop.rows ? "rows" : "blocks"));
+        if (stages->empty()) names = croppable;
+        for (const auto& [given, taken, option] :
+             {std::tuple{crop.rows != 0, rows_taken, "--rows"},
+              std::tuple{crop.blocks != 0, blocks_taken, "--blocks"}})
+          if (given && !taken)
+            throw Error(ErrorCode::Unsupported, std::string(option) + ": no stage replayed of " +
+                                                    "this " + dump.pipeline +
+                                                    " dump takes that crop");
       }
       auto device = open_device(spec);
       for (const std::string& name : names) {

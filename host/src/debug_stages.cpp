@@ -184,9 +184,34 @@ StageDump dump_jpeg_decode_stages(const std::shared_ptr<Device>& device, const s
 
 namespace {
 
+// That the job's component records fit its groups and `plane_bytes` of planes, and the samples
+// the upsampling reads their planes, as the kernels read and write them (the dump is a file: a record edited to point elsewhere would have them
+// write outside the buffers). Error(InvalidArgument) otherwise.
+void check_components(const hc_jpeg_job& h, std::uint64_t plane_bytes) {
+  std::uint64_t next_group = 0;
+  for (std::uint32_t c = 0; c < h.components; ++c) {
+    const hc_jpeg_component& r = h.component[c];
+    const std::uint64_t sample = h.precision > 8 ? 2 : 1;
+    const bool fits =
+        (r.block == 1 || r.block == 2 || r.block == 4 || r.block == 8) &&
+        r.first_group == next_group && std::uint64_t(r.grid_w) * r.grid_h <= r.groups * 64ull &&
+        r.stride >= std::uint64_t(r.grid_w) * r.block * sample && r.plane_offset <= plane_bytes &&
+        std::uint64_t(r.grid_h) * r.block <=
+            (r.stride ? (plane_bytes - r.plane_offset) / r.stride : 0) &&
+        std::uint64_t(r.window_col) + r.width <= std::uint64_t(r.grid_w) * r.block &&
+        r.height <= std::uint64_t(r.grid_h) * r.block;
+    if (!fits)
+      throw Error(ErrorCode::InvalidArgument,
+                  "debug: the job's component " + std::to_string(c) + " does not fit its planes");
+    next_group += r.groups;
+  }
+  if (next_group != h.groups)
+    throw Error(ErrorCode::InvalidArgument, "debug: the job's components are not its groups");
+}
+
 // The planes' bytes of job block `block` copied from `from` to `to` (the samples the IDCT writes
 // for it: block x block samples at its place in its component's plane); nothing for a padding
-// block. Error(InvalidArgument) for a component record that does not fit in the planes.
+// block. The records are check_components'.
 void copy_block_samples(const hc_jpeg_job& h, std::uint64_t block, std::size_t sample_bytes,
                         const std::vector<std::uint8_t>& from, std::vector<std::uint8_t>& to) {
   for (std::uint32_t c = 0; c < h.components; ++c) {
@@ -197,12 +222,6 @@ void copy_block_samples(const hc_jpeg_job& h, std::uint64_t block, std::size_t s
     if (local >= std::uint64_t(r.grid_w) * r.grid_h) return;
     const std::uint64_t bx = local % r.grid_w, by = local / r.grid_w;
     const std::uint64_t row_bytes = std::uint64_t(r.block) * sample_bytes;
-    const std::uint64_t last =
-        r.plane_offset + (by * r.block + r.block - 1) * r.stride + bx * row_bytes + row_bytes;
-    if (r.block == 0 || r.block > 8 || bx * row_bytes + row_bytes > r.stride || last > to.size() ||
-        to.size() != from.size())
-      throw Error(ErrorCode::InvalidArgument,
-                  "debug: component " + std::to_string(c) + "'s record does not fit the planes");
     for (std::uint64_t y = by * r.block; y < by * r.block + r.block; ++y) {
       const std::size_t at = std::size_t(r.plane_offset + y * r.stride + bx * row_bytes);
       std::copy(from.begin() + std::ptrdiff_t(at), from.begin() + std::ptrdiff_t(at + row_bytes),
@@ -227,8 +246,9 @@ StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const Stag
   const hc_jpeg_job h = job_header(job);
   if (h.groups != info.groups || h.blocks != info.blocks || h.width != info.width ||
       h.height != info.height || h.out_channels != info.channels ||
-      (info.sample_bytes != 1 && info.sample_bytes != 2) || std::uint64_t(info.groups) > (1u << 26))
+      info.sample_bytes != (h.precision > 8 ? 2u : 1u) || std::uint64_t(info.groups) >= (1u << 26))
     throw Error(ErrorCode::InvalidArgument, "debug: the dump's parameters are not its job's");
+  check_components(h, info.plane_bytes);
   const std::size_t coef_bytes = std::size_t(info.groups) * 64 * 64 * 2;
   std::unique_ptr<Queue> q = device->create_queue();
   JpegKernels& k = device->jpeg();
@@ -249,9 +269,9 @@ StageBuffer replay_jpeg_decode(const std::shared_ptr<Device>& device, const Stag
   const std::uint64_t b0 = crop.first_block, b1 = crop.first_block + crop.blocks;
   const std::uint64_t job_blocks = std::uint64_t(info.groups) * 64;
   if (crop.blocks && (b0 >= job_blocks || crop.blocks > job_blocks - b0))
-    throw Error(ErrorCode::InvalidArgument, "debug: blocks " + std::to_string(b0) + ".." +
-                                                std::to_string(b1 - 1) + " of a job of " +
-                                                std::to_string(job_blocks));
+    throw Error(ErrorCode::InvalidArgument, "debug: " + std::to_string(crop.blocks) +
+                                                " blocks from block " + std::to_string(b0) +
+                                                " of a job of " + std::to_string(job_blocks));
   if (stage == "coefficients") {
     auto coefficients = output(coef_bytes);
     if (crop.whole()) {
