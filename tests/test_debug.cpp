@@ -492,6 +492,11 @@ TEST_CASE("cli: debug compare finds the pipeline from the file; replay takes a b
   CHECK(r.says("stage planes blocks 0-69: equal"));
   CHECK(test::cli(s.dir, "-d cpu debug replay j/cpu --stage image --blocks 0-3").status == 2);
   CHECK(test::cli(s.dir, "-d cpu debug replay j/cpu --blocks 1000-1030").status == 2);
+  // The help says replay's own exit statuses, not the decoding commands'.
+  r = test::cli(s.dir, "debug replay --help");
+  CHECK(r.status == 0);
+  CHECK(r.says("Exit status: 0 when every stage is equal"));
+  CHECK_FALSE(r.says("as djpeg's"));
   // Crops the stage cannot take, bad bands, a generator given a file: status 2.
   CHECK(test::cli(s.dir, "-d cpu debug replay m/cpu --rows 0-3").status == 2);
   CHECK(test::cli(s.dir, "-d cpu debug replay png/cpu --rows 9-5").status == 2);

@@ -124,6 +124,9 @@ void add_debug_command(CLI::App& app, GlobalOptions& options) {
       "kernel debugging across devices: compare a pipeline's stages on two devices (compare), "
       "run one stage again from a dump on any device, Oclgrind included (replay)");
   debug->require_subcommand(1);
+  // Not the decoding commands' footer (djpeg's exit statuses): compare and replay, which take
+  // this one, say their own.
+  debug->footer("");
   auto file = std::make_shared<std::string>();
   auto dump = std::make_shared<std::string>();
   auto pipeline = std::make_shared<std::string>("auto");
