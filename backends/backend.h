@@ -339,6 +339,26 @@ class JpegEncodeKernels {
                          DeviceBuffer& data, DeviceBuffer& coefs, DeviceBuffer& out) = 0;
 };
 
+// ---- Huffman decoding of sequential JPEG on the device (core/portable/jpeg_huffman.h) -----
+
+class JpegEntropyKernels {
+ public:
+  virtual ~JpegEntropyKernels() = default;
+  // One stage (HC_JH_SPECULATE .. HC_JH_WRITE) for `items` items (subsequences, or segments for
+  // HC_JH_SCAN): `plan` the host's plan (core/jpeg/entropy_device.h), `data` the files' bytes
+  // at the plan's offsets, `work` the stages' words (zeroed before SPECULATE), `coefs` the dense
+  // quantised coefficients the WRITE stage fills (zeroed before it). `arg`: the SYNC pass.
+  // Checks the stage (InvalidArgument).
+  void stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+             const DeviceBuffer& plan, const DeviceBuffer& data, DeviceBuffer& work,
+             DeviceBuffer& coefs);
+
+ protected:
+  virtual void run_stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+                         const DeviceBuffer& plan, const DeviceBuffer& data, DeviceBuffer& work,
+                         DeviceBuffer& coefs) = 0;
+};
+
 // ---- filters on device images (DESIGN.md §3 "Filters") --------------------------------------
 
 class FilterKernels {
@@ -379,6 +399,7 @@ class Device {
   virtual PngKernels& png() = 0;
   virtual LjpegKernels& ljpeg() = 0;
   virtual JpegEncodeKernels& jpeg_encode() = 0;
+  virtual JpegEntropyKernels& jpeg_entropy() = 0;
   virtual FilterKernels& filters() = 0;
   // The kernels the device's programs hold, by entry-point name, where the runtime can list
   // them (OpenCL: every embedded program built); empty elsewhere.

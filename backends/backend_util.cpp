@@ -16,6 +16,7 @@
 
 #include "core/portable/filters.h"
 #include "core/portable/jpeg_encode.h"
+#include "core/portable/jpeg_huffman.h"
 #include "core/portable/jpeg_job.h"
 #include "backends/launch_plan.h"
 #include "core/portable/ljpeg.h"
@@ -197,6 +198,15 @@ void JpegEncodeKernels::stage(Queue& queue, int stage, std::uint32_t arg, std::u
     throw Error(ErrorCode::InvalidArgument, "jpeg encode: no stage " + std::to_string(stage));
   check_range("jpeg encode plan", 0, 4 * HC_JENC_PLAN_TOTAL_WORDS, plan.size());
   if (items) run_stage(queue, stage, arg, items, pixels, plan, work, data, coefs, out);
+}
+
+void JpegEntropyKernels::stage(Queue& queue, int stage, std::uint32_t arg, std::uint32_t items,
+                               const DeviceBuffer& plan, const DeviceBuffer& data,
+                               DeviceBuffer& work, DeviceBuffer& coefs) {
+  if (stage < 0 || stage >= HC_JH_STAGES)
+    throw Error(ErrorCode::InvalidArgument, "jpeg entropy: no stage " + std::to_string(stage));
+  check_range("jpeg entropy plan", 0, 4 * HC_JH_HEADER_WORDS, plan.size());
+  if (items) run_stage(queue, stage, arg, items, plan, data, work, coefs);
 }
 
 void FilterKernels::run(Queue& queue, int kind, const hc_filter_params& p, const DeviceBuffer* src,

@@ -8,6 +8,7 @@
 #include "core/portable/jpeg_decode.h"
 #include "core/portable/filters.h"
 #include "core/portable/jpeg_encode.h"
+#include "core/portable/jpeg_huffman.h"
 #include "core/portable/png_crc.h"
 #include "core/portable/png_deflate.h"
 #include "core/portable/ljpeg.h"
@@ -160,6 +161,11 @@ Launch plan_png_deflate(int stage, std::uint32_t items) {
 Launch plan_jpeg_encode(int stage, std::uint32_t items) {
   const std::uint32_t lanes = hc_jenc_lanes(stage);
   return hc_jenc_is_group_stage(stage) ? launch_groups(items, lanes) : launch_items(items, lanes);
+}
+
+Launch plan_jpeg_entropy(int stage, std::uint32_t items) {
+  const std::uint32_t lanes = hc_jh_lanes(stage);
+  return hc_jh_is_group_stage(stage) ? launch_groups(items, lanes) : launch_items(items, lanes);
 }
 
 Launch plan_filter(int kind, std::uint32_t width, std::uint32_t height) {

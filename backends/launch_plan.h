@@ -67,6 +67,8 @@ Launch plan_ljpeg_unpack(std::uint32_t width, std::uint32_t height);
 
 // JPEG encode (core/portable/jpeg_encode.h): a stage's items, to work-items or work-groups.
 Launch plan_jpeg_encode(int stage, std::uint32_t items);
+// Device Huffman decoding (core/portable/jpeg_huffman.h): a stage's items.
+Launch plan_jpeg_entropy(int stage, std::uint32_t items);
 // A filter kernel (core/portable/filters.h) over a width x height image.
 Launch plan_filter(int kind, std::uint32_t width, std::uint32_t height);
 

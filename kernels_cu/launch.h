@@ -91,6 +91,11 @@ cudaError_t launch_jpeg_encode(cudaStream_t stream, const Launch& l, int stage, 
                                const std::uint32_t* plan, std::uint32_t* work,
                                std::uint32_t* data, std::int16_t* coefs, std::uint8_t* out);
 
+// Device Huffman decoding (kernels_cu/jpeg_entropy.cu): one stage of core/portable/jpeg_huffman.h.
+cudaError_t launch_jpeg_entropy(cudaStream_t stream, const Launch& l, int stage, std::uint32_t arg,
+                                std::uint32_t items, const std::uint32_t* plan,
+                                const std::uint8_t* data, std::uint32_t* work, std::int16_t* coefs);
+
 // Filters (kernels_cu/filters.cu): one kernel of core/portable/filters.h, `src` and `dst` at
 // the image's first byte.
 cudaError_t launch_filter(cudaStream_t stream, int kind, const hc_filter_params& p,

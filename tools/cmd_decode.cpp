@@ -113,6 +113,7 @@ struct DecodeOptions {
   std::uint64_t max_memory = 4ull << 30;
   std::string scale = "1/1";  // --scale: 1/1, 1/2, 1/4 or 1/8
   std::string crop;           // --crop WxH+X+Y, or empty
+  std::string entropy = "auto";  // --entropy: cpu, device or auto
   RowTableFiles row_tables;   // lossless files: --row-table, --write-row-table
 };
 
@@ -159,6 +160,9 @@ JpegDecodeOptions decoder_options(const DecodeOptions& o) {
   d.max_tokens = o.max_tokens;
   d.max_memory_bytes = o.max_memory;
   d.scale_denom = scale_denom(o.scale);
+  d.entropy = o.entropy == "device"                       ? JpegEntropy::Device
+              : o.entropy == "cpu" || o.entropy == "host" ? JpegEntropy::Host
+                                                          : JpegEntropy::Auto;
   return d;
 }
 
@@ -438,6 +442,13 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--separate", o->separate,
                 "token decode and IDCT as two kernels instead of the fused one (same output)");
   cmd->add_option("--threads", o->threads, "CPU threads for the Huffman stage (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--entropy", o->entropy,
+                  "where a sequential JPEG's Huffman data is decoded (the same pixels either\n"
+                  "way): cpu threads, the device (a parallel self-synchronising decode; files it\n"
+                  "does not take, or finds corrupt, go to the CPU), or auto (the device for a\n"
+                  "single file of 1 MiB or more on a GPU)")
+      ->check(CLI::IsMember({"auto", "cpu", "host", "device"}))
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")
       ->capture_default_str();

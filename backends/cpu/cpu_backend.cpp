@@ -101,6 +101,10 @@ class CpuDevice : public Device {
     std::call_once(jpeg_encode_once_, [this] { jpeg_encode_ = make_jpeg_encode_kernels(); });
     return *jpeg_encode_;
   }
+  JpegEntropyKernels& jpeg_entropy() override {
+    std::call_once(jpeg_entropy_once_, [this] { jpeg_entropy_ = make_jpeg_entropy_kernels(); });
+    return *jpeg_entropy_;
+  }
   FilterKernels& filters() override {
     std::call_once(filters_once_, [this] { filters_ = make_filter_kernels(); });
     return *filters_;
@@ -112,11 +116,13 @@ class CpuDevice : public Device {
   }
 
  private:
-  std::once_flag jpeg_once_, png_once_, ljpeg_once_, jpeg_encode_once_, filters_once_;
+  std::once_flag jpeg_once_, png_once_, ljpeg_once_, jpeg_encode_once_, jpeg_entropy_once_,
+      filters_once_;
   std::unique_ptr<JpegKernels> jpeg_;
   std::unique_ptr<PngKernels> png_;
   std::unique_ptr<LjpegKernels> ljpeg_;
   std::unique_ptr<JpegEncodeKernels> jpeg_encode_;
+  std::unique_ptr<JpegEntropyKernels> jpeg_entropy_;
   std::unique_ptr<FilterKernels> filters_;
 };
 

@@ -69,6 +69,7 @@ std::unique_ptr<JpegKernels> make_jpeg_kernels();
 std::unique_ptr<PngKernels> make_png_kernels();
 std::unique_ptr<LjpegKernels> make_ljpeg_kernels();
 std::unique_ptr<JpegEncodeKernels> make_jpeg_encode_kernels();
+std::unique_ptr<JpegEntropyKernels> make_jpeg_entropy_kernels();
 std::unique_ptr<FilterKernels> make_filter_kernels();
 
 }  // namespace hetcodec::cuda

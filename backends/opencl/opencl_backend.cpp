@@ -331,6 +331,10 @@ JpegEncodeKernels& ClDevice::jpeg_encode() {
   return kernels_once(jpeg_encode_, [this] { return make_jpeg_encode_kernels(*this); });
 }
 
+JpegEntropyKernels& ClDevice::jpeg_entropy() {
+  return kernels_once(jpeg_entropy_, [this] { return make_jpeg_entropy_kernels(*this); });
+}
+
 FilterKernels& ClDevice::filters() {
   return kernels_once(filters_, [this] { return make_filter_kernels(*this); });
 }

@@ -79,6 +79,7 @@ class ClDevice : public Device {
   PngKernels& png() override;
   LjpegKernels& ljpeg() override;
   JpegEncodeKernels& jpeg_encode() override;
+  JpegEntropyKernels& jpeg_entropy() override;
   FilterKernels& filters() override;
   std::vector<std::string> kernel_names() override;
 
@@ -102,6 +103,7 @@ class ClDevice : public Device {
   std::unique_ptr<PngKernels> png_;
   std::unique_ptr<LjpegKernels> ljpeg_;
   std::unique_ptr<JpegEncodeKernels> jpeg_encode_;
+  std::unique_ptr<JpegEntropyKernels> jpeg_entropy_;
   std::unique_ptr<FilterKernels> filters_;
   template <typename T, typename Make>
   T& kernels_once(std::unique_ptr<T>& slot, Make make);
@@ -138,6 +140,7 @@ std::unique_ptr<JpegKernels> make_jpeg_kernels(ClDevice& device);
 std::unique_ptr<PngKernels> make_png_kernels(ClDevice& device);
 std::unique_ptr<LjpegKernels> make_ljpeg_kernels(ClDevice& device);
 std::unique_ptr<JpegEncodeKernels> make_jpeg_encode_kernels(ClDevice& device);
+std::unique_ptr<JpegEntropyKernels> make_jpeg_entropy_kernels(ClDevice& device);
 std::unique_ptr<FilterKernels> make_filter_kernels(ClDevice& device);
 
 // Program binaries cached on disk, keyed by a hash of source, options, device and driver.

@@ -132,6 +132,7 @@ class EntropyDecoder {
   const std::vector<std::array<std::int32_t, 64>>& quant() const { return quant_; }
 
  private:
+  friend class DeviceEntropyPlan;  // entropy_device.h: the same plans, described to the device
   struct ScanPlan {
     int mcus_x = 0, mcus = 0, intervals = 1, restart = 0;
     struct Block {

@@ -37,6 +37,10 @@ void check_no_crop(const Input& input) {
                 "jpeg: cropped decoding of a lossless file (SOF3); decode it whole");
 }
 
+// JpegEntropy::Auto sends a single file of at least this many bytes to the device's Huffman
+// stage on a GPU.
+constexpr std::size_t kAutoDeviceBytes = 1 << 20;
+
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -270,6 +274,79 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors*
   std::rethrow_exception(failure);
 }
 
+bool JpegDecoder::Impl::wants_device_entropy(const Input& input) const {
+  switch (options.entropy) {
+    case JpegEntropy::Host:
+      return false;
+    case JpegEntropy::Device:
+      return true;
+    default:
+      // A large file on a GPU: the CPU stage's threads are the bottleneck there.
+      return device->info().is_gpu && !device->info().is_emulator && input.size >= kAutoDeviceBytes;
+  }
+}
+
+bool JpegDecoder::Impl::decode_entropy_on_device(const Input& input, Image* out,
+                                                 DeviceImage* device_out) {
+  const auto t0 = Clock::now();
+  detail::JpegPrepared p;
+  detail::JpegDeviceSource src;
+  if (!detail::prepare_jpeg_device(input, options, p, src)) return false;
+  jpeg::DeviceEntropyPlan plan;
+  plan.add(*src.decoder, 0, 0, detail::device_entropy_sub_bytes(input.size));
+  auto& s = slots[0];
+  drain(s, nullptr);
+  if (!s.queue) s.queue = device->create_queue();
+  Queue& q = *s.queue;
+  const std::size_t coef_bytes = std::size_t(p.info.groups) * 64 * 64 * 2;
+  detail::ensure(*device, device_entropy_file, std::max<std::size_t>(input.size, 4));
+  detail::ensure(*device, s.job, p.info.job_bytes);
+  detail::ensure(*device, s.coefficients, std::max<std::size_t>(coef_bytes, 4));
+  detail::ensure(*device, s.planes, std::max<std::size_t>(p.info.plane_bytes, 4));
+  q.write(*device_entropy_file, 0, input.data, input.size);
+  q.write(*s.job, 0, p.job.data(), p.info.job_bytes);
+  times.huffman += seconds_since(t0);
+  const auto t1 = Clock::now();
+  detail::run_device_entropy(*device, q, plan, *device_entropy_file, *s.coefficients, coef_bytes,
+                             device_entropy);
+  std::vector<std::string> warnings;
+  if (!plan.outcome(0, device_entropy.status.data(), input.data, input.size, warnings)) {
+    times.device += seconds_since(t1);
+    return false;
+  }
+  p.warnings.insert(p.warnings.end(), warnings.begin(), warnings.end());
+  JpegKernels& k = device->jpeg();
+  // (Oclgrind reads plane bytes no stage writes as uninitialised; the pixels do not use them)
+  if (device->info().is_emulator) q.zero(*s.planes, 0, p.info.plane_bytes);
+  k.idct(q, *s.job, *s.coefficients, *s.planes, p.info);
+  const std::size_t bytes = p.info.output_bytes();
+  auto describe = [&](auto& img) {
+    img.width = int(p.info.width);
+    img.height = int(p.info.height);
+    img.format = p.format;
+    img.bit_depth = 8 * int(p.info.sample_bytes);
+    img.warnings = p.warnings;
+    img.metadata = p.metadata;
+  };
+  if (device_out) {
+    describe(*device_out);
+    device_out->buffer = device->alloc(std::max<std::size_t>(bytes, 1));
+    k.upsample_color(q, *s.job, *s.planes, *device_out->buffer, 0, p.info);
+    q.finish();
+  } else {
+    describe(*out);
+    detail::ensure(*device, s.output, std::max<std::size_t>(bytes, 1));
+    k.upsample_color(q, *s.job, *s.planes, *s.output, 0, p.info);
+    out->pixels.resize(bytes);
+    if (bytes) q.read(out->pixels.data(), *s.output, 0, bytes);
+    q.finish();
+  }
+  times.device += seconds_since(t1);
+  ++times.images;
+  ++times.device_entropy_images;
+  return true;
+}
+
 detail::JpegPrepared JpegDecoder::Impl::prepare_one(const Input& input) {
   detail::JpegPrepared p;
   if (scratch.empty()) scratch.resize(1);
@@ -330,6 +407,10 @@ Image JpegDecoder::decode(const Input& input) {
     check_no_crop(input);
     return decode_lossless(input.data, input.size);
   }
+  if (impl_->wants_device_entropy(input)) {
+    Image img;
+    if (impl_->decode_entropy_on_device(input, &img, nullptr)) return img;
+  }
   std::vector<detail::JpegPrepared> p(1);
   p[0] = impl_->prepare_one(input);
   std::vector<Image> images(1);
@@ -352,6 +433,10 @@ DeviceImage JpegDecoder::decode_to_device(const Input& input) {
   if (lossless_file(input.data, input.size)) {
     check_no_crop(input);
     return decode_lossless_to_device(input.data, input.size);
+  }
+  if (impl_->wants_device_entropy(input)) {
+    DeviceImage img;
+    if (impl_->decode_entropy_on_device(input, nullptr, &img)) return img;
   }
   std::vector<detail::JpegPrepared> p(1);
   p[0] = impl_->prepare_one(input);

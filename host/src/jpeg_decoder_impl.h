@@ -16,6 +16,7 @@
 #include "hetcodec/jpeg.h"
 #include "host/src/batch_engine.h"
 #include "host/src/jpeg_chunks.h"
+#include "host/src/jpeg_device_entropy.h"
 #include "host/src/jpeg_prepare.h"
 
 namespace hetcodec {
@@ -69,6 +70,15 @@ struct JpegDecoder::Impl {
   void feed_chunk(Batch& b, std::size_t c);
   // The CPU stage of one image on all threads; throws its failure.
   detail::JpegPrepared prepare_one(const Input& input);
+
+  // A single image with its Huffman data decoded on the device (jpeg_device_entropy.h), when the
+  // options ask for it and the device takes the file: into `out` (the host image) or
+  // `device_out`. False when the file goes the CPU way instead (nothing written).
+  bool decode_entropy_on_device(const Input& input, Image* out, DeviceImage* device_out);
+  // Whether the options send this single image's Huffman data to the device.
+  bool wants_device_entropy(const Input& input) const;
+  detail::DeviceEntropyBuffers device_entropy;
+  std::unique_ptr<DeviceBuffer> device_entropy_file;
 
   // Lossless files (ljpeg_decoder.cpp): one queue and buffers reused from file to file.
   struct Lossless {

@@ -44,6 +44,10 @@ struct DeviceInfo {
 // diagonals elsewhere (on a CPU device a waiting work-group holds one of few cores).
 enum class Wavefront { Auto, Tickets, Diagonals };
 
+// Where a JPEG codec's Huffman stage runs: on the device, or on host threads (JpegEncodeOptions
+// and JpegDecodeOptions say what Auto picks for each).
+enum class JpegEntropy { Auto, Device, Host };
+
 // An opened device (opaque).
 class Device;
 // Device memory (opaque): where a DeviceImage's samples lie.

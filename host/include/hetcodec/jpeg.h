@@ -71,6 +71,13 @@ struct JpegDecodeOptions {
   // with the row and column sums for predictors 1 and 2; Tickets and Diagonals take those to the
   // engine too (for comparison).
   Wavefront lossless_order = Wavefront::Auto;
+  // Where a sequential (baseline or extended Huffman) file's Huffman data is decoded: on host
+  // threads into the token stream, or on the device by a self-synchronising parallel decode
+  // (docs/device-entropy.md) straight into coefficients. The output is the same either way; a
+  // file the device does not take (progressive, arithmetic, cropped, damaged restart markers),
+  // finds corrupt or cannot settle is decoded on the host. Auto: the device for a single file of
+  // 1 MiB or more on a GPU, the host otherwise.
+  JpegEntropy entropy = JpegEntropy::Auto;
 };
 
 // A lossless file's parameters and how its row table (where each row's codes start) was had.
@@ -116,6 +123,8 @@ class JpegDecoder {
     // Host-to-device copies of token streams: one per chunk of images copied together, plus one
     // per image whose stream did not fit its chunk's pinned arena.
     std::uint64_t job_copies = 0;
+    // Images whose Huffman data the device decoded (JpegDecodeOptions::entropy).
+    std::uint64_t device_entropy_images = 0;
   };
 
   // Opens the device a spec names (DESIGN.md §2; empty: $HETCODEC_DEVICE or auto).

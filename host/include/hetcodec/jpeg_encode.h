@@ -26,10 +26,6 @@ namespace hetcodec {
 // (1x2); Gray writes one component (the luma of a colour image, as cjpeg -grayscale).
 enum class JpegSampling { S444, S422, S420, S440, Gray };
 
-// Where the Huffman coding runs: on the device, or on host threads from the quantised blocks
-// brought back. Auto: the device, except on the CPU reference (where both are the host).
-enum class JpegEntropy { Auto, Device, Host };
-
 // The pixel layout of raw input (encode(pixels, ...)): samples per pixel and their order; the
 // alpha of RGBA, BGRA and GrayAlpha is ignored, as libjpeg-turbo's JCS_EXT_RGBA does.
 enum class JpegPixels { Gray, GrayAlpha, RGB, RGBA, BGR, BGRA };
