@@ -238,6 +238,9 @@ struct BenchOptions {
   std::vector<std::string> codings{"as-is"};
   int scale_denom = 1;  // ours and libjpeg-turbo decode at 1/scale_denom
   std::string json_path;
+  // --entropy: also measure images one at a time with the Huffman stage on the host, the
+  // device, or as auto picks (rows of their own).
+  std::vector<std::string> entropy;
 };
 
 double megapixels(const std::vector<std::pair<int, int>>& dims) {
@@ -358,6 +361,46 @@ void print_stages(const JpegDecoder::StageTimes& st, const JpegDecoder::StageTim
                std::max(0.0, pipe.thread_seconds - pipe.huffman - pipe.enqueue) * per,
                pipe.wait_ticket * per);
   std::fflush(stdout);
+}
+
+// Our pipeline on one device, one image at a time (decode_to_device) with the Huffman stage
+// where `entropy` says: the rows of --entropy.
+void measure_single(const DeviceInfo& info, const std::string& entropy, const BenchOptions& o,
+                    Table& table) {
+  const JpegBatch& b = table.batch;
+  const std::string name = "hetcodec " + info.spec + " one image at a time, Huffman " + entropy;
+  std::fprintf(stderr, "  %s (%s), one image at a time, Huffman %s...\n", info.spec.c_str(),
+               info.name.c_str(), entropy.c_str());
+  try {
+    JpegDecodeOptions opts;
+    opts.threads = b.threads;
+    opts.fused = !o.separate;
+    opts.scale_denom = o.scale_denom;
+    opts.entropy = entropy == "device" ? JpegEntropy::Device
+                   : entropy == "auto" ? JpegEntropy::Auto
+                                       : JpegEntropy::Host;
+    JpegDecoder decoder(open_device(info.spec), opts);
+    for (const auto& in : b.inputs) decoder.decode_to_device(in);  // warm-up: builds kernels
+    decoder.reset_stage_times();
+    std::size_t images = 0;
+    const auto t0 = Clock::now();
+    double t = 0;
+    do {
+      for (const auto& in : b.inputs) decoder.decode_to_device(in);
+      images += b.inputs.size();
+      t = since(t0);
+    } while (t < o.min_time);
+    const auto st = decoder.stage_times();
+    table.add(name, "hetcodec-single", double(images) / t,
+              {{"device", to_json(info)},
+               {"entropy", entropy},
+               {"ms_per_image", 1e3 * t / double(images)},
+               {"device_entropy_images", st.device_entropy_images},
+               {"images", images}});
+  } catch (const Error& e) {
+    table.failures.add(name, e);
+    table.results.push_back({{"name", name}, {"kind", "hetcodec-failed"}, {"error", e.what()}});
+  }
 }
 
 // Our pipeline on one device with `per_copy` images per copy: batches to device memory for
@@ -524,8 +567,10 @@ void run_bench(const GlobalOptions& global, const BenchOptions& o) {
                  coding.c_str(), b.threads);
     if (o.codings.size() > 1) std::fprintf(stdout, "coding: %s\n", coding.c_str());
     Table table{b};
-    for (const auto& info : selected_devices(global))
+    for (const auto& info : selected_devices(global)) {
       for (const int per_copy : o.per_copy) measure_ours(info, per_copy, o, table);
+      for (const auto& e : o.entropy) measure_single(info, e == "cpu" ? "host" : e, o, table);
+    }
     if (o.peers) {
       measure_libjpeg(o, table);
       measure_nvjpeg(o, table);
@@ -656,6 +701,12 @@ void add_bench_jpeg_command(CLI::App& bench, GlobalOptions& global) {
       ->check(CLI::Range(0.0, 600.0));
   cmd->add_option("--threads", o->threads, "CPU threads (Huffman stage, libjpeg-turbo peer)");
   cmd->add_flag("--separate", o->separate, "measure the two-kernel path instead of the fused one");
+  cmd->add_option("--entropy", o->entropy,
+                  "also measure images one at a time (decode_to_device) with the Huffman stage "
+                  "on host threads, on the device, or as auto picks: host, device, auto; "
+                  "comma-separated, a row each")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"host", "cpu", "device", "auto"}));
   cmd->add_option("--images-per-copy", o->per_copy,
                   "images whose token streams go to the device in one copy, and whose "
                   "kernels run as one launch each (0: automatic, up to 16); "
