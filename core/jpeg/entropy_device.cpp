@@ -91,6 +91,7 @@ std::size_t DeviceEntropyPlan::add(const EntropyDecoder& d, std::size_t data_off
       if (next != scan.restarts.end()) end = *next;
       end = std::min(end, d.size_);
       begin = std::min(begin, end);
+      const std::size_t marker_at = end;  // (where the warning looks for the marker's name)
       end = trimmed_end(d.data_, begin, end);
       const std::uint32_t first_mcu = plan.restart ? std::uint32_t(k * plan.restart) : 0;
       const std::uint32_t mcus = plan.restart
@@ -108,7 +109,7 @@ std::size_t DeviceEntropyPlan::add(const EntropyDecoder& d, std::size_t data_off
                                                   mcus * bpm,
                                                   first_mcu * bpm};
       segments_.insert(segments_.end(), seg, seg + HC_JH_SEG_WORDS);
-      f.segment_of.push_back({int(s), std::uint32_t(k)});
+      f.segment_of.push_back({int(s), std::uint32_t(k), marker_at});
       subs_ += subs;
     }
   }
@@ -149,16 +150,9 @@ bool DeviceEntropyPlan::outcome(std::size_t file, const std::uint32_t* work,
     const std::uint32_t* st = work + HC_JH_W_STATUS + HC_JH_STATUS_WORDS * (f.first_segment + k);
     if (st[0] != 0) return false;
     if (std::int32_t(st[1]) <= 0) continue;
-    const auto [scan_index, interval] = f.segment_of[k];
-    const Scan& scan = f.decoder->header_.scans[std::size_t(scan_index)];
-    std::size_t end = scan.data_end;
-    if (interval > 0 || !scan.restarts.empty()) {
-      const std::size_t begin =
-          interval == 0 ? scan.data_offset : scan.interval_starts[interval - 1].begin;
-      const auto next = std::upper_bound(scan.restarts.begin(), scan.restarts.end(), begin);
-      if (next != scan.restarts.end()) end = *next;
-    }
-    out.push_back(extraneous_warning(data, size, end, st[1], scan, interval));
+    const FileSegment& fs = f.segment_of[k];
+    const Scan& scan = f.decoder->header_.scans[std::size_t(fs.scan)];
+    out.push_back(extraneous_warning(data, size, fs.end, st[1], scan, fs.interval));
   }
   warnings.insert(warnings.end(), out.begin(), out.end());
   return true;

@@ -45,10 +45,17 @@ class DeviceEntropyPlan {
   std::size_t status_words() const;
 
  private:
+  // Where a file's segment lies: its scan, its restart interval, and the byte of the marker
+  // after it.
+  struct FileSegment {
+    int scan;
+    std::uint32_t interval;
+    std::size_t end;
+  };
   struct File {
     const EntropyDecoder* decoder;
     std::uint32_t first_segment, segments;
-    std::vector<std::pair<int, std::uint32_t>> segment_of;  // (scan, interval) of each segment
+    std::vector<FileSegment> segment_of;
   };
   std::vector<std::uint32_t> body_;      // tables and layouts, from word HC_JH_HEADER_WORDS
   std::vector<std::uint32_t> segments_;  // the segment records

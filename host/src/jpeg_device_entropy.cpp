@@ -34,15 +34,7 @@ bool prepare_jpeg_device(const Input& input, const JpegDecodeOptions& options, J
     auto* w = reinterpret_cast<std::uint8_t*>(out.job.data());
     jpeg::write_job_header(layout, src.decoder->quant(), w);
     jpeg::write_token_stream(layout, {}, w + jpeg::job_stream_offset());
-    out.info.job_bytes = job;
-    out.info.groups = layout.groups;
-    out.info.blocks = layout.blocks;
-    out.info.plane_bytes = layout.plane_bytes;
-    out.info.width = std::uint32_t(layout.output_width);
-    out.info.height = std::uint32_t(layout.output_height);
-    out.info.channels = std::uint32_t(channels(layout.format));
-    out.info.sample_bytes = std::uint32_t(layout.sample_bytes());
-    out.format = layout.format;
+    describe_job(layout, job, out);
     out.warnings = src.header.warnings;
     out.metadata = jpeg::read_metadata(input.data, src.header, out.warnings);
     out.ok = true;

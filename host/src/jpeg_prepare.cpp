@@ -60,6 +60,18 @@ void check_memory(const JpegDecodeOptions& options, std::uint64_t bytes, const s
 
 }  // namespace
 
+void describe_job(const jpeg::Layout& layout, std::size_t job_bytes, JpegPrepared& out) {
+  out.info.job_bytes = job_bytes;
+  out.info.groups = layout.groups;
+  out.info.blocks = layout.blocks;
+  out.info.plane_bytes = layout.plane_bytes;
+  out.info.width = std::uint32_t(layout.output_width);
+  out.info.height = std::uint32_t(layout.output_height);
+  out.info.channels = std::uint32_t(channels(layout.format));
+  out.info.sample_bytes = std::uint32_t(layout.sample_bytes());
+  out.format = layout.format;
+}
+
 void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int threads,
                   JpegPrepared& out, std::vector<jpeg::EntropyResult>& results,
                   const JobPlacer& place, WorkerPool* pool) {
@@ -122,15 +134,7 @@ void prepare_jpeg(const Input& input, const JpegDecodeOptions& options, int thre
     }
     jpeg::write_job_header(layout, quant, job);
     jpeg::write_token_stream(layout, results, job + jpeg::job_stream_offset(), parallel);
-    out.info.job_bytes = bytes;
-    out.info.groups = layout.groups;
-    out.info.blocks = layout.blocks;
-    out.info.plane_bytes = layout.plane_bytes;
-    out.info.width = std::uint32_t(layout.output_width);
-    out.info.height = std::uint32_t(layout.output_height);
-    out.info.channels = std::uint32_t(channels(layout.format));
-    out.info.sample_bytes = std::uint32_t(layout.sample_bytes());
-    out.format = layout.format;
+    describe_job(layout, bytes, out);
     out.warnings = header.warnings;
     out.warnings.insert(out.warnings.end(), coef_warnings.begin(), coef_warnings.end());
     out.metadata = jpeg::read_metadata(data, header, out.warnings);

@@ -14,6 +14,7 @@
 #include "backends/backend.h"
 #include "core/image.h"
 #include "core/jpeg/entropy.h"
+#include "core/jpeg/layout.h"
 #include "hetcodec/jpeg.h"
 #include "host/src/parallel.h"
 
@@ -36,6 +37,9 @@ struct JpegPrepared {
   Metadata metadata;  // EXIF and ICC profile (core/jpeg/metadata.h)
   double seconds = 0;
 };
+
+// Fills out.info (a job of `job_bytes` for this layout) and out.format.
+void describe_job(const jpeg::Layout& layout, std::size_t job_bytes, JpegPrepared& out);
 
 // Where a job of `bytes` goes: sets out.arena and out.info.job_offset, or out.pinned, and
 // returns the address to write it at.
