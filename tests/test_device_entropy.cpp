@@ -7,6 +7,7 @@
 // gives the CPU stage's pixels and warnings.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -34,6 +35,14 @@ struct Sample {
   std::string name;
   std::vector<std::uint8_t> bytes;
 };
+
+// In the emulator these cases run in a process of their own (the emulator-jpeg-entropy test,
+// HETCODEC_TEST_JPEG_ENTROPY_ALONE), not in the backend suite's: after their decoders have
+// released their buffers, Oclgrind 21.10's uninitialised-value tracking reports reads of device
+// memory that a kernel wrote first in the test cases that follow them.
+bool skipped_here(Device& device) {
+  return device.info().is_emulator && !std::getenv("HETCODEC_TEST_JPEG_ENTROPY_ALONE");
+}
 
 std::string data_dir() { return std::string(HETCODEC_TEST_SOURCE_DIR) + "/data/jpeg"; }
 
@@ -146,6 +155,7 @@ std::vector<std::uint8_t> flat_file(int width, int height) {
 
 TEST_CASE("device entropy: the coefficients of the CPU stage on every device") {
   test::for_each_device([](Device& device) {
+    if (skipped_here(device)) return;
     const bool small = device.info().is_emulator;
     for (const auto& s : samples(small)) {
       INFO(s.name);
@@ -165,6 +175,7 @@ TEST_CASE("device entropy: the coefficients of the CPU stage on every device") {
 
 TEST_CASE("device entropy: the decoder gives libjpeg-turbo's pixels and says where it decoded") {
   test::for_each_device([](Device& device) {
+    if (skipped_here(device)) return;
     const bool small = device.info().is_emulator;
     for (bool fused : {true, false}) {
       JpegDecodeOptions o;
@@ -211,6 +222,7 @@ TEST_CASE("device entropy: the decoder gives libjpeg-turbo's pixels and says whe
 
 TEST_CASE("device entropy: files built to delay synchronisation are settled or handed over") {
   test::for_each_device([](Device& device) {
+    if (skipped_here(device)) return;
     const bool small = device.info().is_emulator;
     // A flat colour: every MCU after the first codes the same 14 bits, one code repeated.
     const auto flat = flat_file(small ? 96 : 512, small ? 64 : 256);
@@ -243,6 +255,7 @@ TEST_CASE("device entropy: files built to delay synchronisation are settled or h
 
 TEST_CASE("device entropy: corrupt data gives the CPU stage's pixels and warnings") {
   test::for_each_device([](Device& device) {
+    if (skipped_here(device)) return;
     const auto good = samples(true).front().bytes;
     std::vector<std::vector<std::uint8_t>> bad;
     bad.push_back(std::vector<std::uint8_t>(good.begin(),
