@@ -88,6 +88,14 @@ struct Row {
   std::string row_table_source;
   LosslessReport split;  // medians, seconds
   double tickets_ms = 0, diagonals_ms = 0;
+  // Without a row table, into device memory, by where the Huffman walk runs
+  // (JpegDecodeOptions::entropy): host, device, auto; MP/s and where the table came from.
+  struct Untabled {
+    const char* name;
+    double mp = 0;
+    std::string source;
+  };
+  std::vector<Untabled> untabled;
   nlohmann::json json;
 };
 
@@ -164,6 +172,30 @@ Row measure(FileRun& run, const std::string& spec, const std::string& label, int
     row.mp_device = run.mp() / t_dev;
     row.mp_host = run.mp() / t_host;
 
+    // No table given: the pre-pass on host threads, the device's Huffman stages, or the
+    // decoder's choice; restart markers of one interval per row serve each the same.
+    nlohmann::json juntabled;
+    const bool gpu_like = dec.device().info().kind != DeviceKind::Cpu;
+    for (const JpegEntropy e : {JpegEntropy::Host, JpegEntropy::Device, JpegEntropy::Auto}) {
+      if (!gpu_like && e != JpegEntropy::Host) continue;
+      const char* name = e == JpegEntropy::Host     ? "host"
+                         : e == JpegEntropy::Device ? "device"
+                                                    : "auto";
+      JpegDecodeOptions oe = opts;
+      oe.entropy = e;
+      JpegDecoder de(open_device(spec), oe);
+      LosslessReport rep;
+      const DeviceImage check = de.decode_lossless_to_device(data, size, nullptr, &rep);
+      if (auto why = compare(download(de.device(), check), run.expected, sample_bytes);
+          !why.empty())
+        bad.push_back(std::string("without a row table, ") + name + ": " + why);
+      const double t = median_seconds(o.runs, [&] { de.decode_lossless_to_device(data, size); });
+      row.untabled.push_back({name, run.mp() / t, rep.row_table});
+      juntabled[name] = {{"megapixels_per_s_device_resident", run.mp() / t},
+                         {"row_table", rep.row_table},
+                         {"time_over_given_table", t / t_dev}};
+    }
+
     std::vector<LosslessReport> splits;
     dec.profile_lossless(data, size, &table, true);  // warm-up
     for (int r = 0; r < o.runs; ++r)
@@ -203,6 +235,7 @@ Row measure(FileRun& run, const std::string& spec, const std::string& label, int
                 {"stages_ms", split_json(row.split)},
                 {"samples_equal", row.ok}};
     if (!orders.empty()) row.json["reconstruct_ms_by_order"] = orders;
+    row.json["without_row_table"] = juntabled;
   } catch (const Error& e) {
     failures.add(f.name + " on " + label, e);
     row.json = {{"device", label}, {"spec", spec}, {"error", e.what()}};
@@ -391,6 +424,13 @@ void run_bench(const GlobalOptions& global, const LjBenchOptions& o) {
         std::printf("; reconstruction tickets %.2f ms, diagonals %.2f ms", r.tickets_ms,
                     r.diagonals_ms);
       std::printf("\n");
+      if (!r.untabled.empty()) {
+        std::printf("    %s: without a row table, device-resident:", r.label.c_str());
+        for (const auto& u : r.untabled)
+          std::printf(" %s %.1f MP/s (%s, %.2fx the given table's time)", u.name, u.mp,
+                      u.source.c_str(), u.mp > 0 ? r.mp_device / u.mp : 0.0);
+        std::printf("\n");
+      }
     }
     std::fflush(stdout);
     jfiles.push_back({{"name", f.name},
@@ -444,7 +484,10 @@ void add_bench_ljpeg_command(CLI::App& bench, GlobalOptions& global) {
       "memory; the stages (row table, upload, residual kernel, reconstruction, unpacking,\n"
       "download) waited for one by one; for predictors 3..7 the reconstruction in both\n"
       "wavefront orders (tickets, diagonals); the row table alone (restart markers or the\n"
-      "pre-pass); the CPU reference on 1 thread and on all threads; and nvJPEG's lossless\n"
+      "pre-pass); without a row table (into device memory) with the Huffman walk on host\n"
+      "threads, on the device and by the decoder's choice (--entropy of decode), each as a\n"
+      "multiple of the time with the table given; the CPU reference on 1 thread and on all\n"
+      "threads; and nvJPEG's lossless\n"
       "backend where libnvjpeg loads and takes the file (predictor 1, 1 or 2 components).\n"
       "Figures are medians of --runs runs after a warm-up; ratios are the device-resident MP/s\n"
       "over the CPU reference's on 1 thread (to host) and over nvJPEG's. Every output is\n"

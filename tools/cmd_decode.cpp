@@ -447,7 +447,9 @@ void add_decode_commands(CLI::App& app, GlobalOptions& global) {
                   "where a sequential JPEG's Huffman data is decoded (the same pixels either\n"
                   "way): cpu threads, the device (a parallel self-synchronising decode; files it\n"
                   "does not take, or finds corrupt, go to the CPU), or auto (the device for a\n"
-                  "single file of 1 MiB or more on a GPU)")
+                  "single file of 1 MiB or more on a GPU). Lossless files without --row-table\n"
+                  "or a restart marker per row: where their row table is found, the same way\n"
+                  "(auto: the device for 256 KiB or more on a GPU)")
       ->check(CLI::IsMember({"auto", "cpu", "host", "device"}))
       ->capture_default_str();
   cmd->add_option("--max-pixels", o->max_pixels, "refuse larger images (LimitExceeded)")

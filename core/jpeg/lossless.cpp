@@ -153,6 +153,8 @@ const char* to_string(RowTableSource source) {
       return "given";
     case RowTableSource::Markers:
       return "restart markers";
+    case RowTableSource::Device:
+      return "device";
     default:
       return "pre-pass";
   }

@@ -53,7 +53,8 @@ LosslessLayout lossless_layout(const Header& header);
 
 // Where each row of a scan starts (core/portable/ljpeg.h: bits from the scan's first data byte,
 // or HC_LJ_NO_DATA), and how that was learnt.
-enum class RowTableSource { Caller, Markers, PrePass };
+// Device: found by the device's Huffman stages (core/portable/jpeg_huffman.h, HC_JH_ROWS).
+enum class RowTableSource { Caller, Markers, PrePass, Device };
 const char* to_string(RowTableSource source);
 struct RowTable {
   std::vector<std::uint64_t> starts;  // one per coded row

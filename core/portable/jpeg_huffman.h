@@ -23,6 +23,12 @@
  * stored relative to the start of j + 1. Every decoder reads the same stuffed bytes the same
  * way, so these positions agree between work-items.
  *
+ * Lossless JPEG (SOF3) scans take the same stages with a sample difference for a block (a
+ * category code of the scan's tables in the form of core/portable/ljpeg.h and its extra bits, no
+ * AC): ROWS then decodes each subsequence once more from its true entry and writes the row table
+ * entries of the rows that start in it (docs/ljpeg-decode.md, "The row table"), as stuffed
+ * positions, into the job the lossless stages read.
+ *
  * Anything out of the ordinary makes SCAN mark the segment (HC_JH_ST_*): a code not in the table
  * or data that runs out in a block that counts, fewer blocks than the segment has, a marker
  * inside the segment's bytes, or no convergence within the host's limit of SYNC passes. The host
@@ -32,6 +38,7 @@
 #define HETCODEC_PORTABLE_JPEG_HUFFMAN_H
 
 #include "core/portable/kernel.h"
+#include "core/portable/ljpeg.h"
 
 /* ---- the plan (hc_u32 words, written by core/jpeg/entropy_device.cpp) ---------------------- */
 #define HC_JH_MAGIC 0x4846554Au /* "JUFH" */
@@ -52,7 +59,7 @@
 #define HC_JH_FULL 64 /* entry flags, as HuffmanLookup::kFull and kEnd */
 #define HC_JH_END 128
 
-/* A scan's layout: blocks per MCU, MCUs per row, then per MCU position (HC_JH_MAX_BLOCKS) its
+/* A scan's layout: blocks per MCU, MCUs per row, its kind, then per MCU position (HC_JH_MAX_BLOCKS) its
  * tables (word offsets in the plan), component (the DC prediction it updates), the coefficient
  * block of the component's block (0, 0) and the component grid's blocks per row, and its place
  * in the MCU (h, v, dx, dy: a byte each). Block b of the scan is MCU position p = b % bpm of MCU
@@ -60,7 +67,10 @@
 #define HC_JH_MAX_BLOCKS 10
 #define HC_JH_L_BPM 0
 #define HC_JH_L_MCUS_X 1
-#define HC_JH_L_BLOCK 2
+#define HC_JH_L_KIND 2 /* HC_JH_KIND_*; a lossless scan's "block" is one sample difference */
+#define HC_JH_L_BLOCK 3
+#define HC_JH_KIND_DCT 0u
+#define HC_JH_KIND_LOSSLESS 1u /* B_DC: a table of core/portable/ljpeg.h (HC_LJ_HUFF_*) */
 #define HC_JH_B_DC 0
 #define HC_JH_B_AC 1
 #define HC_JH_B_COMPONENT 2
@@ -79,7 +89,11 @@
 #define HC_JH_S_LAYOUT 5      /* word offset of its scan's layout */
 #define HC_JH_S_BLOCKS 6      /* its blocks */
 #define HC_JH_S_FIRST_BLOCK 7 /* its first block's index in the scan (a restart interval's) */
-#define HC_JH_SEG_WORDS 8
+/* Lossless scans: */
+#define HC_JH_S_ROWS 8       /* word offset of the scan's row table in ROWS's output */
+#define HC_JH_S_ROW_UNITS 9  /* samples per coded row */
+#define HC_JH_S_SCAN_BYTE 10 /* its first byte, counted from its scan's first data byte */
+#define HC_JH_SEG_WORDS 11
 
 /* ---- the work buffer (hc_u32 words, zeroed by the host before SPECULATE) ------------------- */
 /* Header: the exits SYNC pass k changed, at word HC_JH_W_CHANGED + k (k < HC_JH_MAX_PASSES);
@@ -114,12 +128,14 @@
 #define HC_JH_SYNC 1
 #define HC_JH_SCAN 2
 #define HC_JH_WRITE 3
-#define HC_JH_STAGES 4
+#define HC_JH_ROWS 4
+#define HC_JH_STAGES 5
 #define HC_JH_STAGE_LIST(X)                        \
   X(HC_JH_SPECULATE, jpeg_entropy_speculate, ITEM) \
   X(HC_JH_SYNC, jpeg_entropy_sync, ITEM)           \
   X(HC_JH_SCAN, jpeg_entropy_scan, GROUP)          \
-  X(HC_JH_WRITE, jpeg_entropy_write, ITEM)
+  X(HC_JH_WRITE, jpeg_entropy_write, ITEM)         \
+  X(HC_JH_ROWS, jpeg_entropy_rows, ITEM)
 #define HC_JH_ITEM_LANES 64
 #define HC_JH_GROUP_LANES 256
 
@@ -183,21 +199,45 @@ HC_FN hc_i32 hc_jh_extend(hc_u32 v, int s) {
   return v < (1u << (s - 1)) ? (hc_i32)v - (1 << s) + 1 : (hc_i32)v;
 }
 
-/* A symbol of table t (at least 32 bits in the buffer): by the lookahead, or code by code as
- * F.2.2.3; a code of more than 16 bits is symbol 0 after 17 bits, with *bad set (jdhuff.c). */
-HC_FN hc_u32 hc_jh_symbol_long(hc_jh_bits* b, HC_GLOBAL const hc_u32* t, int* bad) {
+/* A symbol whose code is longer than the lookahead's `look` bits (at least 32 bits in the
+ * buffer), code by code as F.2.2.3 with MAXCODE, VALOFFSET and the symbols at `maxcode`,
+ * `valoffset` and `symbols` of t; a code of more than 16 bits is symbol 0 after 17 bits, with
+ * *bad set (jdhuff.c). */
+HC_FN hc_u32 hc_jh_symbol_long(hc_jh_bits* b, HC_GLOBAL const hc_u32* t, int look, int maxcode,
+                               int valoffset, int symbols, int* bad) {
   int l;
-  for (l = HC_JH_LOOK_BITS + 1; l <= 16; ++l) {
+  for (l = look + 1; l <= 16; ++l) {
     const hc_i32 code = (hc_i32)hc_jh_peek(b, l);
-    if (code <= (hc_i32)t[HC_JH_T_MAXCODE + l]) {
-      const hc_u32 k = (hc_u32)(code + (hc_i32)t[HC_JH_T_VALOFFSET + l]) & 0xFFu;
+    if (code <= (hc_i32)t[maxcode + l]) {
+      const hc_u32 k = (hc_u32)(code + (hc_i32)t[valoffset + l]) & 0xFFu;
       hc_jh_skip(b, l);
-      return (t[HC_JH_T_SYMBOLS + (k >> 2)] >> ((k & 3u) * 8u)) & 0xFFu;
+      return (t[symbols + (k >> 2)] >> ((k & 3u) * 8u)) & 0xFFu;
     }
   }
   hc_jh_skip(b, 17);
   *bad = 1;
   return 0;
+}
+#define HC_JH_DCT_LONG HC_JH_LOOK_BITS, HC_JH_T_MAXCODE, HC_JH_T_VALOFFSET, HC_JH_T_SYMBOLS
+
+/* One lossless sample difference's bits with table t (HC_LJ_HUFF_*), as jdlhuff.c reads them:
+ * a category of 16 has no extra bits. */
+HC_FN void hc_jh_sample(hc_jh_bits* b, const HC_GLOBAL hc_u8* data, HC_GLOBAL const hc_u32* t,
+                        int* bad) {
+  hc_u32 e, s;
+  hc_jh_fill(b, data);
+  e = t[HC_LJ_HUFF_LOOK + hc_jh_peek(b, HC_LJ_LOOK_BITS)];
+  if (e != 0u) {
+    hc_jh_skip(b, (int)(e >> 8));
+    s = e & 0xFFu;
+  } else {
+    s = hc_jh_symbol_long(b, t, HC_LJ_LOOK_BITS, HC_LJ_HUFF_MAXCODE, HC_LJ_HUFF_VALOFFSET,
+                          HC_LJ_HUFF_SYMBOLS, bad);
+  }
+  if (s != 0u && s < 16u) {
+    hc_jh_fill(b, data);
+    hc_jh_skip(b, (int)s);
+  }
 }
 
 /* One block's symbols. Returns the DC difference; when `coef` is not null writes the non-zero AC
@@ -219,7 +259,7 @@ HC_FN hc_i32 hc_jh_block(hc_jh_bits* b, const HC_GLOBAL hc_u8* data, HC_GLOBAL c
       hc_jh_skip(b, e & 63);
       s = (e >> 8) & 15;
     } else {
-      s = (int)(hc_jh_symbol_long(b, dc, bad) & 15u);
+      s = (int)(hc_jh_symbol_long(b, dc, HC_JH_DCT_LONG, bad) & 15u);
     }
     if (s) {
       hc_jh_fill(b, data);
@@ -245,7 +285,7 @@ HC_FN hc_i32 hc_jh_block(hc_jh_bits* b, const HC_GLOBAL hc_u8* data, HC_GLOBAL c
       r = (e >> 12) & 15;
       s = (e >> 8) & 15;
     } else {
-      const hc_u32 rs = hc_jh_symbol_long(b, ac, bad);
+      const hc_u32 rs = hc_jh_symbol_long(b, ac, HC_JH_DCT_LONG, bad);
       r = (int)(rs >> 4);
       s = (int)(rs & 15u);
     }
@@ -308,14 +348,40 @@ typedef struct hc_jh_result {
   hc_u32 end;    /* bits past the start where the `limit`-th block ended (WRITE) */
 } hc_jh_result;
 
+/* Walks the stuffed bytes of segment data `d` (`bytes` of them) from *x, the *kept-th byte kept
+ * by unstuffing, to the byte kept as the q-th (q >= *kept): the first 0xFF of 0xFF 0x00 or of a
+ * run of fill bytes before it, as hc_jh_kept counts them. */
+HC_FN void hc_jh_stuffed_at(const HC_GLOBAL hc_u8* d, hc_u32 bytes, hc_u32 q, hc_u32* x,
+                            hc_u32* kept) {
+  while (*x < bytes) {
+    const hc_u32 c = d[*x];
+    const int dropped = *x > 0u && d[*x - 1u] == 0xFFu && (c == 0xFFu || c == 0u);
+    if (!dropped) {
+      if (*kept == q) return;
+      ++*kept;
+    }
+    ++*x;
+  }
+}
+
 /* Decodes subsequence `sub` (first byte `start`, `kept` bytes after unstuffing) of segment `seg`
- * from `entry`: every block that starts before its end, or with `coefs` only the blocks the
- * segment has (from `first`, the segment's index of the subsequence's first block, `limit` of
- * them), written with DC predictions `pred`. */
+ * from `entry`: every block that starts before its end, or with `coefs` or `rows` only the
+ * blocks the segment has (from `first`, the segment's index of the subsequence's first block),
+ * written with DC predictions `pred` to `coefs`, or (a lossless scan) the row table entries of
+ * the coded rows that start there to `rows`. */
 HC_FN void hc_jh_decode(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data,
                         HC_GLOBAL const hc_u32* seg, hc_u32 start, hc_u32 kept, hc_u32 entry,
-                        HC_GLOBAL hc_i16* coefs, hc_u32 first, hc_u32* pred, hc_jh_result* out) {
+                        HC_GLOBAL hc_i16* coefs, HC_GLOBAL hc_u32* rows, hc_u32 first, hc_u32* pred,
+                        hc_jh_result* out) {
   HC_GLOBAL const hc_u32* layout = plan + seg[HC_JH_S_LAYOUT];
+  const int lossless = layout[HC_JH_L_KIND] == HC_JH_KIND_LOSSLESS;
+  const HC_GLOBAL hc_u8* d = data + seg[HC_JH_S_DATA];
+  hc_u32 at_byte = start, at_kept = 0; /* hc_jh_stuffed_at's place, for `rows` */
+  /* For `rows`: the next coded row to start, at block `next` of the scan (a division here, and
+   * none in the loop: Oclgrind cannot run the `freeze` that a division and a remainder of the
+   * same operands compile to). */
+  const hc_u32 per = rows ? seg[HC_JH_S_ROW_UNITS] : 1u;
+  hc_u32 row = (seg[HC_JH_S_FIRST_BLOCK] + first + per - 1u) / per, next = row * per;
   const HC_GLOBAL hc_u8* natural = (const HC_GLOBAL hc_u8*)(plan + HC_JH_H_NATURAL);
   const hc_u32 bpm = layout[HC_JH_L_BPM], mcus_x = layout[HC_JH_L_MCUS_X];
   const hc_u32 limit_bits = kept * 8u;
@@ -349,6 +415,16 @@ HC_FN void hc_jh_decode(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* dat
     int bad = 0;
     hc_i32 diff;
     const hc_u32 comp = blk[HC_JH_B_COMPONENT];
+    if (rows) {
+      const hc_u32 bit = hc_jh_consumed(&b);
+      if (first + n >= blocks) break;
+      if (seg[HC_JH_S_FIRST_BLOCK] + first + n == next) {
+        hc_jh_stuffed_at(d, seg[HC_JH_S_BYTES], bit >> 3, &at_byte, &at_kept);
+        rows[seg[HC_JH_S_ROWS] + row] = (seg[HC_JH_S_SCAN_BYTE] + at_byte) * 8u + (bit & 7u);
+        ++row;
+        next += per;
+      }
+    }
     if (coefs) {
       const hc_u32 index = first + n, m = (seg[HC_JH_S_FIRST_BLOCK] + index) / bpm;
       const hc_u32 my = m / mcus_x, mx = m - my * mcus_x;
@@ -359,7 +435,13 @@ HC_FN void hc_jh_decode(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* dat
                             mx * (place & 255u) + ((place >> 16) & 255u)) *
                        64u;
     }
-    diff = hc_jh_block(&b, data, plan + blk[HC_JH_B_DC], plan + blk[HC_JH_B_AC], natural, at, &bad);
+    if (lossless) {
+      hc_jh_sample(&b, data, plan + blk[HC_JH_B_DC], &bad);
+      diff = 0;
+    } else {
+      diff =
+          hc_jh_block(&b, data, plan + blk[HC_JH_B_DC], plan + blk[HC_JH_B_AC], natural, at, &bad);
+    }
     if ((bad || hc_jh_exhausted(&b)) && out->bad == 0xFFFFFFFFu) out->bad = n;
     out->dc[comp & 3u] += (hc_u32)diff;
     if (at) {
@@ -417,7 +499,7 @@ HC_FN void hc_jh_speculate(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* 
   if (marker) HC_ATOMIC_OR(work + HC_JH_W_STATUS + HC_JH_STATUS_WORDS * s, HC_JH_ST_MARKER);
   u[HC_JH_U_START] = start;
   u[HC_JH_U_KEPT] = kept;
-  hc_jh_decode(plan, data, seg, start, kept, 0u, 0, 0u, 0, &r);
+  hc_jh_decode(plan, data, seg, start, kept, 0u, 0, 0, 0u, 0, &r);
   u[HC_JH_U_ENTRY] = 0u;
   u[HC_JH_U_EXIT] = r.exit;
   u[HC_JH_U_EXIT + 1] = r.exit;
@@ -443,7 +525,7 @@ HC_FN void hc_jh_sync(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data,
     u[next] = u[prev];
     return;
   }
-  hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], entry, 0, 0u, 0, &r);
+  hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], entry, 0, 0, 0u, 0, &r);
   u[HC_JH_U_ENTRY] = entry;
   u[next] = r.exit;
   hc_jh_store(u, &r);
@@ -513,8 +595,8 @@ HC_FN void hc_jh_write(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data
   hc_jh_result r;
   if (status[0] != 0u || first >= blocks || u[HC_JH_U_BLOCKS] == 0u) return;
   for (c = 0; c < 4u; ++c) pred[c] = u[HC_JH_U_PRED + c];
-  hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], u[HC_JH_U_ENTRY], coefs, first,
-               pred, &r);
+  hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], u[HC_JH_U_ENTRY], coefs, 0,
+               first, pred, &r);
   if (first + r.blocks == blocks) {
     /* The segment's last block: the unstuffed bytes of the segment not reached by it. */
     hc_u32 total = u[HC_JH_U_BEFORE], j;
@@ -525,6 +607,23 @@ HC_FN void hc_jh_write(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data
      * compiles to a saturating subtraction that Oclgrind cannot run) */
     status[1] = total - used;
   }
+}
+
+/* ROWS (lossless scans): subsequence i from its true entry, the row table entries of the rows
+ * that start in it into `rows`. */
+HC_FN void hc_jh_rows(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data,
+                      HC_GLOBAL hc_u32* work, HC_GLOBAL hc_u32* rows, hc_u32 i) {
+  const hc_u32 s = hc_jh_segment_of(plan, i);
+  HC_GLOBAL const hc_u32* seg = hc_jh_segment(plan, s);
+  HC_GLOBAL hc_u32* u = hc_jh_sub(work, plan, i);
+  const hc_u32 first = u[HC_JH_U_FIRST];
+  hc_u32 pred[4] = {0, 0, 0, 0};
+  hc_jh_result r;
+  if (work[HC_JH_W_STATUS + HC_JH_STATUS_WORDS * s] != 0u || first >= seg[HC_JH_S_BLOCKS] ||
+      u[HC_JH_U_BLOCKS] == 0u)
+    return;
+  hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], u[HC_JH_U_ENTRY], 0, rows, first,
+               pred, &r);
 }
 
 /* Stage `stage` for item i (a subsequence, or a segment for SCAN). */
@@ -541,8 +640,11 @@ HC_FN void hc_jh_run(int stage, hc_u32 arg, hc_u32 i, HC_GLOBAL const hc_u32* pl
     case HC_JH_SCAN:
       hc_jh_scan(plan, work, arg, i, lane, lanes, loc);
       break;
-    default:
+    case HC_JH_WRITE:
       hc_jh_write(plan, data, work, coefs, i);
+      break;
+    default: /* ROWS: the output buffer is the lossless job's words */
+      hc_jh_rows(plan, data, work, (HC_GLOBAL hc_u32*)coefs, i);
       break;
   }
 }

@@ -275,15 +275,9 @@ void JpegDecoder::Impl::run_batch(const std::vector<Input>& inputs, BatchErrors*
 }
 
 bool JpegDecoder::Impl::wants_device_entropy(const Input& input) const {
-  switch (options.entropy) {
-    case JpegEntropy::Host:
-      return false;
-    case JpegEntropy::Device:
-      return true;
-    default:
-      // A large file on a GPU: the CPU stage's threads are the bottleneck there.
-      return device->info().is_gpu && !device->info().is_emulator && input.size >= kAutoDeviceBytes;
-  }
+  // A large file on a GPU: the CPU stage's threads are the bottleneck there.
+  return detail::device_entropy_chosen(options.entropy, device->info(), input.size,
+                                       kAutoDeviceBytes);
 }
 
 bool JpegDecoder::Impl::decode_entropy_on_device(const Input& input, Image* out,

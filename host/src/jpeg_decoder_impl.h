@@ -89,6 +89,9 @@ struct JpegDecoder::Impl {
   // Error(Unsupported) when the options ask for a scale other than 1: lossless files are not
   // decoded scaled.
   void check_lossless_scale() const;
+  // Whether a lossless file's row table is found on the device (JpegDecodeOptions::entropy)
+  // when neither the caller nor restart markers give it.
+  bool wants_device_rows(std::size_t size) const;
   // Decodes a lossless file into `out` (the host image, or `device_out` when given), stage by
   // stage timed when `profile`.
   void decode_lossless(const std::uint8_t* data, std::size_t size,

@@ -46,6 +46,18 @@ bool prepare_jpeg_device(const Input& input, const JpegDecodeOptions& options, J
   }
 }
 
+bool device_entropy_chosen(JpegEntropy entropy, const DeviceInfo& info, std::size_t size,
+                           std::size_t auto_bytes) {
+  switch (entropy) {
+    case JpegEntropy::Host:
+      return false;
+    case JpegEntropy::Device:
+      return true;
+    default:
+      return info.is_gpu && !info.is_emulator && size >= auto_bytes;
+  }
+}
+
 std::uint32_t device_entropy_sub_bytes(std::size_t bytes) {
   // About 16384 subsequences for a large image, from 256 to 2048 bytes each.
   const std::size_t s = bytes / 16384;
@@ -54,7 +66,7 @@ std::uint32_t device_entropy_sub_bytes(std::size_t bytes) {
 
 void run_device_entropy(Device& device, Queue& q, jpeg::DeviceEntropyPlan& plan,
                         const DeviceBuffer& data, DeviceBuffer& coefs, std::size_t coef_bytes,
-                        DeviceEntropyBuffers& b, int max_passes) {
+                        DeviceEntropyBuffers& b, int max_passes, int last) {
   max_passes = std::clamp(max_passes, 1, HC_JH_MAX_PASSES - 1);
   const std::vector<std::uint32_t>& words = plan.words();
   ensure(device, b.plan, words.size() * 4);
@@ -75,7 +87,7 @@ void run_device_entropy(Device& device, Queue& q, jpeg::DeviceEntropyPlan& plan,
   }
   b.passes = pass;
   k.stage(q, HC_JH_SCAN, std::uint32_t(pass), plan.segments(), *b.plan, data, *b.work, coefs);
-  k.stage(q, HC_JH_WRITE, 0, subs, *b.plan, data, *b.work, coefs);
+  k.stage(q, last, 0, subs, *b.plan, data, *b.work, coefs);
   b.status.resize(plan.status_words());
   q.read(b.status.data(), *b.work, 0, b.status.size() * 4);
 }

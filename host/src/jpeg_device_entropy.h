@@ -15,6 +15,7 @@
 #include "core/jpeg/entropy_device.h"
 #include "core/jpeg/layout.h"
 #include "core/jpeg/parser.h"
+#include "core/portable/jpeg_huffman.h"
 #include "host/src/jpeg_prepare.h"
 
 namespace hetcodec::detail {
@@ -33,6 +34,11 @@ struct JpegDeviceSource {
 bool prepare_jpeg_device(const Input& input, const JpegDecodeOptions& options, JpegPrepared& out,
                          JpegDeviceSource& src);
 
+// Whether `entropy` sends a file of `size` bytes to the device's Huffman stages: Auto does on a
+// GPU (not an emulator) for `auto_bytes` or more.
+bool device_entropy_chosen(JpegEntropy entropy, const DeviceInfo& info, std::size_t size,
+                           std::size_t auto_bytes);
+
 // Bytes per subsequence for a segment of `bytes` (enough subsequences to fill a device, none so
 // short that decoding would seldom settle inside one).
 std::uint32_t device_entropy_sub_bytes(std::size_t bytes);
@@ -47,9 +53,11 @@ struct DeviceEntropyBuffers {
 // Runs the stages of `plan` over the files' bytes in `data` into `coefs` (zeroed here over
 // `coef_bytes`), then reads back the status words (waiting for the queue). At most `max_passes`
 // SYNC passes (HC_JH_MAX_PASSES at most); segments still unsettled then are reported so.
+// `last`: HC_JH_WRITE, or HC_JH_ROWS for lossless files, whose row tables go into `coefs`, the
+// lossless job.
 void run_device_entropy(Device& device, Queue& q, jpeg::DeviceEntropyPlan& plan,
                         const DeviceBuffer& data, DeviceBuffer& coefs, std::size_t coef_bytes,
-                        DeviceEntropyBuffers& b, int max_passes = 32);
+                        DeviceEntropyBuffers& b, int max_passes = 32, int last = HC_JH_WRITE);
 
 }  // namespace hetcodec::detail
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/jpeg/entropy_device.h"
 #include "core/jpeg/lossless.h"
 #include "core/jpeg/metadata.h"
 #include "core/jpeg/parser.h"
@@ -51,6 +52,9 @@ void copy_parallel(std::uint8_t* dst, const std::uint8_t* src, std::size_t n, in
   std::memcpy(dst, src, std::min(n, per));
   for (auto& th : pool) th.join();
 }
+
+// JpegEntropy::Auto finds the row table of a lossless file of at least this many bytes on a GPU.
+constexpr std::size_t kAutoDeviceRowsBytes = 256 << 10;
 
 PixelFormat lossless_format(int channels) {
   return channels == 1   ? PixelFormat::Gray
@@ -102,6 +106,10 @@ void JpegDecoder::Impl::check_lossless_scale() const {
                     std::to_string(options.scale_denom) + "); decode it at scale 1");
 }
 
+bool JpegDecoder::Impl::wants_device_rows(std::size_t size) const {
+  return detail::device_entropy_chosen(options.entropy, device->info(), size, kAutoDeviceRowsBytes);
+}
+
 void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t size,
                                         const std::vector<std::uint64_t>* row_table, Image* out,
                                         DeviceImage* device_out, LosslessReport* report,
@@ -115,9 +123,22 @@ void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t si
     tables = jpeg::row_tables_given(*row_table, L);
   } else {
     tables = jpeg::row_tables_from_markers(data, size, h, L);
-    if (tables.scans.empty()) tables = jpeg::row_tables_prepass(data, size, h, L, options.threads);
   }
-  const std::vector<std::uint32_t> job = jpeg::lossless_job(h, L, tables);
+  // No table yet: the device's stages find it after the upload (placeholders in the job until
+  // then), or the host's pre-pass now.
+  const bool device_rows = tables.scans.empty() && wants_device_rows(size) &&
+                           jpeg::DeviceEntropyPlan::supports_lossless(h, L);
+  if (device_rows) {
+    for (const jpeg::LosslessScan& ls : L.scans) {
+      jpeg::RowTable t;
+      t.source = jpeg::RowTableSource::Device;
+      t.starts.assign(ls.coded_rows(), 0);
+      tables.scans.push_back(std::move(t));
+    }
+  } else if (tables.scans.empty()) {
+    tables = jpeg::row_tables_prepass(data, size, h, L, options.threads);
+  }
+  std::vector<std::uint32_t> job = jpeg::lossless_job(h, L, tables);
   std::vector<std::string> warnings = h.warnings;
   warnings.insert(warnings.end(), tables.warnings.begin(), tables.warnings.end());
   Metadata metadata = jpeg::read_metadata(data, h, warnings);
@@ -174,6 +195,25 @@ void JpegDecoder::Impl::decode_lossless(const std::uint8_t* data, std::size_t si
   }
   q.write(*s.job, 0, job.data(), job.size() * 4);
   stage(r.upload_seconds, t);
+  if (device_rows) {
+    const auto tr = Clock::now();
+    jpeg::DeviceEntropyPlan plan;
+    plan.add_lossless(h, L, job, data, size, 0, detail::device_entropy_sub_bytes(size));
+    detail::run_device_entropy(d, q, plan, *s.file, *s.job, 0, device_entropy, 32, HC_JH_ROWS);
+    std::vector<std::string> none;
+    if (!plan.outcome(0, device_entropy.status.data(), data, size, none)) {
+      // Damaged, corrupt or unsettled: the pre-pass, with libjpeg-turbo's warnings.
+      tables = jpeg::row_tables_prepass(data, size, h, L, options.threads);
+      // (where the host path has them: after the parser's, before the metadata's)
+      warnings.insert(warnings.begin() + std::ptrdiff_t(h.warnings.size()), tables.warnings.begin(),
+                      tables.warnings.end());
+      job = jpeg::lossless_job(h, L, tables);
+      q.write(*s.job, 0, job.data(), job.size() * 4);
+      r.row_table = jpeg::to_string(tables.scans[0].source);
+    }
+    r.row_table_seconds += since(tr);
+    t = Clock::now();
+  }
   if (d.info().is_emulator) {
     // Oclgrind takes the first sample of each row below the first, as the residual stage
     // writes it, for uninitialised on a buffer never written before (the bytes are written:

@@ -77,6 +77,9 @@ struct JpegDecodeOptions {
   // file the device does not take (progressive, arithmetic, cropped, damaged restart markers),
   // finds corrupt or cannot settle is decoded on the host. Auto: the device for a single file of
   // 1 MiB or more on a GPU, the host otherwise.
+  // Lossless files without a row table from the caller or from restart markers: where the row
+  // table is found, by the host's pre-pass or by the same stages on the device (ROWS); Auto: the
+  // device for a file of 256 KiB or more on a GPU.
   JpegEntropy entropy = JpegEntropy::Auto;
 };
 
@@ -87,7 +90,7 @@ struct LosslessReport {
   int point_transform = 0;   // of the first scan (Pt)
   int restart_interval = 0;  // in MCUs, of the first scan (0: none)
   int scans = 0;
-  std::string row_table;  // "given", "restart markers" or "pre-pass"
+  std::string row_table;  // "given", "restart markers", "pre-pass" or "device"
   // Seconds per stage (profile_lossless() waits for each; decode_lossless() only fills
   // row_table_seconds and total_seconds): the row table (parse included), the file and job to
   // the device, the residual kernel, the reconstruction, the unpacking into pixels, and the
