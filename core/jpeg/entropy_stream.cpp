@@ -103,6 +103,13 @@ void write_token_stream(const Layout& layout_, const std::vector<EntropyResult>&
     write_grouped(layout_, results[0], out);
     return;
   }
+  if (results.empty()) {
+    // No tokens (the job of a file whose Huffman data the device decodes): every group's offset
+    // and count 0, as the general path below writes them, without its pass over the blocks.
+    std::uint32_t* const dir = write_header(layout_, out);
+    std::memset(dir, 0, 2 * layout_.groups * sizeof(std::uint32_t));
+    return;
+  }
   auto each = [&](std::size_t count, const std::function<void(std::size_t)>& fn) {
     if (parallel && count > 1) {
       parallel(count, fn);

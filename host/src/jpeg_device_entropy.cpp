@@ -2,6 +2,7 @@
 #include "host/src/jpeg_device_entropy.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "core/jpeg/job.h"
 #include "core/jpeg/metadata.h"
@@ -17,6 +18,11 @@ bool prepare_jpeg_device(const Input& input, const JpegDecodeOptions& options, J
     jpeg::Limits limits;
     limits.max_pixels = options.max_pixels;
     limits.max_scans = options.max_scans;
+    // One large file at a time: its marker search on threads from 1 MiB of data, one per 512 KiB
+    // (the batch path parses many files side by side instead).
+    limits.parallel_scan_bytes = std::size_t(1) << 20;
+    limits.scan_threads = int(std::clamp<std::size_t>(
+        input.size >> 19, 1, std::max(1u, std::thread::hardware_concurrency())));
     src.header = jpeg::parse(input.data, input.size, limits);
     src.layout = jpeg::make_layout(src.header, options.scale_denom);
     src.decoder =
