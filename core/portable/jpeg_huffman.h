@@ -109,15 +109,15 @@
 /* Per subsequence, from word HC_JH_W_STATUS + 2 x segments: */
 #define HC_JH_U_START 0   /* its first byte, relative to the segment's data */
 #define HC_JH_U_KEPT 1    /* its bytes after unstuffing */
-#define HC_JH_U_EXIT 2    /* two words: the exit of the passes of even and odd k */
-#define HC_JH_U_ENTRY 4   /* the entry its counts below are from */
-#define HC_JH_U_BLOCKS 5  /* blocks starting in it */
-#define HC_JH_U_BAD 6     /* the first of them with a bad code or past the data, or ~0 */
-#define HC_JH_U_DC 7      /* 4 words: DC differences added up per component (mod 2^32) */
-#define HC_JH_U_FIRST 11  /* after SCAN: the segment's block index of its first block */
-#define HC_JH_U_PRED 12   /* 4 words: after SCAN, the DC predictions where it starts */
-#define HC_JH_U_BEFORE 16 /* after SCAN: unstuffed bytes of the segment before it */
-#define HC_JH_SUB_WORDS 17
+#define HC_JH_U_EXIT 2    /* three words: the exit of pass k at word k % 3 */
+#define HC_JH_U_ENTRY 5   /* the entry its counts below are from */
+#define HC_JH_U_BLOCKS 6  /* blocks starting in it */
+#define HC_JH_U_BAD 7     /* the first of them with a bad code or past the data, or ~0 */
+#define HC_JH_U_DC 8      /* 4 words: DC differences added up per component (mod 2^32) */
+#define HC_JH_U_FIRST 12  /* after SCAN: the segment's block index of its first block */
+#define HC_JH_U_PRED 13   /* 4 words: after SCAN, the DC predictions where it starts */
+#define HC_JH_U_BEFORE 17 /* after SCAN: unstuffed bytes of the segment before it */
+#define HC_JH_SUB_WORDS 18
 
 /* An entry or exit: bits past a subsequence's start << 4 | MCU position. */
 #define HC_JH_STATE(bits, phase) (((hc_u32)(bits) << 4) | (hc_u32)(phase))
@@ -503,27 +503,54 @@ HC_FN void hc_jh_speculate(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* 
   u[HC_JH_U_ENTRY] = 0u;
   u[HC_JH_U_EXIT] = r.exit;
   u[HC_JH_U_EXIT + 1] = r.exit;
+  u[HC_JH_U_EXIT + 2] = r.exit;
   hc_jh_store(u, &r);
 }
 
-/* SYNC pass k (1, 2, ...): subsequence i again from its predecessor's exit of pass k - 1 where
- * that is not the entry it was decoded from; counts the exits that change. */
+/* SYNC pass k (1, 2, ...): subsequence i again where its predecessor's exit of pass k - 1 is not
+ * the entry it was decoded from, or where an exit changed in pass k - 1 among the `back`
+ * subsequences before it (2^(k - 1) of them, HC_JH_LOOKBACK at most); counts the exits that
+ * change. Its entry is then found by decoding from the exit of pass k - 1 of the subsequence
+ * `back` places before it through the ones between: where decodings stay out of step for long
+ * (a code repeated, as in a flat image), the true entries advance up to `back` subsequences a
+ * pass instead of one. Exits are kept for three passes (k - 2 to compare with k - 1, k written):
+ * a pass reads only the words of the two before it. */
+#define HC_JH_LOOKBACK 32u
 HC_FN void hc_jh_sync(HC_GLOBAL const hc_u32* plan, const HC_GLOBAL hc_u8* data,
                       HC_GLOBAL hc_u32* work, hc_u32 k, hc_u32 i) {
   const hc_u32 s = hc_jh_segment_of(plan, i);
   HC_GLOBAL const hc_u32* seg = hc_jh_segment(plan, s);
   HC_GLOBAL hc_u32* u = hc_jh_sub(work, plan, i);
-  const hc_u32 prev = HC_JH_U_EXIT + ((k - 1u) & 1u), next = HC_JH_U_EXIT + (k & 1u);
-  hc_u32 entry;
+  const hc_u32 prev = HC_JH_U_EXIT + (k + 2u) % 3u, next = HC_JH_U_EXIT + k % 3u;
+  const hc_u32 older = HC_JH_U_EXIT + (k + 1u) % 3u;
+  hc_u32 entry, back, m, moved = 0;
   hc_jh_result r;
   if (i == seg[HC_JH_S_FIRST_SUB]) {
     u[next] = u[prev];
     return;
   }
+  back = k > 6u ? HC_JH_LOOKBACK : hc_min_u32(1u << (k - 1u), HC_JH_LOOKBACK);
+  back = hc_min_u32(back, i - seg[HC_JH_S_FIRST_SUB]);
+  for (m = i - back; m < i && k > 1u; ++m) {
+    HC_GLOBAL const hc_u32* v = hc_jh_sub(work, plan, m);
+    if (v[prev] != v[older]) moved = 1u;
+  }
   entry = hc_jh_sub(work, plan, i - 1u)[prev];
-  if (entry == u[HC_JH_U_ENTRY]) {
+  if (entry == u[HC_JH_U_ENTRY] && !moved) {
     u[next] = u[prev];
     return;
+  }
+  if (back > 1u) {
+    entry = hc_jh_sub(work, plan, i - back)[prev];
+    for (m = i - back + 1u; m < i; ++m) {
+      HC_GLOBAL const hc_u32* v = hc_jh_sub(work, plan, m);
+      hc_jh_decode(plan, data, seg, v[HC_JH_U_START], v[HC_JH_U_KEPT], entry, 0, 0, 0u, 0, &r);
+      entry = r.exit;
+    }
+    if (entry == u[HC_JH_U_ENTRY]) {
+      u[next] = u[prev];
+      return;
+    }
   }
   hc_jh_decode(plan, data, seg, u[HC_JH_U_START], u[HC_JH_U_KEPT], entry, 0, 0, 0u, 0, &r);
   u[HC_JH_U_ENTRY] = entry;
@@ -570,8 +597,7 @@ HC_FN void hc_jh_scan(HC_GLOBAL const hc_u32* plan, HC_GLOBAL hc_u32* work, hc_u
     HC_GLOBAL hc_u32* u = hc_jh_sub(work, plan, first + j);
     const hc_u32 n = u[HC_JH_U_BLOCKS], bad = u[HC_JH_U_BAD];
     if (bad != 0xFFFFFFFFu && acc[0] + bad < blocks) HC_ATOMIC_OR(status, HC_JH_ST_CORRUPT);
-    if (j > 0u &&
-        u[HC_JH_U_ENTRY] != hc_jh_sub(work, plan, first + j - 1u)[HC_JH_U_EXIT + (k & 1u)])
+    if (j > 0u && u[HC_JH_U_ENTRY] != hc_jh_sub(work, plan, first + j - 1u)[HC_JH_U_EXIT + k % 3u])
       HC_ATOMIC_OR(status, HC_JH_ST_UNSETTLED);
     u[HC_JH_U_FIRST] = acc[0];
     u[HC_JH_U_BEFORE] = acc[5];
