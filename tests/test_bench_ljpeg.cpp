@@ -94,6 +94,17 @@ TEST_CASE("bench ljpeg DIR: lossless files measured and checked, others skipped"
   }
   CHECK(rgb["results"][0].contains("reconstruct_ms_by_order"));
   CHECK(gray["results"][0]["row_table_without_sidecar"] == "restart markers");
+  // Without a row table: on the CPU reference the walk runs on host threads only (the device
+  // settings are measured on devices), from the markers where every row has one.
+  for (const auto& f : doc["files"])
+    for (const auto& r : f["results"]) {
+      const auto& w = r["without_row_table"];
+      CHECK(w["host"]["megapixels_per_s_device_resident"].get<double>() > 0);
+      CHECK(w["host"]["time_over_given_table"].get<double>() > 0);
+      CHECK(!w.contains("device"));
+    }
+  CHECK(gray["results"][0]["without_row_table"]["host"]["row_table"] == "restart markers");
+  CHECK(rgb["results"][0]["without_row_table"]["host"]["row_table"] == "pre-pass");
 }
 
 TEST_CASE("bench ljpeg DIR: a file the decoder refuses fails the run") {
