@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "core/portable/ljpeg.h"
 #include "hetcodec/jpeg.h"
 #include "host/src/jpeg_device_entropy.h"
+#include "tests/support/jpeg_checks.h"
 #include "tests/support/test_support.h"
 #include "tools/ljpeg_encode.h"
 
@@ -36,12 +36,6 @@ const fs::path kDir = fs::path(HETCODEC_TEST_SOURCE_DIR) / "data" / "ljpeg";
 // (test_device_entropy.cpp says why).
 bool skipped_here(Device& device) {
   return device.info().is_emulator && !std::getenv("HETCODEC_TEST_JPEG_ENTROPY_ALONE");
-}
-
-std::vector<std::uint8_t> read_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot read " << p);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 std::string digest(const std::vector<std::uint8_t>& pixels) {
@@ -131,7 +125,7 @@ TEST_CASE("device entropy: lossless row tables equal the pre-pass's on every dev
       if (e.digest == "unsupported") continue;
       if (emulator && std::int64_t(e.width) * e.height * e.components > 2200) continue;
       CAPTURE(e.name);
-      const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
+      const std::vector<std::uint8_t> bytes = test::read_test_file((kDir / e.name).string());
       const auto ref = prepass_rows(bytes);
       for (std::uint32_t sub : {64u, 1024u}) {
         CAPTURE(sub);
@@ -189,7 +183,7 @@ TEST_CASE("device entropy: lossless decoding with the row table from the device"
       if (e.digest == "unsupported") continue;
       if (emulator && std::int64_t(e.width) * e.height * e.components > 600) continue;
       CAPTURE(e.name);
-      const std::vector<std::uint8_t> bytes = read_bytes(kDir / e.name);
+      const std::vector<std::uint8_t> bytes = test::read_test_file((kDir / e.name).string());
       LosslessReport r, rh;
       const Image im = d.decode_lossless(bytes.data(), bytes.size(), nullptr, &r);
       CHECK(digest(im.pixels) == e.digest);
@@ -214,7 +208,7 @@ TEST_CASE("device entropy: lossless decoding with the row table from the device"
       if (line.empty() || line[0] == '#' || line.find(" decodes ") == std::string::npos) continue;
       const std::string name = line.substr(0, line.find(' '));
       CAPTURE(name);
-      const std::vector<std::uint8_t> bytes = read_bytes(kDir / name);
+      const std::vector<std::uint8_t> bytes = test::read_test_file((kDir / name).string());
       LosslessReport r;
       const Image a = d.decode_lossless(bytes.data(), bytes.size(), nullptr, &r);
       const Image b = host.decode(bytes.data(), bytes.size());

@@ -234,10 +234,8 @@ HC_FN void hc_jh_sample(hc_jh_bits* b, const HC_GLOBAL hc_u8* data, HC_GLOBAL co
     s = hc_jh_symbol_long(b, t, HC_LJ_LOOK_BITS, HC_LJ_HUFF_MAXCODE, HC_LJ_HUFF_VALOFFSET,
                           HC_LJ_HUFF_SYMBOLS, bad);
   }
-  if (s != 0u && s < 16u) {
-    hc_jh_fill(b, data);
-    hc_jh_skip(b, (int)s);
-  }
+  /* (the fill left more than 56 bits; a code takes at most 17: its extra bits are there) */
+  if (s != 0u && s < 16u) hc_jh_skip(b, (int)s);
 }
 
 /* One block's symbols. Returns the DC difference; when `coef` is not null writes the non-zero AC
